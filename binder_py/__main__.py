@@ -1,0 +1,3 @@
+from binder_py.cli import main
+import sys
+sys.exit(main())

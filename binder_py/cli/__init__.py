@@ -1,0 +1,58 @@
+"""The ``binder-py`` command. Each sub-command lives in its own module with a ``register`` function."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from binder_py.errors import BinderError
+from binder_py.lm.types import LMError
+
+# module name -> registers one or more sub-commands; modules that are not there yet are skipped
+COMMAND_MODULES = (
+    "binder_py.cli.ask_cmd",
+    "binder_py.cli.exec_cmd",
+    "binder_py.cli.eval_cmd",
+    "binder_py.cli.data_cmd",
+    "binder_py.cli.lm_cmd",
+    "binder_py.cli.bench_cmd",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="binder-py",
+        description="Answer questions about tables with LM-written pandas programs that call the LM back.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name == name:
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (BinderError, LMError) as error:
+        print(f"binder-py {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"binder-py {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

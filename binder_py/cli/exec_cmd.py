@@ -1,0 +1,124 @@
+"""``binder-py exec``: run one Binder-Python program on a table and show the answer or the trace.
+
+Also the annotation/debugging tool of the paper's appendix F: write a program, run it
+with an oracle (answers you wrote) or a real LM, and read every neural call in the trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from binder_py.errors import BinderError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "exec", help="run one Binder-Python program on a table",
+        description="Run one Binder-Python program (docs/LANGUAGE.md) on a table (CSV/TSV/Parquet/Excel by "
+                    "extension) and print its answer, or with --json the whole execution trace: the rewritten "
+                    "code, the outcome, and every neural call with its request, answers, prompts and LM outputs. "
+                    "Exit status 0 when the program ran, 1 when it failed, 2 for bad input.")
+    parser.add_argument("table", metavar="TABLE", help="the table file")
+    parser.add_argument("program", metavar="PROGRAM_FILE", help="the program file, or - to read it from stdin")
+    parser.add_argument("--neural", metavar="BACKEND",
+                        help="who answers f_col/f_val: oracle:FILE.json (answers you wrote: "
+                             '{"f_col": {question: {row key: answer}}, "f_val": {question: answer}}) or lm '
+                             "(the language model of --lm). Default: lm when --lm is given, else none")
+    parser.add_argument("--lm", metavar="SPEC", help="the language model for neural calls (see docs/LM.md)")
+    parser.add_argument("--title", help="the table's title shown to the LM (default: the file name)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="wall-clock limit of the program (time spent answering neural calls not counted)")
+    parser.add_argument("--no-neural", action="store_true",
+                        help="pure-Python mode: a program with a neural call is a policy error")
+    parser.add_argument("--json", action="store_true", help="print the whole trace as JSON")
+    parser.set_defaults(func=run)
+
+
+def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> Any:
+    """The neural backend named on the command line (None when there is none)."""
+    from binder_py.language.backends import OracleBackend
+
+    if neural is None:
+        neural = "lm" if lm_spec else None
+    if neural is None:
+        return None
+    if neural.startswith("oracle:"):
+        path = neural[len("oracle:"):]
+        if not path:
+            raise BinderError("--neural oracle: needs a file, as in --neural oracle:answers.json")
+        return OracleBackend.from_file(path)
+    if neural == "lm" or neural.startswith("lm:"):
+        from binder_py.language.lm_backend import LMNeuralBackend
+        from binder_py.lm import lm_from_spec
+
+        spec = lm_spec if lm_spec else (neural[3:] or None if neural.startswith("lm:") else None)
+        return LMNeuralBackend(lm_from_spec(spec), title=title)
+    raise BinderError(f"unknown --neural {neural!r}; use oracle:FILE.json or lm")
+
+
+def _read_program(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise BinderError(f"cannot read program {path!r}: {error.strerror}") from None
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.to_string()
+    if isinstance(value, (list, tuple, dict)):
+        from binder_py.jsonable import to_jsonable
+
+        return json.dumps(to_jsonable(value), ensure_ascii=False)
+    return str(value)
+
+
+def run(args: argparse.Namespace) -> int:
+    from binder_py.language.execute import execute
+
+    program = _read_program(args.program)
+    try:
+        from binder_py.tables import load_table
+    except ImportError:  # pragma: no cover - the tables module is part of binder-py
+        load_table = None
+    if load_table is not None:
+        table = load_table(args.table)
+    else:  # pragma: no cover
+        table = pd.read_csv(args.table, sep="\t" if args.table.endswith(".tsv") else ",")
+    title = args.title or Path(args.table).stem.replace("_", " ")
+    backend = make_backend(args.neural, args.lm, title)
+    limits = None
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise BinderError("--timeout must be a positive number of seconds")
+        from dataclasses import replace
+
+        from sandbox import Limits  # type: ignore[import-not-found]
+
+        limits = replace(Limits(), wall_seconds=args.timeout, cpu_seconds=min(Limits().cpu_seconds, args.timeout))
+    filename = "<stdin>" if args.program == "-" else args.program
+    result = execute(program, table, neural=backend, title=title, allow_neural=not args.no_neural,
+                     limits=limits, filename=filename)
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if result.outcome.stdout:
+            sys.stderr.write(result.outcome.stdout)
+        if result.ok:
+            print(format_value(result.value))
+    if not result.ok:
+        error = result.error
+        where = f" at line {error.line}" if getattr(error, "line", None) else ""
+        print(f"binder-py exec: {error.kind} error{where}: {error.message}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,89 @@
+"""Shared pieces of the dataset loaders: the :class:`Example` record and data-directory resolution."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from binder_py.errors import BinderError
+
+ENV_VAR = "BINDER_DATA"
+# <repository root>/../shared/data, where the repository root is the checkout holding binder_py/
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Example:
+    """One benchmark question.
+
+    ``gold`` is the gold denotation as a list of strings (WikiTQ: the
+    ``|``-separated items of ``targetValue``, unescaped; TabFact: ``["True"]``
+    or ``["False"]``). ``gold_canon`` holds WikiTQ's CoreNLP canonical values
+    (``targetCanon``) where the tagged file exists (test split only), else
+    ``None``. ``label`` is TabFact's label as a bool (``True`` = entailed),
+    ``None`` for WikiTQ. ``subsets`` names the subsets the example belongs to,
+    e.g. ``{"dev", "solvable-squall", "unsolvable-binder"}``, so one dev run
+    can be scored per subset. ``table_path`` is an absolute path; load it with
+    :meth:`load_table`.
+    """
+
+    id: str
+    question: str
+    table_path: str
+    gold: list[str]
+    gold_canon: list[str] | None = None
+    title: str | None = None
+    subsets: frozenset[str] = field(default_factory=frozenset)
+    dataset: str = "wikitq"
+    label: bool | None = None
+
+    def load_table(self) -> pd.DataFrame:
+        """The example's table, prepared (a fresh copy; parsed tables are cached)."""
+        if self.dataset == "tabfact":
+            from binder_py.datasets.tabfact import load_tabfact_table
+            return load_tabfact_table(self.table_path)
+        from binder_py.datasets.wikitq import load_wikitq_table
+        return load_wikitq_table(self.table_path)
+
+
+def candidate_data_dirs() -> list[Path]:
+    """Where the data is looked for when neither ``--data-dir`` nor ``BINDER_DATA`` is given."""
+    candidates = [Path.cwd() / ".." / "shared" / "data", _SOURCE_ROOT / ".." / "shared" / "data"]
+    unique: list[Path] = []
+    for c in candidates:
+        c = c.resolve()
+        if c not in unique:
+            unique.append(c)
+    return unique
+
+
+def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None, dataset: str | None = None) -> Path:
+    """The data directory (holding ``wikitq/`` and ``tabfact/``).
+
+    Order: the ``data_dir`` argument (``--data-dir``), else the ``BINDER_DATA``
+    environment variable, else ``../shared/data`` relative to the current
+    directory, else ``../shared/data`` relative to the source checkout. With
+    ``dataset`` given, the chosen directory must contain that dataset's folder.
+    """
+    def usable(path: Path) -> bool:
+        return path.is_dir() and (dataset is None or (path / dataset).is_dir())
+
+    hint = "run 'binder-py data' to see where to get the data and how the folder must look"
+    for source, value in (("--data-dir", data_dir), (ENV_VAR, os.environ.get(ENV_VAR) or None)):
+        if value is None:
+            continue
+        path = Path(value).expanduser()
+        if not path.is_dir():
+            raise BinderError(f"data directory {path} (from {source}) does not exist; {hint}")
+        if dataset is not None and not (path / dataset).is_dir():
+            raise BinderError(f"data directory {path} (from {source}) has no '{dataset}' folder; {hint}")
+        return path.resolve()
+    for path in candidate_data_dirs():
+        if usable(path):
+            return path
+    looked = ", ".join(str(p) for p in candidate_data_dirs())
+    what = f"the '{dataset}' data" if dataset else "the data directory"
+    raise BinderError(f"cannot find {what}: looked in {looked}; pass --data-dir DIR or set {ENV_VAR}=DIR; {hint}")

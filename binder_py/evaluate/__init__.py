@@ -1,0 +1,12 @@
+"""Scoring: WikiTQ official and semantic match, TabFact accuracy, and program answers as denotations."""
+
+from __future__ import annotations
+
+from binder_py.evaluate.denotation import answer_to_strings, value_to_string
+from binder_py.evaluate.official import official_match
+from binder_py.evaluate.scoring import ScoreReport, score_records
+from binder_py.evaluate.semantic import semantic_match
+from binder_py.evaluate.tabfact import normalize_tabfact_prediction, tabfact_accuracy, tabfact_match
+
+__all__ = ["ScoreReport", "answer_to_strings", "normalize_tabfact_prediction", "official_match", "score_records",
+           "semantic_match", "tabfact_accuracy", "tabfact_match", "value_to_string"]

@@ -1,0 +1,55 @@
+"""Turn answers, outcomes and traces into JSON-safe values (never raising)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def to_jsonable(value: Any, *, max_items: int = 10_000) -> Any:
+    """A JSON-serialisable copy of ``value``.
+
+    Scalars map to JSON scalars (NaN/NA/NaT → None, timestamps → ISO text),
+    containers recursively, a Series to a list, a DataFrame to
+    ``{"columns": [...], "rows": [[...], ...]}``; anything else to its ``repr``.
+    Collections longer than ``max_items`` are cut.
+    """
+    try:
+        return _convert(value, max_items)
+    except Exception:  # a trace must never fail to serialise
+        return repr(value)
+
+
+def _convert(value: Any, max_items: int) -> Any:
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return _convert(float(value), max_items)
+    if isinstance(value, (pd.Timestamp, _dt.datetime, _dt.date)):
+        return None if pd.isna(value) else value.isoformat()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, pd.DataFrame):
+        rows = value.head(max_items).itertuples(index=False, name=None)
+        return {"columns": [str(c) for c in value.columns],
+                "rows": [[_convert(cell, max_items) for cell in row] for row in rows]}
+    if isinstance(value, (pd.Series, pd.Index, np.ndarray)):
+        return [_convert(item, max_items) for item in list(value)[:max_items]]
+    if isinstance(value, dict):
+        return {str(k): _convert(v, max_items) for k, v in list(value.items())[:max_items]}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [_convert(item, max_items) for item in list(items)[:max_items]]
+    if hasattr(value, "to_json") and callable(value.to_json):
+        return value.to_json()
+    return repr(value)

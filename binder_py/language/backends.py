@@ -1,0 +1,173 @@
+"""Neural backends: what answers a :class:`NeuralRequest`.
+
+* :class:`OracleBackend` — answers read from a JSON file or dict (tests, demos,
+  "perfect neural module" ablations);
+* :class:`CallableBackend` — any Python function a user binds (the paper's
+  appendix D: bind a specialised model);
+* :class:`binder_py.language.lm_backend.LMNeuralBackend` — the prompted LM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from binder_py.errors import BinderError
+from binder_py.language.requests import NeuralRequest, normalize_key
+from binder_py.lm.types import Usage
+
+
+@dataclass
+class NeuralAnswer:
+    """What a backend returns. Kind ``col``: ``answers`` maps row key → raw answer (a key
+    left out means the backend failed on that row; ``None``/"unknown" means unknown).
+    Kind ``val``: ``value`` is the raw answer (text, number, bool, list or None)."""
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    value: Any = None
+    prompts: list[str] = field(default_factory=list)
+    raw_outputs: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class NeuralBackend(Protocol):
+    """Answers neural requests. ``name`` is shown in traces; ``cache_id`` (optional, defaults
+    to ``name``) identifies the backend's answers in a shared :class:`NeuralCache`."""
+
+    name: str
+
+    def answer(self, request: NeuralRequest) -> NeuralAnswer: ...
+
+
+def backend_cache_id(backend: Any) -> str:
+    return str(getattr(backend, "cache_id", None) or getattr(backend, "name", None) or repr(backend))
+
+
+def plain_answer(value: Any) -> Any:
+    """An answer as plain data that can cross the sandbox boundary."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [plain_answer(v) for v in value]
+    return str(value)
+
+
+def _norm_question(q: str) -> str:
+    return " ".join(str(q).split()).lower()
+
+
+class OracleBackend:
+    """Answers from ``{"f_col": {question: {key: answer}}, "f_val": {question: answer}}``.
+
+    A row's key is its context cells joined with ``" | "`` in context column order,
+    lower-cased and stripped; keys in the data are normalised the same way. Questions match
+    exactly, else ignoring case and repeated spaces. A missing question or key means unknown.
+    """
+
+    def __init__(self, data: Mapping[str, Any], name: str = "oracle"):
+        if not isinstance(data, Mapping):
+            raise BinderError("oracle answers must be a JSON object with keys f_col and f_val")
+        unknown = set(data) - {"f_col", "f_val"}
+        if unknown:
+            raise BinderError(f"oracle answers have unknown keys {sorted(unknown)}; use f_col and f_val")
+        self.name = name
+        self._col: dict[str, dict[str, Any]] = {}
+        for q, table in (data.get("f_col") or {}).items():
+            if not isinstance(table, Mapping):
+                raise BinderError(f"oracle f_col[{q!r}] must map row keys to answers")
+            self._col[q] = {normalize_key(k): v for k, v in table.items()}
+        self._val: dict[str, Any] = dict(data.get("f_val") or {})
+        self._col_folded = {_norm_question(q): v for q, v in self._col.items()}
+        self._val_folded = {_norm_question(q): v for q, v in self._val.items()}
+        digest = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
+        self.cache_id = f"{name}:{digest}"
+        self.requests: list[NeuralRequest] = []  # every request answered, for tests and demos
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], name: str | None = None) -> OracleBackend:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except OSError as error:
+            raise BinderError(f"cannot read oracle answers {str(path)!r}: {error.strerror}") from None
+        except json.JSONDecodeError as error:
+            raise BinderError(f"oracle answers {str(path)!r} are not valid JSON: {error}") from None
+        return cls(data, name=name or f"oracle:{os.path.basename(str(path))}")
+
+    def answer(self, request: NeuralRequest) -> NeuralAnswer:
+        with self._lock:
+            self.requests.append(request)
+        if request.kind == "col":
+            table = self._col.get(request.question)
+            if table is None:
+                table = self._col_folded.get(_norm_question(request.question), {})
+            return NeuralAnswer(answers={k: table.get(k) for k in request.keys})
+        if request.question in self._val:
+            return NeuralAnswer(value=self._val[request.question])
+        return NeuralAnswer(value=self._val_folded.get(_norm_question(request.question)))
+
+
+class CallableBackend:
+    """Bind any Python function as the neural module.
+
+    ``fn(request)`` gets a :class:`NeuralRequest` and returns, for kind ``col``, a dict
+    row key → answer or a list with one answer per ``request.rows`` (same order, same
+    length), and for kind ``val`` the answer; or a :class:`NeuralAnswer`. Use
+    :meth:`per_row` to bind a function of one row instead.
+    """
+
+    def __init__(self, fn: Callable[[NeuralRequest], Any], name: str = "callable"):
+        if not callable(fn):
+            raise TypeError("CallableBackend needs a callable")
+        self.fn = fn
+        self.name = name
+        self.cache_id = f"callable:{name}:{id(fn):x}"
+
+    @classmethod
+    def per_row(cls, row_fn: Callable[[str, dict[str, str]], Any],
+                val_fn: Callable[[str, list[dict[str, str]]], Any] | None = None,
+                name: str = "callable") -> CallableBackend:
+        """``row_fn(question, {column: cell})`` answers one row of an f_col;
+        ``val_fn(question, rows)`` answers an f_val (without it, f_val is unknown)."""
+
+        def fn(request: NeuralRequest) -> Any:
+            dicts = [dict(zip(request.columns, row)) for row in request.rows]
+            if request.kind == "col":
+                return {k: row_fn(request.question, d) for k, d in zip(request.keys, dicts)}
+            return val_fn(request.question, dicts) if val_fn else None
+
+        backend = cls(fn, name=name)
+        backend.cache_id = f"callable:{name}:{id(row_fn):x}:{id(val_fn):x}"
+        return backend
+
+    def answer(self, request: NeuralRequest) -> NeuralAnswer:
+        result = self.fn(request)
+        if isinstance(result, NeuralAnswer):
+            return result
+        if request.kind == "val":
+            return NeuralAnswer(value=result)
+        if isinstance(result, Mapping):
+            return NeuralAnswer(answers={normalize_key(k): v for k, v in result.items()})
+        if isinstance(result, (list, tuple)):
+            if len(result) != len(request.rows):
+                raise BinderError(f"the neural function {self.name!r} returned {len(result)} answers for "
+                                  f"{len(request.rows)} rows; return one per row or a dict keyed by row key")
+            return NeuralAnswer(answers=dict(zip(request.keys, result)))
+        raise BinderError(f"the neural function {self.name!r} returned {type(result).__name__} for an f_col; "
+                          f"return a dict keyed by row key or a list with one answer per row")

@@ -1,0 +1,137 @@
+"""TRUSTED worker-side code: the function every neural call site is rewritten to.
+
+The sandbox imports this module in the worker and calls
+``worker_globals(callbacks, namespace)``; the mapping it returns is bound in the
+program's globals. The bridge resolves a call's context to a sub-table, computes
+row keys, sends only DISTINCT rows (kind ``col``) as plain data to the parent
+callback ``binder_neural``, maps the answers back BY KEY to the context's rows and
+types them (see :mod:`binder_py.language.requests`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
+from binder_py.language.requests import cell_text, row_key, type_column, type_value
+
+
+class NeuralCallError(Exception):
+    """A neural call was written wrongly (bad context, unknown column, non-text question)."""
+
+
+def _find_table(namespace: Mapping[str, Any], frame: Any) -> pd.DataFrame:
+    depth = 0
+    while frame is not None and depth < 64:
+        if frame.f_globals is namespace:
+            local = frame.f_locals
+            for name in ("df", "table"):
+                if isinstance(local.get(name), pd.DataFrame):
+                    return local[name]
+        frame = frame.f_back
+        depth += 1
+    for name in ("df", "table"):
+        if isinstance(namespace.get(name), pd.DataFrame):
+            return namespace[name]
+    raise NeuralCallError("a neural call names columns, but there is no table bound to df or table")
+
+
+def _match_column(df: pd.DataFrame, name: Any) -> Any:
+    if name in df.columns:
+        return name
+    if isinstance(name, str):
+        folded = [c for c in df.columns if isinstance(c, str) and c.strip().lower() == name.strip().lower()]
+        if len(folded) == 1:
+            return folded[0]
+    shown = ", ".join(repr(c) for c in df.columns)
+    raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}")
+
+
+def resolve_context(context: Any, form: str, namespace: Mapping[str, Any], frame: Any) -> pd.DataFrame:
+    """A call's context as a DataFrame: a column name or list of names (of the caller's
+    ``df``/``table``), a Series, or a (sub-)table DataFrame."""
+    if isinstance(context, pd.DataFrame):
+        return context
+    if isinstance(context, pd.Series):
+        name = context.name if context.name is not None else "value"
+        return context.to_frame(name=str(name))
+    if isinstance(context, str):
+        names = [context]
+    elif isinstance(context, (list, tuple, pd.Index)) and len(context) > 0:
+        names = list(context)
+    else:
+        raise NeuralCallError(
+            f"the context of {form} must be a column name, a list of column names, a Series or a "
+            f"DataFrame, got {type(context).__name__}: {context!r}"[:300])
+    df = _find_table(namespace, frame)
+    return df[[_match_column(df, n) for n in names]]
+
+
+def _rows_and_keys(ctx: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
+    rows = [[cell_text(v) for v in row] for row in ctx.itertuples(index=False, name=None)]
+    return rows, [row_key(r) for r in rows]
+
+
+def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any]) -> Callable[..., Any]:
+    def binder_neural_call(site: int, form: str, *args: Any) -> Any:
+        try:
+            frame = sys._getframe(1)
+        except Exception:  # a sandbox may refuse frame access: fall back to the program's globals
+            frame = None
+        if form in ("qa_map", "qa_ans"):
+            table, question, columns = args
+            if not isinstance(table, pd.DataFrame):
+                raise NeuralCallError(f"the first argument of {form} must be a DataFrame, got "
+                                      f"{type(table).__name__}")
+            if columns is None:
+                ctx = table
+            else:
+                names = [columns] if isinstance(columns, str) else list(columns)
+                ctx = table[[_match_column(table, n) for n in names]]
+            kind = "col" if form == "qa_map" else "val"
+        else:
+            question, context = args
+            kind = "col" if form == "f_col" else "val"
+            ctx = resolve_context(context, form, namespace, frame)
+        if not isinstance(question, str) or not question.strip():
+            raise NeuralCallError(f"the question of {form} must be non-empty text, got {question!r}"[:300])
+        question = question.strip()
+        rows, keys = _rows_and_keys(ctx)
+        columns_sent = [str(c) for c in ctx.columns]
+        if kind == "col":
+            distinct: dict[str, list[str]] = {}
+            for r, k in zip(rows, keys):
+                distinct.setdefault(k, r)
+            payload = {"site": site, "kind": "col", "question": question, "columns": columns_sent,
+                       "rows": list(distinct.values()), "keys": list(distinct.keys()), "n_rows": len(rows)}
+            answers = neural(payload) or {}
+            if not isinstance(answers, dict):
+                raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
+                                      f"not answers keyed by row")
+            series = type_column([answers.get(k) for k in keys], index=ctx.index, name=question)
+            if form == "qa_map":
+                out = table.copy()
+                out[question] = series
+                return out
+            return series
+        payload = {"site": site, "kind": "val", "question": question, "columns": columns_sent,
+                   "rows": rows, "keys": keys, "n_rows": len(rows)}
+        return type_value(neural(payload))
+
+    return binder_neural_call
+
+
+def worker_globals(callbacks: Mapping[str, Callable[..., Any]], namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """Called by the sandbox in the worker: ``{BRIDGE_NAME: bridge}`` for the program's globals."""
+    neural = callbacks.get(CALLBACK_NAME)
+    if neural is None:
+        def neural(payload: Any) -> Any:  # noqa: ARG001
+            raise NeuralCallError("this program makes neural calls, but no neural backend is configured")
+    return {BRIDGE_NAME: make_bridge(neural, namespace)}
+
+
+WORKER_GLOBALS_SPEC = "binder_py.language.bridge:worker_globals"

@@ -1,0 +1,253 @@
+"""The public entry point: run one Binder-Python program on a table."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from binder_py.errors import ProgramError
+from binder_py.jsonable import to_jsonable
+from binder_py.language.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
+from binder_py.language.bridge import WORKER_GLOBALS_SPEC
+from binder_py.language.cache import NeuralCache, Resolution
+from binder_py.language.outcome import failed_outcome
+from binder_py.language.prefetch import predictable_requests
+from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
+from binder_py.language.requests import NeuralRequest
+from binder_py.language.rewrite import rewrite, rewritten_source
+from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
+from binder_py.lm.types import Usage
+
+
+@dataclass
+class ProgramRun:
+    """A program's run: its outcome (a ``sandbox.Outcome``) and full provenance."""
+
+    program: str
+    outcome: Any
+    sites: list[CallSite] = field(default_factory=list)
+    calls: list[NeuralCallTrace] = field(default_factory=list)
+    rewritten_code: str | None = None
+    title: str | None = None
+    backend: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.outcome.ok)
+
+    @property
+    def value(self) -> Any:
+        return self.outcome.value
+
+    @property
+    def error(self) -> Any:
+        """The ``sandbox.ProgramFailure`` (kind, message, line, exception_type) or None."""
+        return self.outcome.error
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for call in self.calls:
+            total += call.usage
+        return total
+
+    @property
+    def warnings(self) -> list[str]:
+        return [f"site {c.site} (line {c.line}): {w}" for c in self.calls for w in c.warnings]
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.outcome
+        timings = getattr(out, "timings", None)
+        return {
+            "program": self.program,
+            "title": self.title,
+            "backend": self.backend,
+            "rewritten_code": self.rewritten_code,
+            "ok": self.ok,
+            "value": to_jsonable(self.value),
+            "error": failure_json(self.error),
+            "stdout": getattr(out, "stdout", ""),
+            "timings": to_jsonable(vars(timings)) if timings is not None and hasattr(timings, "__dict__")
+            else to_jsonable(timings),
+            "seconds": self.seconds,
+            "sites": sites_json(self.sites),
+            "calls": [c.to_json() for c in self.calls],
+            "usage": self.usage.as_dict(),
+            "warnings": self.warnings,
+        }
+
+
+class _NeuralHandler:
+    """The parent-side callback: payload from the bridge → cache → backend → answers."""
+
+    def __init__(self, parsed: ParsedProgram, backend: NeuralBackend | None, cache: NeuralCache,
+                 title: str | None):
+        self.parsed = parsed
+        self.backend = backend
+        self.cache = cache
+        self.title = title
+        self.calls: list[NeuralCallTrace] = []
+        self._lock = threading.Lock()
+        self.prefetches: dict[int, Future] = {}  # site id → Future[Resolution] of its prefetched request
+        self._claimed: set[int] = set()
+
+    def prefetch(self, requests: list[NeuralRequest], pool: ThreadPoolExecutor) -> None:
+        assert self.backend is not None
+        backend_id = backend_cache_id(self.backend)
+        for request in requests:
+            resolve = self.cache.resolve_col if request.kind == "col" else self.cache.resolve_val
+            self.prefetches[request.site] = pool.submit(resolve, backend_id, request, self.backend.answer)
+
+    def _prefetched(self, site: int) -> list[NeuralAnswer]:
+        """What the backend computed for ``site`` in advance (claimed by its first call only)."""
+        future = self.prefetches.get(site)
+        with self._lock:
+            if future is None or site in self._claimed:
+                return []
+            self._claimed.add(site)
+        try:
+            resolution: Resolution = future.result()
+        except Exception:  # the call itself asked again and reported the error
+            return []
+        return resolution.computed
+
+    def unused_prefetches(self) -> list[NeuralCallTrace]:
+        out = []
+        for site_id, future in self.prefetches.items():
+            if site_id in self._claimed or not future.done() or future.exception() is not None:
+                continue
+            computed = future.result().computed
+            if not computed:
+                continue
+            site = self.parsed.sites[site_id]
+            trace = NeuralCallTrace(order=-1, site=site.id, name=site.name, kind=site.kind, span=site.span,
+                                    line=site.line, col=site.col, text=site.text, question="", columns=[],
+                                    rows=[], keys=[], n_rows=0, backend=getattr(self.backend, "name", "none"))
+            trace.prefetched = True
+            trace.warnings.append("prefetched, but the program never made this call")
+            self._record(trace, computed)
+            out.append(trace)
+        return out
+
+    def __call__(self, payload: dict[str, Any]) -> Any:
+        start = time.perf_counter()
+        site: CallSite = self.parsed.sites[int(payload["site"])]
+        request = NeuralRequest(
+            kind=str(payload["kind"]), question=str(payload["question"]),
+            columns=[str(c) for c in payload["columns"]],
+            rows=[[str(c) for c in r] for r in payload["rows"]], keys=[str(k) for k in payload["keys"]],
+            site=site.id, title=self.title)
+        with self._lock:
+            order = len(self.calls)
+            trace = NeuralCallTrace(
+                order=order, site=site.id, name=site.name, kind=request.kind, span=site.span, line=site.line,
+                col=site.col, text=site.text, question=request.question, columns=request.columns,
+                rows=request.rows, keys=request.keys, n_rows=int(payload.get("n_rows", len(request.rows))),
+                backend=getattr(self.backend, "name", "none"))
+            self.calls.append(trace)
+        try:
+            if self.backend is None:
+                raise ProgramError(f"{site.name} needs a neural backend, but none was given "
+                                   f"(use --neural oracle:FILE.json or --lm SPEC)", site.line, site.col)
+            backend_id = backend_cache_id(self.backend)
+            if request.kind == "col":
+                if not request.keys:
+                    return {}
+                res = self.cache.resolve_col(backend_id, request, self.backend.answer)
+                trace.answers = {k: plain_answer(v) for k, v in res.answers.items()}
+                missing = [k for k in request.keys if k not in res.answers]
+                if missing:
+                    trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
+                                          + "; ".join(repr(k) for k in missing[:5]))
+                result: Any = trace.answers
+            else:
+                res = self.cache.resolve_val(backend_id, request, self.backend.answer)
+                trace.value = plain_answer(res.value)
+                result = trace.value
+            trace.from_cache = res.from_cache
+            trace.cached_keys = list(res.cached_keys)
+            self._record(trace, res.computed)
+            early = self._prefetched(site.id) if res.from_cache else []
+            if early:  # answered by this site's own prefetch: its provenance belongs to this call
+                trace.prefetched = True
+                trace.from_cache = False
+                self._record(trace, early)
+            return result
+        except Exception as error:
+            trace.error = f"{type(error).__name__}: {error}"
+            raise
+        finally:
+            trace.seconds = time.perf_counter() - start
+
+    @staticmethod
+    def _record(trace: NeuralCallTrace, computed: list[NeuralAnswer]) -> None:
+        for answer in computed:
+            trace.prompts.extend(answer.prompts)
+            trace.raw_outputs.extend(answer.raw_outputs)
+            trace.usage += answer.usage
+            trace.warnings.extend(answer.warnings)
+
+
+def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Any | None = None,
+            title: str | None = None, cache: NeuralCache | None = None, allow_neural: bool = True,
+            limits: Any | None = None, filename: str = "<program>", prefetch: bool | None = None) -> ProgramRun:
+    """Run a Binder-Python program on ``table`` and return its outcome with full provenance.
+
+    Never raises for a bad program: syntax errors and wrong neural-call forms are a failed
+    outcome of kind ``syntax``; with ``allow_neural=False`` (the pure-Python baseline) a
+    program with a neural call is a failure of kind ``policy``. Pass one ``cache`` to many
+    calls (candidate programs, questions) to answer each neural request once per backend.
+    ``prefetch`` (default: the backend's ``prefetch`` attribute, True for the LM backend)
+    asks the program's predictable neural requests concurrently while it starts
+    (see :mod:`binder_py.language.prefetch`).
+    """
+    start = time.perf_counter()
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"execute needs a pandas DataFrame, got {type(table).__name__}")
+    backend_name = getattr(neural, "name", None) if neural is not None else None
+    try:
+        parsed = parse_program(program, filename=filename)
+    except ProgramError as error:
+        return ProgramRun(program if isinstance(program, str) else repr(program),
+                          failed_outcome("syntax", str(error), error.line, "ProgramError"),
+                          title=title, backend=backend_name, seconds=time.perf_counter() - start)
+    if not allow_neural and parsed.sites:
+        site = parsed.sites[0]
+        message = (f"neural calls are not allowed in this mode: {site.text!r} "
+                   f"(line {site.line}, column {site.col})")
+        return ProgramRun(program, failed_outcome("policy", message, site.line, "ProgramError"),
+                          sites=parsed.sites, title=title, backend=backend_name,
+                          seconds=time.perf_counter() - start)
+    module = rewrite(parsed)
+    handler = _NeuralHandler(parsed, neural, cache if cache is not None else NeuralCache(), title)
+    if sandbox is None:
+        from sandbox import default_sandbox  # type: ignore[import-not-found]
+
+        sandbox = default_sandbox()
+    kwargs: dict[str, Any] = {}
+    if limits is not None:
+        kwargs["limits"] = limits
+    if prefetch is None:
+        prefetch = bool(getattr(neural, "prefetch", False))
+    requests = predictable_requests(parsed, table, title) if prefetch and neural is not None else []
+    pool = ThreadPoolExecutor(max_workers=min(4, len(requests)), thread_name_prefix="binder-prefetch") \
+        if requests else None
+    try:
+        if pool is not None:
+            handler.prefetch(requests, pool)
+        outcome = sandbox.run(module, variables={"df": table, "table": table},
+                              callbacks={CALLBACK_NAME: handler}, worker_globals=WORKER_GLOBALS_SPEC,
+                              filename=filename, **kwargs)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    calls = list(handler.calls) + handler.unused_prefetches()
+    return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,
+                      rewritten_code=rewritten_source(module), title=title, backend=backend_name,
+                      seconds=time.perf_counter() - start)

@@ -1,0 +1,353 @@
+"""The prompted-LM neural backend: the paper's "QA map" (f_col) and "QA ans" (f_val).
+
+Prompts show the (sub-)table with a ``row_id`` column, the question, and
+demonstrations retrieved by BM25 from ``prompts/neural/pool.jsonl`` (most similar
+LAST). For ``f_col`` the model copies the table with one more column; every output
+line is matched to a row BY ITS row_id, never by position. Rows are sent in batches
+that fit the model's context; rows that come back missing are asked again once, then
+left NA with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from binder_py.errors import BinderError
+from binder_py.language.backends import NeuralAnswer
+from binder_py.language.requests import NeuralRequest
+from binder_py.lm.types import LanguageModel, LMContextTooLong, LMRequest, Usage
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _read_prompt(name: str) -> str:
+    return resources.files("prompts").joinpath("neural", name).read_text(encoding="utf-8")
+
+
+def load_pool(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """The demonstration pool (``prompts/neural/pool.jsonl`` by default); ``[]`` when absent."""
+    try:
+        if path is None:
+            text = resources.files("prompts").joinpath("neural", "pool.jsonl").read_text(encoding="utf-8")
+        else:
+            text = Path(path).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return []
+    items = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise BinderError(f"neural pool line {n} is not JSON: {error}") from None
+    return items
+
+
+def _cell(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def render_table(columns: Sequence[str], rows: Sequence[Sequence[str]], ids: Sequence[int] | None = None,
+                 extra: Sequence[str] | None = None, extra_header: str | None = None) -> str:
+    header = (["row_id"] if ids is not None else []) + [_cell(c) for c in columns]
+    if extra_header is not None:
+        header.append(_cell(extra_header))
+    lines = ["\t".join(header)]
+    for i, row in enumerate(rows):
+        cells = ([str(ids[i])] if ids is not None else []) + [_cell(c) for c in row]
+        if extra is not None:
+            cells.append(_cell(extra[i]))
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+@dataclass
+class _Parsed:
+    answers: dict[int, str] = field(default_factory=dict)
+    extra: list[str] = field(default_factory=list)
+    duplicate: list[int] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+
+
+def parse_map_output(text: str, rows_by_id: dict[int, Sequence[str]]) -> _Parsed:
+    """Parse a QA-map output table: each line ``row_id<TAB>cells...<TAB>answer``, keyed by row_id."""
+    parsed = _Parsed()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("/*") or line.startswith("*/") or line.lower().startswith("row_id"):
+            continue
+        fields = [f.strip() for f in raw.strip().split("\t")]
+        if len(fields) == 1:
+            fields = [f.strip() for f in re.split(r"\s{2,}", line)]
+        if len(fields) == 1:
+            m = re.match(r"^(\d+)\.?\s+(.*)$", line)
+            fields = [m.group(1), m.group(2)] if m else fields
+        m = re.match(r"^(\d+)\.?$", fields[0])
+        if not m or len(fields) < 2:
+            parsed.unparsed.append(line)
+            continue
+        rid = int(m.group(1))
+        if rid not in rows_by_id:
+            parsed.extra.append(line)
+            continue
+        cells = [_cell(c) for c in rows_by_id[rid]]
+        rest = fields[1:]
+        if [_cell(f) for f in rest] == cells and cells:
+            parsed.unparsed.append(line)  # the row copied without an answer
+            continue
+        if rid in parsed.answers:
+            parsed.duplicate.append(rid)
+            continue
+        parsed.answers[rid] = rest[-1]
+    return parsed
+
+
+class LMNeuralBackend:
+    """Answer neural requests with a language model (temperature 0, like the paper)."""
+
+    def __init__(self, lm: LanguageModel, *, pool: list[dict[str, Any]] | str | Path | None = None,
+                 shots: int = 8, demo_rows: int = 8, max_output_tokens: int = 1024,
+                 max_batch_rows: int = 60, max_workers: int = 4, title: str | None = None):
+        self.lm = lm
+        self.name = f"lm:{getattr(lm, 'name', type(lm).__name__)}"
+        self.cache_id = self.name
+        self.prefetch = True  # execute() asks predictable requests of a program concurrently
+        self.pool = pool if isinstance(pool, list) else load_pool(pool)
+        self.shots = shots
+        self.demo_rows = demo_rows
+        self.max_output_tokens = max_output_tokens
+        self.max_batch_rows = max_batch_rows
+        self.max_workers = max_workers
+        self.default_title = title
+        self.templates = {name: _read_prompt(f"{name}.txt").rstrip("\n") for name in
+                          ("col_instruction", "col_item", "val_instruction", "val_item")}
+        self._indexes: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
+        for kind in ("col", "val"):
+            items = [p for p in self.pool if p.get("kind") == kind]
+            if items:
+                from rank_bm25 import BM25Okapi
+
+                docs = [_tokens(" ".join([p.get("question", ""), " ".join(p.get("columns", [])),
+                                          p.get("title", "")])) or ["_"] for p in items]
+                self._indexes[kind] = (BM25Okapi(docs), items)
+
+    # ------------------------------------------------------------ prompt parts
+    def demonstrations(self, request: NeuralRequest) -> list[dict[str, Any]]:
+        """Up to ``shots`` pool items of the request's kind, most similar LAST."""
+        if request.kind not in self._indexes or self.shots <= 0:
+            return []
+        bm25, items = self._indexes[request.kind]
+        query = _tokens(request.question + " " + " ".join(request.columns)) or ["_"]
+        scores = bm25.get_scores(query)
+        ranked = sorted(range(len(items)), key=lambda i: (-scores[i], i))[: self.shots]
+        return [items[i] for i in reversed(ranked)]
+
+    def _fill(self, template: str, **parts: str) -> str:
+        out = template
+        for k, v in parts.items():
+            out = out.replace("{" + k + "}", v)
+        return out
+
+    def render_demo(self, item: dict[str, Any]) -> str:
+        columns = item.get("columns", [])
+        rows = item.get("rows", [])[: self.demo_rows]
+        title = item.get("title") or "table"
+        if item.get("kind") == "col":
+            answers = item.get("answers", [])[: len(rows)]
+            ids = list(range(len(rows)))
+            return self._fill(self.templates["col_item"], title=title, question=item["question"],
+                              table=render_table(columns, rows, ids),
+                              output=render_table(columns, rows, ids, answers, item["question"]))
+        answer = item.get("answer")
+        if isinstance(answer, list):
+            answer = " | ".join(str(a) for a in answer)
+        return self._fill(self.templates["val_item"], title=title, question=item["question"],
+                          table=render_table(columns, rows), output=str(answer))
+
+    def _target_col(self, request: NeuralRequest, ids: list[int], rows: list[list[str]]) -> str:
+        text = self._fill(self.templates["col_item"], title=request.title or self.default_title or "table",
+                          question=request.question, table=render_table(request.columns, rows, ids))
+        head, _, _ = text.partition("{output}")
+        return head + render_table(request.columns, [], [], [], request.question) + "\n"
+
+    def _target_val(self, request: NeuralRequest, rows: list[list[str]]) -> str:
+        text = self._fill(self.templates["val_item"], title=request.title or self.default_title or "table",
+                          question=request.question, table=render_table(request.columns, rows))
+        head, _, _ = text.partition("{output}")
+        return head.rstrip(" ") + " "
+
+    def _prefix(self, kind: str, demos: list[dict[str, Any]]) -> str:
+        parts = [self.templates[f"{kind}_instruction"]] + [self.render_demo(d) for d in demos]
+        return "\n\n\n".join(parts) + "\n\n\n"
+
+    def _count(self, text: str) -> int:
+        return int(self.lm.count_tokens(text))
+
+    def _budget(self) -> tuple[int, int]:
+        window = int(getattr(self.lm, "context_window", 4096) or 4096)
+        max_out = max(64, min(self.max_output_tokens, window // 2))
+        return window, max_out
+
+    def _fit_prefix(self, request: NeuralRequest, reserve: int) -> tuple[str, list[dict[str, Any]]]:
+        """The instruction and demonstrations, dropping the least similar ones until
+        the prefix leaves ``reserve`` tokens of the context free."""
+        window, _ = self._budget()
+        demos = self.demonstrations(request)
+        while True:
+            prefix = self._prefix(request.kind, demos)
+            if not demos or self._count(prefix) + reserve <= window:
+                return prefix, demos
+            demos = demos[1:]
+
+    # ------------------------------------------------------------ answering
+    def answer(self, request: NeuralRequest) -> NeuralAnswer:
+        if request.kind == "col":
+            return self._answer_col(request)
+        return self._answer_val(request)
+
+    def _complete(self, prompt: str, max_tokens: int, stop: tuple[str, ...], request: NeuralRequest,
+                  result: NeuralAnswer, usage_lock: Any = None) -> str:
+        lm_request = LMRequest(prompt=prompt, temperature=0.0, top_p=1.0, max_tokens=max_tokens, stop=stop)
+        tags = {"kind": request.kind, "question": request.question[:200]}
+        if request.site is not None:
+            tags["site"] = str(request.site)
+        start = time.perf_counter()
+        completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
+        elapsed = time.perf_counter() - start
+        text = completion.text
+        result.prompts.append(prompt)
+        result.raw_outputs.append(text)
+        usage = completion.usage if isinstance(completion.usage, Usage) else Usage()
+        result.usage += usage
+        if not usage.wall_seconds:
+            result.usage.wall_seconds += elapsed
+        return text
+
+    def _batches(self, request: NeuralRequest, ids: list[int], header_tokens: int) -> list[list[int]]:
+        window, max_out = self._budget()
+        batches: list[list[int]] = []
+        current: list[int] = []
+        used_in = used_out = 0
+        for rid in ids:
+            line = render_table(request.columns, [request.rows[rid]], [rid]).split("\n", 1)[1]
+            tin = self._count(line) + 1
+            tout = tin + 6
+            fits = (header_tokens + used_in + tin + max_out <= window and used_out + tout <= max_out
+                    and len(current) < self.max_batch_rows)
+            if current and not fits:
+                batches.append(current)
+                current, used_in, used_out = [], 0, 0
+            current.append(rid)
+            used_in += tin
+            used_out += tout
+        if current:
+            batches.append(current)
+        return batches
+
+    def _answer_col(self, request: NeuralRequest) -> NeuralAnswer:
+        result = NeuralAnswer()
+        if not request.rows:
+            return result
+        window, max_out = self._budget()
+        prefix, _ = self._fit_prefix(request, reserve=max_out + 256)
+        header_tokens = self._count(prefix + self._target_col(request, [], []))
+        answers: dict[int, str] = {}
+        pending = list(range(len(request.rows)))
+        for attempt in range(2):
+            batches = self._batches(request, pending, header_tokens)
+            outputs = self._run_batches(request, prefix, batches, result)
+            for batch, parsed in zip(batches, outputs):
+                for rid, ans in parsed.answers.items():
+                    answers.setdefault(rid, ans)
+                if parsed.extra:
+                    result.warnings.append(f"ignored {len(parsed.extra)} output line(s) with row ids not asked for")
+                if parsed.duplicate:
+                    result.warnings.append(f"row ids answered twice (first answer kept): {sorted(set(parsed.duplicate))}")
+            pending = [rid for rid in pending if rid not in answers]
+            if not pending:
+                break
+            if attempt == 0:
+                result.warnings.append(f"{len(pending)} row(s) missing from the model's output; asking again")
+        if pending:
+            result.warnings.append(f"{len(pending)} row(s) still missing after asking again; left NA: "
+                                   + "; ".join(repr(request.keys[r]) for r in pending[:5]))
+        result.answers = {request.keys[rid]: ans for rid, ans in answers.items()}
+        return result
+
+    def _run_batches(self, request: NeuralRequest, prefix: str, batches: list[list[int]],
+                     result: NeuralAnswer) -> list[_Parsed]:
+        def run(batch: list[int]) -> tuple[list[_Parsed], NeuralAnswer]:
+            part = NeuralAnswer()
+            return self._ask_batch(request, prefix, batch, part), part
+
+        if len(batches) > 1 and self.max_workers > 1:
+            with ThreadPoolExecutor(max_workers=min(self.max_workers, len(batches))) as pool:
+                done = list(pool.map(run, batches))
+        else:
+            done = [run(b) for b in batches]
+        outputs: list[_Parsed] = []
+        for parsed_list, part in done:  # merged in batch order: provenance is deterministic
+            result.prompts.extend(part.prompts)
+            result.raw_outputs.extend(part.raw_outputs)
+            result.usage += part.usage
+            result.warnings.extend(part.warnings)
+            merged = _Parsed()
+            for p in parsed_list:
+                merged.answers.update(p.answers)
+                merged.extra += p.extra
+                merged.duplicate += p.duplicate
+                merged.unparsed += p.unparsed
+            outputs.append(merged)
+        return outputs
+
+    def _ask_batch(self, request: NeuralRequest, prefix: str, batch: list[int], part: NeuralAnswer) -> list[_Parsed]:
+        rows = [request.rows[r] for r in batch]
+        prompt = prefix + self._target_col(request, batch, rows)
+        window, max_out = self._budget()
+        out_estimate = sum(self._count("\t".join(r)) + 8 for r in rows) + 16
+        max_tokens = max(32, min(max_out, int(out_estimate * 1.5)))
+        try:
+            text = self._complete(prompt, max_tokens, ("*/", "\n\n"), request, part)
+        except LMContextTooLong:
+            if len(batch) == 1:
+                part.warnings.append(f"row {request.keys[batch[0]]!r} does not fit the model's context")
+                return []
+            half = len(batch) // 2
+            return (self._ask_batch(request, prefix, batch[:half], part)
+                    + self._ask_batch(request, prefix, batch[half:], part))
+        return [parse_map_output(text, {r: request.rows[r] for r in batch})]
+
+    def _answer_val(self, request: NeuralRequest) -> NeuralAnswer:
+        result = NeuralAnswer()
+        window, max_out = self._budget()
+        val_out = min(max_out, 256)
+        prefix, _ = self._fit_prefix(request, reserve=val_out + 256)
+        rows = list(request.rows)
+        base = self._count(prefix + self._target_val(request, []))
+        used = base
+        kept: list[list[str]] = []
+        for row in rows:
+            cost = self._count("\t".join(row)) + 1
+            if used + cost + val_out > window:
+                break
+            kept.append(row)
+            used += cost
+        if len(kept) < len(rows):
+            result.warnings.append(f"the context has {len(rows)} rows; only the first {len(kept)} fit the "
+                                   f"model's context")
+        prompt = prefix + self._target_val(request, kept)
+        text = self._complete(prompt, val_out, ("\n",), request, result)
+        result.value = text.strip().splitlines()[0].strip() if text.strip() else None
+        return result

@@ -1,0 +1,251 @@
+"""Parse and validate a Binder-Python program; find its neural call sites with exact spans.
+
+Neural call forms (see docs/LANGUAGE.md):
+
+* ``f_col(question, context)`` and ``f_val(question, context)``;
+* ``qa_map(table, question[, columns])`` and ``qa_ans(table, question[, columns])``;
+* a bare ``f(question, context)``, resolved to ``f_col`` or ``f_val`` by position.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass, field
+
+import asttokens
+
+from binder_py.errors import ProgramError
+
+#: the name of the trusted worker-side function every neural call is rewritten to
+BRIDGE_NAME = "binder_neural_call"
+#: the parent-side callback the bridge calls through the sandbox
+CALLBACK_NAME = "binder_neural"
+
+CORE_FORMS = ("f_col", "f_val")
+COMPAT_FORMS = ("f", "qa_map", "qa_ans")
+NEURAL_FORMS = CORE_FORMS + COMPAT_FORMS
+KIND_OF_FORM = {"f_col": "col", "f_val": "val", "qa_map": "col", "qa_ans": "val"}
+
+# (positional parameter names, number required)
+_SIGNATURES = {
+    "f_col": (("question", "context"), 2),
+    "f_val": (("question", "context"), 2),
+    "f": (("question", "context"), 2),
+    "qa_map": (("table", "question", "columns"), 2),
+    "qa_ans": (("table", "question", "columns"), 2),
+}
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One neural call in the program text. ``span`` is ``(start, end)`` character offsets
+    into the program; ``line``/``end_line`` are 1-based, ``col``/``end_col`` 0-based characters."""
+
+    id: int
+    kind: str  # "col" | "val"
+    name: str  # the form as written: f_col, f_val, f, qa_map, qa_ans
+    span: tuple[int, int]
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    text: str
+    parent_site: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ParsedProgram:
+    source: str
+    tree: ast.Module
+    sites: list[CallSite]
+    defines_solve: bool
+    neural_names: frozenset[str] = field(default_factory=frozenset)
+    # ast.Call node id → site id; used by the rewriter
+    node_sites: dict[int, int] = field(default_factory=dict, repr=False)
+
+    def site(self, site_id: int) -> CallSite:
+        return self.sites[site_id]
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Every name the program binds (assignments, defs, imports, loop targets, args...)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, ast.MatchAs) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    return parents
+
+
+def _in_column_position(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """The rule that resolves a bare ``f(...)``: ``f_col`` when the call stands where a
+    column goes, ``f_val`` otherwise. Climbing through ``(...)``, unary/binary operators,
+    comparisons and ``&``/``|``, the call is in column position when it reaches
+
+    * the index of a subscript (``df[f(...) == "yes"]``, ``df.loc[f(...)]``),
+    * the value assigned to a subscript or attribute (``df["x"] = f(...)``), or
+    * the object of an attribute access (``f(...).sum()``, ``f(...).str.lower()``).
+    """
+    child = node
+    while True:
+        parent = parents.get(id(child))
+        if parent is None:
+            return False
+        if isinstance(parent, (ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare)):
+            child = parent
+            continue
+        if isinstance(parent, ast.Subscript):
+            return parent.slice is child
+        if isinstance(parent, ast.Attribute):
+            return parent.value is child
+        if isinstance(parent, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            return parent.value is child and all(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets)
+        return False
+
+
+def _position(atok: asttokens.ASTTokens, node: ast.AST) -> tuple[int, int, int, int, int, int]:
+    start, end = atok.get_text_range(node)
+    first, last = node.first_token, node.last_token  # type: ignore[attr-defined]
+    return start, end, first.start[0], first.start[1], last.end[0], last.end[1]
+
+
+def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
+    """Parse ``source``; validate its neural calls; return the call sites in source order.
+
+    Raises :class:`ProgramError` (with line and column) for a syntax error, a neural call
+    with the wrong arguments, a neural function used without being called, an assignment
+    to ``f_col``/``f_val``, or any mention of the internal bridge name.
+    """
+    if not isinstance(source, str):
+        raise ProgramError(f"a program must be text, got {type(source).__name__}")
+    try:
+        atok = asttokens.ASTTokens(source, parse=True, filename=filename)
+    except SyntaxError as error:
+        col = (error.offset - 1) if error.offset else None
+        raise ProgramError(f"syntax error: {error.msg}", error.lineno, col) from None
+    except (ValueError, TypeError) as error:  # e.g. null bytes
+        raise ProgramError(f"the program cannot be parsed: {error}") from None
+    tree = atok.tree
+    assert isinstance(tree, ast.Module)
+
+    bound = _bound_names(tree)
+    for reserved in CORE_FORMS + (BRIDGE_NAME, CALLBACK_NAME):
+        if reserved in bound:
+            node = _first_binding(tree, reserved)
+            line, col = (node.lineno, node.col_offset) if node is not None else (None, None)
+            raise ProgramError(f"the program may not define or assign {reserved!r}: it is the neural-call "
+                               f"API of binder-py", line, col)
+    # a compatibility name the program binds itself is an ordinary name there
+    neural_names = frozenset(n for n in NEURAL_FORMS if n not in bound or n in CORE_FORMS)
+
+    parents = _parents(tree)
+    calls: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in (BRIDGE_NAME, CALLBACK_NAME):
+            raise ProgramError(f"the name {node.id!r} is reserved for binder-py", node.lineno, node.col_offset)
+        if isinstance(node, ast.Name) and node.id in neural_names and isinstance(node.ctx, ast.Load):
+            parent = parents.get(id(node))
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                _, _, line, col, _, _ = _position(atok, node)
+                raise ProgramError(f"{node.id} must be called directly, as {node.id}(question, context)",
+                                   line, col)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in neural_names:
+            calls.append(node)
+
+    calls.sort(key=lambda c: atok.get_text_range(c)[0])
+    node_sites: dict[int, int] = {}
+    for i, call in enumerate(calls):
+        node_sites[id(call)] = i
+    sites: list[CallSite] = []
+    for i, call in enumerate(calls):
+        name = call.func.id  # type: ignore[attr-defined]
+        _check_arguments(atok, call, name)
+        kind = KIND_OF_FORM.get(name) or ("col" if _in_column_position(call, parents) else "val")
+        start, end, line, col, end_line, end_col = _position(atok, call)
+        parent_site = None
+        up = parents.get(id(call))
+        while up is not None:
+            if id(up) in node_sites:
+                parent_site = node_sites[id(up)]
+                break
+            up = parents.get(id(up))
+        sites.append(CallSite(i, kind, name, (start, end), line, col, end_line, end_col,
+                              source[start:end], parent_site))
+
+    defines_solve = any(isinstance(n, ast.FunctionDef) and n.name == "solve" for n in tree.body)
+    return ParsedProgram(source, tree, sites, defines_solve, neural_names, node_sites)
+
+
+def _first_binding(tree: ast.AST, name: str) -> ast.AST | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return node
+        if isinstance(node, ast.arg) and node.arg == name:
+            return node
+    return None
+
+
+def _check_arguments(atok: asttokens.ASTTokens, call: ast.Call, name: str) -> None:
+    params, required = _SIGNATURES[name]
+    _, _, line, col, _, _ = _position(atok, call)
+    usage = f"{name}({', '.join(params[:required])}{', ' + params[required] if len(params) > required else ''})"
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        raise ProgramError(f"{name} cannot take *args or **kwargs; call it as {usage}", line, col)
+    given: dict[str, ast.expr] = {}
+    if len(call.args) > len(params):
+        raise ProgramError(f"{name} takes at most {len(params)} arguments, got {len(call.args)}; "
+                           f"call it as {usage}", line, col)
+    for p, a in zip(params, call.args):
+        given[p] = a
+    for k in call.keywords:
+        if k.arg not in params:
+            raise ProgramError(f"{name} has no argument {k.arg!r}; call it as {usage}", line, col)
+        if k.arg in given:
+            raise ProgramError(f"{name} got {k.arg!r} twice; call it as {usage}", line, col)
+        given[k.arg] = k.value
+    missing = [p for p in params[:required] if p not in given]
+    if missing:
+        raise ProgramError(f"{name} is missing {', '.join(missing)}; call it as {usage}", line, col)
+    question = given["question"]
+    if isinstance(question, ast.Constant) and not isinstance(question.value, str):
+        raise ProgramError(f"the question of {name} must be a string, got {question.value!r}", line, col)
+    if isinstance(question, ast.Constant) and not question.value.strip():
+        raise ProgramError(f"the question of {name} is empty", line, col)
+
+
+def call_arguments(call: ast.Call, name: str) -> list[ast.expr]:
+    """The call's arguments in positional order (keywords placed), optional ones as ``None``."""
+    params, _ = _SIGNATURES[name]
+    given: dict[str, ast.expr] = dict(zip(params, call.args))
+    for k in call.keywords:
+        given[k.arg] = k.value  # type: ignore[index]
+    return [given.get(p, ast.Constant(value=None)) for p in params]

@@ -1,0 +1,237 @@
+"""Neural requests as plain data: cell display strings, row keys, and answer typing.
+
+This module is imported by the TRUSTED worker-side bridge too, so it depends
+only on pandas/numpy and the standard library.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+KEY_SEPARATOR = " | "
+
+#: answers (after strip + lower-case) that mean "the model does not know"
+MISSING_ANSWERS = frozenset({"", "unknown", "n/a", "none", "-", "null", "nan", "<na>"})
+TRUE_ANSWERS = frozenset({"yes", "true"})
+FALSE_ANSWERS = frozenset({"no", "false"})
+
+# optional sign, optional currency sign, digits (with correct thousands commas) and
+# decimals, optional trailing percent sign
+_NUMBER = re.compile(
+    r"^(?P<sign>[+-]?)\s*(?P<cur>[$€£¥])?\s*"
+    r"(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+    r"\s*(?P<pct>%)?$"
+)
+
+STRING_DTYPE = pd.StringDtype(storage="python", na_value=pd.NA)
+
+
+# ---------------------------------------------------------------- cells and keys
+def cell_text(value: Any) -> str:
+    """How a cell is shown to a neural backend: integral numbers as ``12`` (not ``12.0``),
+    missing values as the empty string, midnight timestamps as a date."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            return ""
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if v.is_integer() and abs(v) < 1e16:
+            return str(int(v))
+        return repr(v)
+    if isinstance(value, pd.Timestamp) or isinstance(value, dt.datetime):
+        if pd.isna(value):
+            return ""
+        ts = pd.Timestamp(value)
+        if ts.hour == ts.minute == ts.second == ts.microsecond == 0 and ts.nanosecond == 0:
+            return ts.strftime("%Y-%m-%d")
+        return str(ts)
+    try:
+        if value is pd.NA or value is pd.NaT or (not isinstance(value, (list, tuple, dict)) and pd.isna(value)):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    text = str(value)
+    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip()
+
+
+def row_key(cells: list[str] | tuple[str, ...]) -> str:
+    """A row's key: its context cells (display strings) joined with ``" | "`` in context
+    column order, lower-cased and stripped. Used by the oracle and by every cache."""
+    return KEY_SEPARATOR.join(str(c).strip() for c in cells).lower().strip()
+
+
+def normalize_key(key: str) -> str:
+    """Normalise a key written by hand (e.g. in an oracle file) the way :func:`row_key` does."""
+    return KEY_SEPARATOR.join(part.strip() for part in str(key).split("|")).lower().strip()
+
+
+# ---------------------------------------------------------------- requests
+@dataclass
+class NeuralRequest:
+    """One neural call as data.
+
+    ``rows`` are the context rows as display strings; for ``kind == "col"`` they are
+    DISTINCT (one per key); for ``kind == "val"`` they are every row of the context in
+    order. ``keys[i]`` is the key of ``rows[i]``.
+    """
+
+    kind: str  # "col" | "val"
+    question: str
+    columns: list[str]
+    rows: list[list[str]]
+    keys: list[str]
+    site: int | None = None
+    title: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "question": self.question, "columns": list(self.columns),
+                "rows": [list(r) for r in self.rows], "keys": list(self.keys), "site": self.site,
+                "title": self.title}
+
+    def subset(self, keys: list[str]) -> NeuralRequest:
+        """The same request restricted to ``keys`` (kind ``col``)."""
+        wanted = set(keys)
+        pairs = [(r, k) for r, k in zip(self.rows, self.keys) if k in wanted]
+        return NeuralRequest(self.kind, self.question, list(self.columns), [p[0] for p in pairs],
+                             [p[1] for p in pairs], self.site, self.title, dict(self.meta))
+
+
+# ---------------------------------------------------------------- typing
+def classify(answer: Any) -> tuple[str, Any]:
+    """One raw answer → (``"na"|"bool"|"num"|"str"``, value)."""
+    if answer is None:
+        return "na", None
+    if isinstance(answer, (bool, np.bool_)):
+        return "bool", bool(answer)
+    if isinstance(answer, (int, np.integer)):
+        return "num", int(answer)
+    if isinstance(answer, (float, np.floating)):
+        v = float(answer)
+        if math.isnan(v):
+            return "na", None
+        return "num", v
+    try:
+        if answer is pd.NA or answer is pd.NaT:
+            return "na", None
+    except TypeError:
+        pass
+    text = str(answer).strip()
+    low = text.lower().rstrip(".").strip() if text not in {".", "-"} else text
+    if low in MISSING_ANSWERS:
+        return "na", None
+    if low in TRUE_ANSWERS:
+        return "bool", True
+    if low in FALSE_ANSWERS:
+        return "bool", False
+    number = parse_number(text)
+    if number is not None:
+        return "num", number
+    return "str", text
+
+
+def parse_number(text: str) -> int | float | None:
+    """``"1,234"`` → 1234, ``"$12"`` → 12, ``"12.5%"`` → 12.5 (the percent sign is dropped,
+    the value is kept as written), ``"-3"`` → -3; anything else → None."""
+    m = _NUMBER.match(text.strip())
+    if not m:
+        return None
+    num = m.group("num").replace(",", "")
+    value: int | float = float(num) if "." in num else int(num)
+    if m.group("sign") == "-":
+        value = -value
+    return value
+
+
+def _common_type(kinds: list[str]) -> str:
+    present = {k for k in kinds if k != "na"}
+    if not present:
+        return "none"
+    if present == {"bool"}:
+        return "bool"
+    if present == {"num"}:
+        return "num"
+    return "str"
+
+
+def type_column(answers: list[Any], index: pd.Index | None = None, name: Any = None) -> pd.Series:
+    """Type a list of raw answers (one per row) as a Series — the f_col typing rules.
+
+    * every non-missing answer yes/no/true/false → ``boolean`` (nullable; NA kept);
+    * every non-missing answer a number → ``Int64`` when all are integral, else ``Float64``;
+    * otherwise ``string`` (the stripped answer text; yes/no/number answers keep their text);
+    * every answer missing → ``boolean`` full of NA (a filter with it selects nothing).
+    """
+    classified = [classify(a) for a in answers]
+    kind = _common_type([k for k, _ in classified])
+    if kind in ("bool", "none"):
+        values = [v if k == "bool" else pd.NA for k, v in classified]
+        return pd.Series(values, index=index, name=name, dtype="boolean")
+    if kind == "num":
+        nums = [v for k, v in classified if k == "num"]
+        integral = all(isinstance(v, int) or float(v).is_integer() for v in nums)
+        dtype = "Int64" if integral and all(abs(v) < 2**63 for v in nums) else "Float64"
+        values = [(int(v) if dtype == "Int64" else float(v)) if k == "num" else pd.NA for k, v in classified]
+        return pd.Series(values, index=index, name=name, dtype=dtype)
+    values = [_as_text(a) if k != "na" else pd.NA for (k, _), a in zip(classified, answers)]
+    return pd.Series(values, index=index, name=name, dtype=STRING_DTYPE)
+
+
+def _as_text(answer: Any) -> str:
+    if isinstance(answer, str):
+        return answer.strip()
+    return cell_text(answer)
+
+
+def split_list_answer(answer: Any) -> list[Any] | None:
+    """An f_val answer that holds several values: a list/tuple, or text with ``|`` separators."""
+    if isinstance(answer, (list, tuple)):
+        return list(answer)
+    if isinstance(answer, str) and "|" in answer:
+        return [part.strip() for part in answer.split("|")]
+    return None
+
+
+def type_value(answer: Any) -> Any:
+    """Type an f_val answer: one scalar (bool, int, float, str, or None for unknown), or a
+    list typed by the column rules (all yes/no → bools, all numbers → numbers, else strings)."""
+    parts = split_list_answer(answer)
+    if parts is not None:
+        parts = [p for p in parts if classify(p)[0] != "na"]
+        if not parts:
+            return None
+        series = type_column(parts)
+        return [None if pd.isna(v) else _plain(v) for v in series.tolist()]
+    kind, value = classify(answer)
+    if kind == "na":
+        return None
+    if kind == "num" and isinstance(value, float) and value.is_integer() and isinstance(answer, str) \
+            and "." not in answer:
+        return int(value)
+    if kind == "str":
+        return _as_text(answer)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value

@@ -1,0 +1,68 @@
+"""Execution trace / provenance of one program run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from binder_py.jsonable import to_jsonable
+from binder_py.language.program import CallSite
+from binder_py.lm.types import Usage
+
+
+@dataclass
+class NeuralCallTrace:
+    """One evaluation of a neural call site (a site inside a loop is traced once per call).
+
+    ``order`` is -1 for a prefetched request the program never reached (kept for its usage).
+    """
+
+    order: int  # 0-based order in which the calls reached the parent
+    site: int
+    name: str  # the form as written: f_col, f_val, f, qa_map, qa_ans
+    kind: str  # col | val
+    span: tuple[int, int]
+    line: int
+    col: int
+    text: str  # the call's source text
+    question: str
+    columns: list[str]
+    rows: list[list[str]]  # col: the DISTINCT rows sent; val: every row of the context
+    keys: list[str]
+    n_rows: int  # rows in the context (before de-duplication)
+    backend: str
+    answers: dict[str, Any] = field(default_factory=dict)  # col: row key → raw answer
+    value: Any = None  # val: raw answer
+    from_cache: bool = False  # everything came from the cache
+    prefetched: bool = False  # answered by a request sent before the program reached the call
+    cached_keys: list[str] = field(default_factory=list)  # col: rows answered from the cache
+    prompts: list[str] = field(default_factory=list)
+    raw_outputs: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["span"] = list(self.span)
+        data["usage"] = self.usage.as_dict()
+        data["answers"] = to_jsonable(self.answers)
+        data["value"] = to_jsonable(self.value)
+        return data
+
+
+def sites_json(sites: list[CallSite]) -> list[dict[str, Any]]:
+    out = []
+    for s in sites:
+        d = s.to_dict()
+        d["span"] = list(s.span)
+        out.append(d)
+    return out
+
+
+def failure_json(failure: Any) -> dict[str, Any] | None:
+    if failure is None:
+        return None
+    return {"kind": getattr(failure, "kind", None), "message": getattr(failure, "message", str(failure)),
+            "line": getattr(failure, "line", None), "exception_type": getattr(failure, "exception_type", None)}

@@ -1,0 +1,265 @@
+"""The SQLite store: cached responses, and a log of every call (hit or miss).
+
+One file holds both (the default is ``<user cache dir>/binder-py/lm-cache.sqlite``,
+or ``$BINDER_CACHE_DIR/lm-cache.sqlite``). A *record* directory uses the same
+schema in ``DIR/lm.sqlite``; ``replay:DIR`` answers from it alone.
+
+Tables:
+
+* ``responses(key, request_key, lm, endpoint, model, api, request_json, response_json,
+  prompt_tokens, completion_tokens, created)`` — ``key`` is the SHA-256 of everything
+  that determines a response (endpoint, model, API, prompt or messages, every
+  sampling parameter including ``n`` and ``seed``); ``request_key`` leaves out the
+  endpoint and model (replay looks responses up by it).
+* ``log(id, ts, lm, purpose, tags, key, source, requests, prompt_tokens,
+  completion_tokens, latency, cost, error, request_json)`` — ``source`` is
+  ``model`` (sent to a model), ``cache``, ``inflight`` (shared with an identical
+  request in flight), ``replay`` or ``error``. The prompt and response of a
+  logged call are in ``responses`` under ``key``; failed calls carry their
+  request in ``request_json``.
+* ``token_counts(lm, text_hash, n)`` — token counts seen while recording, so a
+  replayed run budgets its prompts exactly as the recorded run did.
+* ``models(lm, endpoint, model, context_window)`` — the models a file has answers from.
+
+Multi-process safety: WAL journal, a 30 s busy timeout, short autocommit
+transactions. Within a process one connection is shared under a lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from binder_py.lm.types import Choice, LMConfigError, LMRequest
+
+SCHEMA_VERSION = 1
+KEY_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    request_key TEXT NOT NULL,
+    lm TEXT NOT NULL,
+    endpoint TEXT,
+    model TEXT,
+    api TEXT,
+    request_json TEXT NOT NULL,
+    response_json TEXT NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    created REAL
+);
+CREATE INDEX IF NOT EXISTS responses_request_key ON responses(request_key);
+CREATE TABLE IF NOT EXISTS log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    lm TEXT,
+    purpose TEXT,
+    tags TEXT,
+    key TEXT,
+    source TEXT,
+    requests INTEGER,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    latency REAL,
+    cost REAL,
+    error TEXT,
+    request_json TEXT
+);
+CREATE TABLE IF NOT EXISTS token_counts (
+    lm TEXT NOT NULL, text_hash TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (lm, text_hash)
+);
+CREATE TABLE IF NOT EXISTS models (
+    lm TEXT PRIMARY KEY, endpoint TEXT, model TEXT, context_window INTEGER
+);
+"""
+
+
+def default_cache_dir() -> Path:
+    if os.environ.get("BINDER_CACHE_DIR"):
+        return Path(os.environ["BINDER_CACHE_DIR"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("binder-py"))
+
+
+def default_cache_path() -> Path:
+    return default_cache_dir() / "lm-cache.sqlite"
+
+
+def request_dict(request: LMRequest) -> dict[str, Any]:
+    return {
+        "prompt": request.prompt,
+        "messages": [list(m) for m in request.messages] if request.messages is not None else None,
+        "n": request.n,
+        "temperature": float(request.temperature),
+        "top_p": float(request.top_p),
+        "stop": list(request.stop),
+        "max_tokens": request.max_tokens,
+        "seed": request.seed,
+        "logprobs": bool(request.logprobs),
+    }
+
+
+def _digest(obj: Any) -> str:
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def request_key(request: LMRequest) -> str:
+    """Hash of the request alone (what replay looks up)."""
+    return _digest({"v": KEY_VERSION, "request": request_dict(request)})
+
+
+def cache_key(endpoint: str, model: str, api: str, request: LMRequest) -> str:
+    """Hash of everything that determines a response."""
+    return _digest({"v": KEY_VERSION, "endpoint": endpoint, "model": model, "api": api,
+                    "request": request_dict(request)})
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def choices_to_json(choices: list[Choice]) -> str:
+    return json.dumps([{"text": c.text, "mean_logprob": c.mean_logprob, "finish_reason": c.finish_reason}
+                       for c in choices], ensure_ascii=False)
+
+
+def choices_from_json(text: str) -> list[Choice]:
+    return [Choice(text=c["text"], mean_logprob=c.get("mean_logprob"), finish_reason=c.get("finish_reason"))
+            for c in json.loads(text)]
+
+
+class LMStore:
+    """A cache/log/record file. Thread-safe; several processes may share the file."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False):
+        self.path = Path(path).expanduser()
+        self.readonly = readonly
+        self._lock = threading.Lock()
+        if readonly:
+            if not self.path.exists():
+                raise LMConfigError(f"no recorded language-model answers at {self.path}; "
+                                    "record a run first with --record-lm DIR (lm_from_spec(record_dir=DIR))")
+            uri = f"file:{self.path}?mode=ro"
+            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0,
+                                         isolation_level=None)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,
+                                         isolation_level=None)
+            self._conn.execute("PRAGMA busy_timeout=30000")
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError:
+                pass  # another process is converting it; fine
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            with self._lock:
+                self._conn.executescript(_SCHEMA)
+                self._conn.execute("INSERT OR IGNORE INTO meta(k, v) VALUES ('schema_version', ?)",
+                                   (str(SCHEMA_VERSION),))
+
+    # --- responses -------------------------------------------------------------------
+    def get(self, key: str) -> tuple[list[Choice], int, int] | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT response_json, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
+                (key,)).fetchone()
+        if row is None:
+            return None
+        return choices_from_json(row[0]), int(row[1] or 0), int(row[2] or 0)
+
+    def get_by_request(self, req_key: str, lm: str | None = None) -> tuple[list[Choice], int, int, str] | None:
+        """The most recent answer to a request from any model (or the named one)."""
+        sql = ("SELECT response_json, prompt_tokens, completion_tokens, lm FROM responses WHERE request_key = ?"
+               + (" AND lm = ?" if lm else "") + " ORDER BY created DESC LIMIT 1")
+        with self._lock:
+            row = self._conn.execute(sql, (req_key, lm) if lm else (req_key,)).fetchone()
+        if row is None:
+            return None
+        return choices_from_json(row[0]), int(row[1] or 0), int(row[2] or 0), row[3]
+
+    def put(self, key: str, req_key: str, *, lm: str, endpoint: str, model: str, api: str,
+            request: LMRequest, choices: list[Choice], prompt_tokens: int, completion_tokens: int) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO responses(key, request_key, lm, endpoint, model, api, request_json,"
+                " response_json, prompt_tokens, completion_tokens, created) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (key, req_key, lm, endpoint, model, api,
+                 json.dumps(request_dict(request), ensure_ascii=False), choices_to_json(choices),
+                 prompt_tokens, completion_tokens, time.time()))
+
+    # --- log ---------------------------------------------------------------------------
+    def log(self, *, lm: str, purpose: str, tags: dict[str, str] | None, key: str | None, source: str,
+            requests: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0, latency: float = 0.0,
+            cost: float = 0.0, error: str | None = None, request: LMRequest | None = None) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO log(ts, lm, purpose, tags, key, source, requests, prompt_tokens,"
+                " completion_tokens, latency, cost, error, request_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (time.time(), lm, purpose, json.dumps(dict(tags or {}), sort_keys=True), key, source, requests,
+                 prompt_tokens, completion_tokens, latency, cost, error,
+                 json.dumps(request_dict(request), ensure_ascii=False) if request is not None else None))
+
+    # --- token counts and models ---------------------------------------------------------
+    def put_token_count(self, lm: str, text: str, n: int) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR IGNORE INTO token_counts(lm, text_hash, n) VALUES (?,?,?)",
+                               (lm, text_hash(text), n))
+
+    def get_token_count(self, text: str, lm: str | None = None) -> int | None:
+        sql = "SELECT n FROM token_counts WHERE text_hash = ?" + (" AND lm = ?" if lm else "") + " LIMIT 1"
+        with self._lock:
+            row = self._conn.execute(sql, (text_hash(text), lm) if lm else (text_hash(text),)).fetchone()
+        return None if row is None else int(row[0])
+
+    def put_model(self, lm: str, endpoint: str, model: str, context_window: int | None) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO models(lm, endpoint, model, context_window) VALUES (?,?,?,?)",
+                               (lm, endpoint, model, context_window))
+
+    def models(self) -> list[tuple[str, str, str, int | None]]:
+        with self._lock:
+            return [tuple(r) for r in self._conn.execute(  # type: ignore[misc]
+                "SELECT lm, endpoint, model, context_window FROM models ORDER BY lm")]
+
+    # --- maintenance -------------------------------------------------------------------
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            c = self._conn
+            responses, = c.execute("SELECT COUNT(*) FROM responses").fetchone()
+            by_source = {row[0]: {"calls": row[1], "prompt_tokens": row[2] or 0, "completion_tokens": row[3] or 0,
+                                  "cost_usd": row[4] or 0.0}
+                         for row in c.execute("SELECT source, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),"
+                                              " SUM(cost) FROM log GROUP BY source")}
+            by_lm = {row[0]: row[1] for row in c.execute("SELECT lm, COUNT(*) FROM responses GROUP BY lm")}
+        size = sum(p.stat().st_size for p in (self.path, Path(str(self.path) + "-wal")) if p.exists())
+        hits = sum(by_source.get(s, {}).get("calls", 0) for s in ("cache", "inflight", "replay"))
+        misses = by_source.get("model", {}).get("calls", 0)
+        return {"path": str(self.path), "bytes": size, "responses": responses, "responses_by_lm": by_lm,
+                "log": by_source, "hits": hits, "misses": misses,
+                "hit_rate": (hits / (hits + misses)) if hits + misses else None}
+
+    def clear(self, *, log: bool = True) -> int:
+        with self._lock:
+            n, = self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()
+            self._conn.execute("DELETE FROM responses")
+            self._conn.execute("DELETE FROM token_counts")
+            if log:
+                self._conn.execute("DELETE FROM log")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with self._lock:
+            self._conn.execute("VACUUM")
+        return int(n)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,442 @@
+"""Answer normalisation: turn whatever a program returned into a canonical, hashable key.
+
+Candidates are voted on *normalised* answers (the original Binder code voted on raw
+values, so ``3``, ``3.0`` and ``"3"`` split the vote). :func:`normalize_answer`
+returns a :class:`NormalizedAnswer` whose ``key`` is what votes are counted on and
+whose ``display`` is a plain-Python value to show or return.
+
+Rules (applied in this order; the first that matches wins)
+-----------------------------------------------------------
+*Keys* are tuples of strings. A scalar answer has a one-element key, a multi-value
+answer one string per distinct value (sorted), an empty answer the key ``()``.
+
+1. **Empty**: ``None``, ``float("nan")``, ``numpy.nan``, ``pd.NA``, ``pd.NaT``,
+   ``""`` / whitespace-only strings, empty list/tuple/set/array/Series/Index and
+   DataFrames with no rows or no columns → ``key=()``, ``display=None``,
+   ``is_empty=True``.
+2. **Booleans** (``bool``, ``numpy.bool_``) → ``"yes"`` / ``"no"``, always (with or
+   without ``yes_no``). ``display`` is ``True``/``False`` (``"yes"``/``"no"`` when
+   ``yes_no=True``).
+3. **Numbers** (``int``, ``float``, numpy numbers, ``Decimal``, ``Fraction``) →
+   canonical number text: integral values print as integers (``3.0`` → ``"3"``,
+   exactly below 2**53); other floats are rounded to 10 significant digits
+   (``7.449999999999989`` → ``"7.45"``, ``2.9999999999999996`` → ``"3"``) and printed
+   as integers when the rounded value is integral, else with Python's ``repr``.
+   ``numpy.float32``/``float16`` are first read at their own precision
+   (``np.float32(7.45)`` → ``"7.45"``); infinities → ``"inf"``/``"-inf"``.
+   ``display`` is an ``int`` when integral, else the rounded ``float``.
+4. **Dates**: ``pd.Timestamp``, ``datetime.datetime``, ``datetime.date``,
+   ``numpy.datetime64`` → ``"YYYY-MM-DD"`` when the time is midnight and there is no
+   time zone, else ``"YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]"``. ``display`` is the
+   same text. Time deltas → their pandas text (``"4 days 00:00:00"``).
+5. **Strings** are cleaned: Unicode NFKC, strip, whitespace runs collapsed to one
+   space, casefold, one trailing ``"."`` removed. Then, in order:
+
+   - an ISO-like date (``"1998-03-03"``, ``"1998-03-03 00:00:00"``,
+     ``"1998-03-03T12:30"``) that is a valid date → the date key of rule 4. Other
+     date spellings (``"March 3, 1998"``, ``"3/3/98"``) are *not* parsed;
+   - a plain number (optional sign, digits, optional ``,`` thousands groups of three,
+     optional decimals and exponent: ``"3"``, ``" 3.0 "``, ``"1,234"``, ``"-1.5e3"``)
+     → the number key of rule 3. Strings with a leading zero (``"007"``, ``"02134"``)
+     stay strings; ``"50%"``, ``"$5"``, ``"nan"``, ``"inf"`` stay strings;
+   - otherwise the cleaned text.
+
+   ``display`` is the original string, stripped with whitespace collapsed (case kept).
+6. **Yes/no** (only when ``yes_no=True``), applied to every value after rules 2–5:
+   keys ``"yes"``, ``"true"``, ``"y"``, ``"1"`` → ``"yes"``; ``"no"``, ``"false"``,
+   ``"n"``, ``"0"`` → ``"no"`` (so ``True``, ``1``, ``1.0``, ``"1"``, ``"Yes."`` are one
+   answer). ``display`` becomes ``"yes"``/``"no"``. Without ``yes_no`` numbers never
+   become yes/no (``1`` and ``True`` differ) and the strings ``"true"``/``"false"``
+   stay as they are (``"yes"`` and ``True`` agree, since a bool is ``"yes"``).
+7. **Multi-value**: list, tuple, set, frozenset, numpy array (any shape), Series,
+   Index, pandas arrays → every element normalised (nested containers flattened,
+   empty elements dropped), **duplicates removed and the key sorted** (WikiTQ
+   denotations are sets: ``[a, a, b]``, ``[b, a]`` and ``{a, b}`` are one answer).
+   ``display`` is a list of the elements' displays in their original order, first
+   occurrence of each key kept. When exactly one distinct value remains the answer is
+   that scalar (``[3]``, ``pd.Series([3])``, ``[[3]]`` → same as ``3``); when none
+   remains, it is empty.
+8. **DataFrames**: one column → that column as a multi-value answer (so 1×1 → a
+   scalar). Several columns → **the first column only**, with ``note`` saying so
+   (the other columns are ignored; such answers are not ideal and ``note`` lets
+   callers flag them).
+9. **Anything else** (dicts, complex numbers, arbitrary objects, values that make a
+   rule raise) → the ``repr`` cleaned as a string (rule 5, without number/date
+   parsing; memory addresses like `` at 0x7f..`` removed), ``display`` the ``repr``,
+   ``note`` set. :func:`normalize_answer` never
+   raises.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "NormalizedAnswer",
+    "normalize_answer",
+    "is_yes_no_question",
+    "key_text",
+    "YES",
+    "NO",
+]
+
+YES = "yes"
+NO = "no"
+
+#: Cleaned-string / number keys that mean yes or no when ``yes_no=True``.
+_YES_FORMS = frozenset({"yes", "true", "y", "1"})
+_NO_FORMS = frozenset({"no", "false", "n", "0"})
+
+_SIGNIFICANT_DIGITS = 10
+_MAX_DEPTH = 32  # nesting depth of containers before falling back to repr
+
+_WS_RE = re.compile(r"\s+")
+_NUMBER_RE = re.compile(
+    r"[+-]?"
+    r"(?:0|[1-9]\d{0,2}(?:,\d{3})+|[1-9]\d*)?"  # integer part: 0, 1,234 or 1234 (no leading zero)
+    r"(?:\.\d+)?"
+    r"(?:e[+-]?\d+)?"
+)
+_ADDRESS_RE = re.compile(r" at 0x[0-9a-fA-F]+")
+_DATE_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})"
+    r"(?:[ t](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?"
+)
+
+
+@dataclass(frozen=True, eq=False)
+class NormalizedAnswer:
+    """A normalised answer.
+
+    Attributes:
+        key: canonical, hashable, order-free key; ``()`` for an empty answer, one
+            string for a scalar, sorted distinct strings for a multi-value answer.
+        display: plain-Python value to show or return (``int``/``float``/``bool``/
+            ``str``/``list``/``None``), see the module docstring.
+        is_empty: True when the answer is empty (``key == ()``).
+        note: why the answer is not ideal (e.g. only the first column of a wide
+            DataFrame was used, or a repr fallback), else ``None``.
+
+    Two ``NormalizedAnswer`` objects are equal (and hash equal) when their keys are.
+    """
+
+    key: tuple[str, ...]
+    display: Any
+    is_empty: bool
+    note: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The key as one string (see :func:`key_text`)."""
+        return key_text(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NormalizedAnswer):
+            return NotImplemented
+        return self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def key_text(key: tuple[str, ...]) -> str:
+    """One string for a key: ``""`` when empty, the value for a scalar, values joined by ``" | "``."""
+    return " | ".join(key)
+
+
+_EMPTY = NormalizedAnswer(key=(), display=None, is_empty=True)
+
+
+# --------------------------------------------------------------------------- scalars
+
+
+def _clean_text(text: str) -> str:
+    """NFKC, strip, collapse whitespace, casefold, drop one trailing '.'."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _WS_RE.sub(" ", text).strip().casefold()
+    if text.endswith("."):
+        text = text[:-1].rstrip()
+    return text
+
+
+def _display_text(text: str) -> str:
+    return _WS_RE.sub(" ", text).strip()
+
+
+def _number(x: float | int) -> tuple[str, int | float]:
+    """Canonical (key, display) of a finite or infinite real number."""
+    if isinstance(x, int):
+        return str(x), x
+    if math.isinf(x):
+        return ("inf" if x > 0 else "-inf"), x
+    if x.is_integer() and abs(x) < 2**53:
+        i = int(x)  # exact: 12345678901.0 -> 12345678901
+        return str(i), i
+    rounded = float(f"{x:.{_SIGNIFICANT_DIGITS}g}")
+    if rounded.is_integer():
+        i = int(rounded)  # 2.9999999999999996 -> 3, 1e20 -> 100000000000000000000
+        return str(i), i
+    return repr(rounded), rounded
+
+
+def _date(value: pd.Timestamp | _dt.datetime | _dt.date | np.datetime64) -> str:
+    """Date key: 'YYYY-MM-DD' at midnight without time zone, else ISO with a space separator."""
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if isinstance(value, pd.Timestamp):
+        if value.tz is None and value == value.normalize():
+            return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        return value.isoformat(sep=" ")
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None and value.time() == _dt.time():
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    return value.isoformat()
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
+    return False
+
+
+def _string_scalar(raw: str) -> tuple[str, Any] | None:
+    """(key, display) of a string, or None when it is empty."""
+    cleaned = _clean_text(raw)
+    if not cleaned:
+        return None
+    display = _display_text(raw)
+    m = _DATE_RE.fullmatch(cleaned)
+    if m:
+        try:
+            ts = pd.Timestamp(cleaned.replace("t", " "))
+            key = _date(ts)
+            return key, key
+        except (ValueError, OverflowError):
+            pass
+    if any(c.isdigit() for c in cleaned):
+        num = cleaned.replace("\u2212", "-")  # Unicode minus sign
+        if _NUMBER_RE.fullmatch(num) and any(c.isdigit() for c in num.split("e")[0]):
+            try:
+                return _number_from_text(num.replace(",", "")), display
+            except (ValueError, OverflowError):
+                pass
+    return cleaned, display
+
+
+def _number_from_text(num: str) -> str:
+    if re.fullmatch(r"[+-]?\d+", num):
+        return str(int(num))
+    return _number(float(num))[0]
+
+
+def _scalar(value: Any) -> tuple[str, Any, str | None] | None:
+    """(key, display, note) of a non-container value, or None when it is empty."""
+    if _is_missing(value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        b = bool(value)
+        return (YES if b else NO), b, None
+    if isinstance(value, np.integer):
+        key, disp = _number(int(value))
+        return key, disp, None
+    if isinstance(value, np.floating):
+        f = float(str(value)) if value.dtype.itemsize < 8 else float(value)
+        key, disp = _number(f)
+        return key, disp, None
+    if isinstance(value, int):
+        key, disp = _number(value)
+        return key, disp, None
+    if isinstance(value, float):
+        key, disp = _number(value)
+        return key, disp, None
+    if isinstance(value, Decimal):
+        if value.is_nan():
+            return None
+        if value.is_finite() and value == value.to_integral_value():
+            key, disp = _number(int(value))
+        else:
+            key, disp = _number(float(value))
+        return key, disp, None
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            key, disp = _number(int(value))
+        else:
+            key, disp = _number(float(value))
+        return key, disp, None
+    if isinstance(value, (pd.Timestamp, _dt.datetime, _dt.date, np.datetime64)):
+        key = _date(value)
+        return key, key, None
+    if isinstance(value, (pd.Timedelta, _dt.timedelta, np.timedelta64)):
+        text = str(pd.Timedelta(value))
+        return _clean_text(text), text, None
+    if isinstance(value, str):
+        res = _string_scalar(value)
+        return None if res is None else (res[0], res[1], None)
+    if isinstance(value, (bytes, bytearray)):
+        res = _string_scalar(bytes(value).decode("utf-8", errors="replace"))
+        return None if res is None else (res[0], res[1], None)
+    return _repr_scalar(value)
+
+
+def _repr_scalar(value: Any) -> tuple[str, Any, str | None]:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not crash voting
+        text = f"<{type(value).__name__}>"
+    key = _clean_text(_ADDRESS_RE.sub("", text)) or text
+    return key, text, f"unrecognised {type(value).__name__} value: compared by its repr"
+
+
+# --------------------------------------------------------------------------- containers
+
+
+def _is_container(value: Any) -> bool:
+    return isinstance(
+        value,
+        (list, tuple, set, frozenset, np.ndarray, pd.Series, pd.Index, pd.api.extensions.ExtensionArray),
+    )
+
+
+def _elements(value: Any) -> list[Any]:
+    if isinstance(value, np.ndarray):
+        return list(value.ravel(order="C")) if value.ndim != 0 else [value.item()]
+    return list(value)  # list, tuple, set, Series, Index, pandas arrays
+
+
+def _flatten(value: Any, out: list[tuple[str, Any, str | None]], depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        out.append(_repr_scalar(value))
+        return
+    if isinstance(value, pd.DataFrame):
+        col, _ = _frame_column(value)
+        if col is not None:
+            _flatten(col, out, depth + 1)
+        return
+    if _is_container(value):
+        for item in _elements(value):
+            _flatten(item, out, depth + 1)
+        return
+    res = _scalar(value)
+    if res is not None:
+        out.append(res)
+
+
+def _frame_column(df: pd.DataFrame) -> tuple[pd.Series | None, str | None]:
+    if df.shape[0] == 0 or df.shape[1] == 0:
+        return None, None
+    col = df.iloc[:, 0]
+    if df.shape[1] == 1:
+        return col, None
+    return col, f"answer is the first column of a {df.shape[0]}×{df.shape[1]} DataFrame; the other columns were ignored"
+
+
+def _yes_no(key: str, display: Any) -> tuple[str, Any]:
+    if key in _YES_FORMS:
+        return YES, YES
+    if key in _NO_FORMS:
+        return NO, NO
+    return key, display
+
+
+# --------------------------------------------------------------------------- public
+
+
+def normalize_answer(value: Any, *, yes_no: bool = False) -> NormalizedAnswer:
+    """Normalise one program answer for voting (rules in the module docstring).
+
+    Args:
+        value: whatever the program returned (plain Python, numpy, pandas, ...).
+        yes_no: the question is a yes/no question (or a TabFact statement): map
+            ``True``/``1``/``"yes"``/``"true"``/``"y"`` to ``"yes"`` and
+            ``False``/``0``/``"no"``/``"false"``/``"n"`` to ``"no"``.
+
+    Never raises: values no rule understands are compared by their ``repr``.
+    """
+    try:
+        return _normalize(value, yes_no)
+    except Exception:  # noqa: BLE001 - voting must survive any answer
+        key, disp, note = _repr_scalar(value)
+        return NormalizedAnswer(key=(key,), display=disp, is_empty=False, note=note)
+
+
+def _normalize(value: Any, yes_no: bool) -> NormalizedAnswer:
+    note: str | None = None
+    items: list[tuple[str, Any, str | None]]
+    if isinstance(value, pd.DataFrame):
+        col, note = _frame_column(value)
+        if col is None:
+            return _EMPTY
+        value = col
+    if isinstance(value, dict):
+        items = [_repr_scalar(value)]
+    elif _is_container(value):
+        items = []
+        _flatten(value, items, 0)
+    else:
+        res = _scalar(value)
+        items = [] if res is None else [res]
+    if not items:
+        return NormalizedAnswer(key=(), display=None, is_empty=True, note=note)
+    seen: dict[str, Any] = {}
+    for key, disp, item_note in items:
+        if yes_no:
+            key, disp = _yes_no(key, disp)
+        if key not in seen:
+            seen[key] = disp
+        note = note or item_note
+    if len(seen) == 1:
+        (key, disp), = seen.items()
+        return NormalizedAnswer(key=(key,), display=disp, is_empty=False, note=note)
+    return NormalizedAnswer(key=tuple(sorted(seen)), display=list(seen.values()), is_empty=False, note=note)
+
+
+_AUX_VERBS = (
+    "is", "are", "was", "were", "am",
+    "do", "does", "did",
+    "can", "could", "has", "have", "had",
+    "will", "would", "should", "shall", "must",
+    "isn't", "aren't", "wasn't", "weren't", "don't", "doesn't", "didn't",
+    "can't", "cannot", "couldn't", "hasn't", "haven't", "hadn't", "won't", "wouldn't", "shouldn't",
+)
+_AUX_RE = re.compile(r"^(?:" + "|".join(re.escape(v) for v in _AUX_VERBS) + r")\b")
+# " or " that does not make an A-or-B choice: "3 or more", "or not", ...
+_OR_OK_RE = re.compile(
+    r"\bor\s+(?:more|less|fewer|greater|higher|lower|above|below|over|under|later|earlier|"
+    r"longer|shorter|after|before|not|equal|so)\b"
+)
+
+
+def is_yes_no_question(question: str) -> bool:
+    """Heuristic: is this a yes/no question?
+
+    True when the question (after stripping, casefolding and normalising curly
+    apostrophes) starts with an auxiliary verb as a whole word: is, are, was, were,
+    am, do, does, did, can, could, has, have, had, will, would, should, shall, must,
+    or a negated form (isn't, don't, didn't, can't, cannot, ...) — *unless* it
+    offers a choice with `` or `` (``"was it X or Y?"`` asks for X or Y). ``or``
+    followed by more/less/fewer/greater/higher/lower/above/below/over/under/later/
+    earlier/longer/shorter/after/before/not/equal/so does not count as a choice
+    (``"are there 3 or more ..."``). TabFact statements are not questions: callers
+    pass ``yes_no=True`` for them directly.
+    """
+    q = unicodedata.normalize("NFKC", question).replace("\u2019", "'").strip().casefold()
+    q = q.lstrip("\"'([ ")
+    if not _AUX_RE.match(q):
+        return False
+    without_ok = _OR_OK_RE.sub(" ", q)
+    return re.search(r"\bor\b", without_ok) is None

@@ -1,0 +1,179 @@
+"""Tables as prompt text: the paper's ``CREATE TABLE`` format ("binder") or a pandas-style view.
+
+``binder`` style (Binder, appendix A.1; Rajkumar et al. 2022)::
+
+    CREATE TABLE 1998 world cup squad(
+    \trow_id int,
+    \tplayer text,
+    \tcaps int)
+    /*
+    3 example rows:
+    SELECT * FROM w LIMIT 3;
+    row_id\tplayer\tcaps
+    0\tzinedine zidane\t41
+    ...
+    */
+
+When every row is shown the two header lines are ``All rows of the table:`` and
+``SELECT * FROM w;``. Cells are separated by a tab (the paper uses a special
+character). Column types come from the dtypes: ``int`` (integers), ``real``
+(floats), ``text`` (strings, objects), and also ``bool`` and ``datetime``
+(so a program knows it may use ``.dt``). ``row_id`` is the row's position
+``0..n-1``, which is also ``df.index`` for a prepared table.
+
+``pandas`` style::
+
+    # table: 1998 world cup squad
+    # df: 12 rows × 3 columns; dtypes: 'player': str, 'club': str, 'caps': int64
+    # df.head(3):
+            player      club  caps
+    0  zinedine zidane  juventus    41
+
+Cell rules (both styles)
+------------------------
+* Text cells are lower-cased when ``lowercase`` (the paper lower-cases table
+  contents; numbers, booleans and dates are written as Python shows them).
+* Newlines, carriage returns and tabs inside a cell become one space.
+* A cell longer than ``max_cell_chars`` (default 100) is cut and ends with "…".
+* Missing values are empty in ``binder`` style and ``NaN`` in ``pandas`` style.
+
+Column names are never changed (not lower-cased, not truncated): the program
+must write them exactly as shown.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Literal
+
+import pandas as pd
+
+from binder_py.errors import BinderError
+
+__all__ = ["TableStyle", "TableText", "format_table", "cell_text", "column_type"]
+
+TableStyle = Literal["binder", "pandas"]
+STYLES = ("binder", "pandas")
+DEFAULT_MAX_CELL_CHARS = 100
+_SPACES = re.compile(r"[\r\n\t]+")
+
+
+def column_type(dtype: object) -> str:
+    """The ``CREATE TABLE`` type of a column: ``int``, ``real``, ``bool``, ``datetime`` or ``text``."""
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bool"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "int"
+    if pd.api.types.is_float_dtype(dtype):
+        return "real"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    return "text"
+
+
+def _is_missing(value: object) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    try:
+        return isinstance(value, float) and math.isnan(value)
+    except TypeError:
+        return False
+
+
+def cell_text(value: object, *, lowercase: bool = True, max_chars: int | None = DEFAULT_MAX_CELL_CHARS,
+              missing: str = "") -> str:
+    """One cell as prompt text (see the module docstring for the rules)."""
+    if _is_missing(value):
+        return missing
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) == 0:
+        try:
+            value = value.item()  # numpy scalar -> Python
+        except (ValueError, AttributeError):
+            pass
+    if isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, float):
+        text = repr(value)
+    elif isinstance(value, str):
+        text = value.lower() if lowercase else value
+    else:
+        text = str(value)
+    text = _SPACES.sub(" ", text)
+    if max_chars is not None and len(text) > max_chars:
+        text = text[:max_chars] + "…"
+    return text
+
+
+def _one_line(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+class TableText:
+    """A table prepared once and rendered with any number of rows (used to fit prompts).
+
+    ``render(k)`` gives the text with the first ``k`` rows (``None``: all rows).
+    """
+
+    def __init__(self, df: pd.DataFrame, title: str | None = None, *, style: TableStyle = "binder",
+                 lowercase: bool = True, max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS):
+        if style not in STYLES:
+            raise BinderError(f"unknown table style {style!r}; use one of: {', '.join(STYLES)}")
+        if not isinstance(df, pd.DataFrame):
+            raise BinderError(f"expected a pandas DataFrame as the table, got {type(df).__name__}")
+        self.df = df
+        self.title = _one_line(title) if title and title.strip() else "table"
+        self.style = style
+        self.lowercase = lowercase
+        self.max_cell_chars = max_cell_chars
+        self.total_rows = len(df)
+        self.columns = [str(c) for c in df.columns]
+        missing = "" if style == "binder" else "NaN"
+        self._cells = [
+            [cell_text(v, lowercase=lowercase, max_chars=max_cell_chars, missing=missing) for v in df.iloc[:, j].tolist()]
+            for j in range(df.shape[1])
+        ]
+        self._types = [column_type(df.dtypes.iloc[j]) for j in range(df.shape[1])]
+        self._lines: list[str] | None = None
+
+    def rows_for(self, max_rows: int | None) -> int:
+        """How many rows ``render(max_rows)`` shows."""
+        if max_rows is None:
+            return self.total_rows
+        return max(0, min(int(max_rows), self.total_rows))
+
+    def render(self, max_rows: int | None = None) -> str:
+        k = self.rows_for(max_rows)
+        if self.style == "binder":
+            return self._render_binder(k)
+        return self._render_pandas(k)
+
+    def _render_binder(self, k: int) -> str:
+        if self._lines is None:
+            self._lines = ["\t".join([str(i)] + [col[i] for col in self._cells]) for i in range(self.total_rows)]
+        schema = ",\n".join(["\trow_id int"] + [f"\t{name} {typ}" for name, typ in zip(self.columns, self._types)])
+        if k >= self.total_rows:
+            head = ["All rows of the table:", "SELECT * FROM w;"]
+        else:
+            head = [f"{k} example row{'s' if k != 1 else ''}:", f"SELECT * FROM w LIMIT {k};"]
+        header = "\t".join(["row_id"] + self.columns)
+        parts = [f"CREATE TABLE {self.title}(", schema + ")", "/*", *head, header, *self._lines[:k], "*/"]
+        return "\n".join(parts)
+
+    def _render_pandas(self, k: int) -> str:
+        dtypes = ", ".join(f"{name!r}: {self.df.dtypes.iloc[j]}" for j, name in enumerate(self.columns))
+        n, m = self.total_rows, len(self.columns)
+        lines = [f"# table: {self.title}",
+                 f"# df: {n} row{'s' if n != 1 else ''} × {m} column{'s' if m != 1 else ''}; dtypes: {dtypes}",
+                 "# all rows:" if k >= n else f"# df.head({k}):"]
+        shown = pd.DataFrame({j: col[:k] for j, col in enumerate(self._cells)}, index=range(k))
+        shown.columns = self.columns
+        lines.append(shown.to_string())
+        return "\n".join(lines)
+
+
+def format_table(df: pd.DataFrame, title: str | None = None, *, style: TableStyle = "binder",
+                 max_rows: int | None = None, lowercase: bool = True,
+                 max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS) -> str:
+    """The table as prompt text with its first ``max_rows`` rows (``None``: all); see the module docstring."""
+    return TableText(df, title, style=style, lowercase=lowercase, max_cell_chars=max_cell_chars).render(max_rows)

@@ -1,0 +1,371 @@
+"""Loading and preparing the tables that questions are asked about.
+
+Two entry points:
+
+* :func:`load_table` reads a user's file (CSV, TSV, Parquet, Excel) and returns a
+  prepared DataFrame.
+* :func:`prepare_table` validates and types a DataFrame that a user passes
+  directly in Python (``binder_py`` calls it on every table before a program
+  sees it).
+
+Rules of :func:`prepare_table` (the "table contract" that programs can rely on)
+-------------------------------------------------------------------------------
+
+Column names
+    * Every column name is a string. Integer names (``0, 1, 2`` as pandas
+      gives for ``DataFrame([[...]])``) are converted to their decimal string
+      (``"0", "1", "2"``). Any other kind of name (float, ``None``, tuple /
+      MultiIndex, ...) is a :class:`TableError`; rename the columns first
+      (``df.columns = [...]``).
+    * Names are normalised with :func:`normalize_header`: stripped, and every
+      run of whitespace (including newlines) becomes one space.
+    * A name that is empty after normalisation becomes ``column_<i>`` with
+      ``i`` its 1-based position.
+    * Duplicate names (after normalisation) are a :class:`TableError` naming
+      the duplicates. (The WikiTQ loader makes them unique first with
+      :func:`make_unique_headers`: ``name``, ``name_2``, ``name_3``, ...)
+
+Rows / index
+    * A table needs at least one column and at least one row.
+    * The result has the default index ``0..n-1`` in the original row order.
+      An unnamed integer index (e.g. after filtering rows) is renumbered; a
+      named index or a non-integer index is a :class:`TableError` (call
+      ``df.reset_index()`` to keep it as a column, or
+      ``df.reset_index(drop=True)`` to drop it).
+
+Column typing (deterministic, no guessing of dates)
+    Only columns whose non-missing values are all ``str`` are typed; columns
+    that are already numeric, boolean, datetime, ... are kept as they are.
+    For a string column, each cell is stripped of surrounding whitespace; a
+    cell is *empty* when it is ``""`` after stripping (``None``/NaN count as
+    empty too). A non-empty cell is *numeric* when it matches::
+
+        [+-]? ( digits | d{1,3}(,ddd)+ ) ( . digits )?      or   [+-]? . digits
+
+    i.e. an optional sign, an integer part written either plainly or with
+    comma thousands separators in groups of three, and an optional decimal
+    part. An integer part with a leading zero followed by more digits
+    (``"007"``, ``"-01"``) is *not* numeric (codes, zip codes and ids keep
+    their spelling). No exponents, currency signs, percent signs, units,
+    ``inf`` or ``nan``.
+
+    * If the column has at least one non-empty cell and every non-empty cell
+      is numeric, the column becomes numeric:
+
+        - ``int64`` when there are no empty cells and every value is integral
+          (``"3"``, ``"1,234"``, ``"2.0"``) and fits in int64;
+        - otherwise ``float64``, with empty cells as ``NaN``.
+        - If a value needs more than 15 significant digits to survive the
+          conversion to float (e.g. a 20-digit id), the column stays a string column.
+
+    * Otherwise the column stays a string column: every cell is the original
+      text (not stripped), and missing values (``None``/NaN) become ``""``.
+      Dates, times, percentages, currencies stay strings; programs can call
+      ``pd.to_datetime`` / ``str.replace`` themselves.
+
+:func:`load_table` reads every cell as text (``dtype=str``, ``""`` for empty
+cells, no ``NA`` guessing) and the header row exactly as written, then calls
+:func:`prepare_table`; so files and DataFrames follow the same rules.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from binder_py.errors import TableError
+
+__all__ = [
+    "ACCEPTED_EXTENSIONS",
+    "load_table",
+    "prepare_table",
+    "normalize_header",
+    "make_unique_headers",
+    "parse_number",
+]
+
+ACCEPTED_EXTENSIONS = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".xlsx", ".xls")
+
+_WHITESPACE = re.compile(r"\s+")
+_NUMBER = re.compile(
+    r"""^[+-]?
+        (?: (?: 0 | [1-9]\d{0,2}(?:,\d{3})+ | [1-9]\d* ) (?:\.\d+)?
+          | \.\d+ )$""",
+    re.VERBOSE,
+)
+
+
+def normalize_header(name: object) -> str:
+    """Strip a column name and collapse every run of whitespace (newlines too) to one space."""
+    return _WHITESPACE.sub(" ", str(name)).strip()
+
+
+def make_unique_headers(names: list[str]) -> list[str]:
+    """Make duplicate names unique deterministically: ``a, a, a`` -> ``a, a_2, a_3``.
+
+    A generated name that already exists is skipped (``a, a, a_2`` ->
+    ``a, a_3, a_2``). Empty names are left as they are (see :func:`prepare_table`).
+    """
+    taken = set(names)
+    seen: Counter[str] = Counter()
+    result = []
+    for name in names:
+        seen[name] += 1
+        if seen[name] == 1:
+            result.append(name)
+            continue
+        k = seen[name]
+        candidate = f"{name}_{k}"
+        while candidate in taken:
+            k += 1
+            candidate = f"{name}_{k}"
+        seen[name] = k
+        taken.add(candidate)
+        result.append(candidate)
+    return result
+
+
+def parse_number(text: str) -> int | float | None:
+    """Parse one cell by the numeric rule of :func:`prepare_table`; ``None`` when not numeric."""
+    text = text.strip()
+    if not _NUMBER.match(text):
+        return None
+    plain = text.replace(",", "")
+    if "." in plain:
+        value = float(plain)
+        return value
+    return int(plain)
+
+
+# --------------------------------------------------------------------------- prepare
+
+
+def _column_names(columns: pd.Index) -> list[str]:
+    if isinstance(columns, pd.MultiIndex):
+        raise TableError(
+            "the table has multi-level (MultiIndex) column names; flatten them to strings first, e.g. "
+            "df.columns = [' '.join(map(str, c)) for c in df.columns]")
+    names = []
+    for position, name in enumerate(columns):
+        if isinstance(name, str):
+            names.append(name)
+        elif isinstance(name, numbers.Integral) and not isinstance(name, bool):
+            names.append(str(int(name)))
+        else:
+            raise TableError(
+                f"column {position + 1} has a non-string name {name!r} ({type(name).__name__}); "
+                "column names must be strings (integers are converted): rename the columns, "
+                "e.g. df.columns = ['name', 'year', ...]")
+    names = [normalize_header(n) for n in names]
+    names = [n if n else f"column_{i + 1}" for i, n in enumerate(names)]
+    duplicates = [n for n, c in Counter(names).items() if c > 1]
+    if duplicates:
+        shown = ", ".join(repr(n) for n in duplicates[:10])
+        raise TableError(
+            f"the table has duplicate column names: {shown} (after trimming whitespace); "
+            "rename the columns so that every name is different")
+    return names
+
+
+def _is_missing(value: object) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _type_string_column(values: list[object]) -> pd.Series | None:
+    """Numeric Series for an all-string column that passes the numeric rule, else ``None``."""
+    parsed: list[int | float | None] = []
+    any_value = False
+    for value in values:
+        if _is_missing(value) or not value.strip():  # type: ignore[union-attr]
+            parsed.append(None)
+            continue
+        number = parse_number(value)  # type: ignore[arg-type]
+        if number is None:
+            return None
+        any_value = True
+        parsed.append(number)
+    if not any_value:
+        return None
+    has_empty = any(v is None for v in parsed)
+    integral = all(v is None or isinstance(v, int) or float(v).is_integer() for v in parsed)
+    if integral and not has_empty:
+        ints = [int(v) for v in parsed]  # type: ignore[arg-type]
+        if all(-(2**63) <= v < 2**63 for v in ints):
+            return pd.Series(ints, dtype="int64")
+    floats = []
+    for v in parsed:
+        if v is None:
+            floats.append(np.nan)
+            continue
+        f = float(v)
+        if isinstance(v, int) and abs(v) > 10**15 and int(f) != v:
+            return None  # would lose digits: keep the text
+        floats.append(f)
+    return pd.Series(floats, dtype="float64")
+
+
+def prepare_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Validate a table and type its columns; returns a new DataFrame (see the module docstring).
+
+    Raises :class:`~binder_py.errors.TableError` for: not a DataFrame, no
+    columns, no rows, non-string column names (integers are converted),
+    duplicate column names, a named or non-integer index.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TableError(f"expected a pandas DataFrame as the table, got {type(df).__name__}; "
+                         "build one with pd.DataFrame(...) or load a file with binder_py.tables.load_table(path)")
+    if df.shape[1] == 0:
+        raise TableError("the table has no columns; give a table with a header row and at least one column")
+    names = _column_names(df.columns)
+    if df.shape[0] == 0:
+        raise TableError("the table has no rows; give a table with at least one data row under the header")
+    index = df.index
+    if not isinstance(index, pd.RangeIndex) or index.start != 0 or index.step != 1:
+        if isinstance(index, pd.MultiIndex) or any(n is not None for n in index.names):
+            raise TableError(
+                f"the table has a named index ({', '.join(str(n) for n in index.names)}); call "
+                "df.reset_index() to keep it as a column, or df.reset_index(drop=True) to drop it")
+        if not pd.api.types.is_integer_dtype(index.dtype):
+            raise TableError(
+                "the table has a non-integer row index; call df.reset_index() to keep it as a column, "
+                "or df.reset_index(drop=True) to drop it")
+    columns: dict[str, pd.Series] = {}
+    for position, name in enumerate(names):
+        column = df.iloc[:, position]
+        values = column.tolist()
+        is_text = pd.api.types.is_string_dtype(column.dtype) or column.dtype == object
+        if is_text and all(_is_missing(v) or isinstance(v, str) for v in values):
+            typed = _type_string_column(values)
+            if typed is None:
+                typed = pd.Series(["" if _is_missing(v) else v for v in values], dtype=str)
+            columns[name] = typed
+        else:
+            columns[name] = column.reset_index(drop=True)
+    result = pd.DataFrame(columns)
+    result.index = pd.RangeIndex(len(result))
+    return result
+
+
+# --------------------------------------------------------------------------- load
+
+
+def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
+    try:
+        raw = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, header=None,
+                          skip_blank_lines=True, encoding="utf-8-sig")
+    except pd.errors.EmptyDataError:
+        raise TableError(f"{path}: the file is empty; give a table with a header row and at least one data row") from None
+    except UnicodeDecodeError:
+        raise TableError(f"{path}: the file is not UTF-8 text; save it as UTF-8 (CSV UTF-8 in spreadsheet programs)") from None
+    except pd.errors.ParserError as error:
+        detail = str(error).strip().splitlines()[-1] if str(error).strip() else "malformed rows"
+        raise TableError(
+            f"{path}: cannot parse the file as {'TSV' if sep == chr(9) else 'CSV'} ({detail}); check that every row "
+            "has the same number of fields and that quotes are balanced") from None
+    return _header_from_first_row(raw, path)
+
+
+def _header_from_first_row(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
+    if raw.shape[0] == 0 or raw.shape[1] == 0:
+        raise TableError(f"{path}: the file has no header row; the first row must hold the column names")
+    header = ["" if _is_missing(v) else str(v) for v in raw.iloc[0].tolist()]
+    body = raw.iloc[1:].reset_index(drop=True)
+    body.columns = header
+    if body.shape[0] == 0:
+        raise TableError(f"{path}: the table has a header but no data rows; add at least one row")
+    return body
+
+
+def _read_excel(path: Path) -> pd.DataFrame:
+    try:
+        raw = pd.read_excel(path, sheet_name=0, header=None, dtype=str, keep_default_na=False)
+    except ImportError as error:
+        package = "xlrd" if path.suffix.lower() == ".xls" else "openpyxl"
+        raise TableError(f"{path}: reading {path.suffix} files needs the '{package}' package ({error}); "
+                         f"install it (pip install {package}) or save the sheet as CSV") from None
+    except Exception as error:  # openpyxl/zipfile raise many different types on garbled files
+        raise TableError(f"{path}: cannot read the file as an Excel workbook ({type(error).__name__}: {error}); "
+                         "check the file or save the sheet as CSV") from None
+    raw = raw.dropna(how="all")
+    return _header_from_first_row(raw.reset_index(drop=True), path)
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_parquet(path)
+    except ImportError as error:
+        raise TableError(f"{path}: reading Parquet needs 'pyarrow' ({error}); install it (pip install pyarrow) "
+                         "or save the table as CSV") from None
+    except Exception as error:
+        raise TableError(f"{path}: cannot read the file as Parquet ({type(error).__name__}: {error}); "
+                         "check the file or save the table as CSV") from None
+    if df.columns.duplicated().any():
+        raise TableError(f"{path}: duplicate column names {sorted(set(df.columns[df.columns.duplicated()]))}; "
+                         "rename the columns so that every name is different")
+    # Parquet is typed already; read it as text like the other formats so the same typing rules apply.
+    as_text = {}
+    for name in df.columns:
+        column = df[name]
+        as_text[name] = ["" if _is_missing(v) else (v if isinstance(v, str) else _cell_text(v)) for v in column.tolist()]
+    result = pd.DataFrame(as_text, columns=list(df.columns), dtype=object)
+    result.columns = list(df.columns)
+    return result
+
+
+def _cell_text(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a table file and return it prepared by :func:`prepare_table`.
+
+    Accepted extensions (case-insensitive): ``.csv`` (comma-separated),
+    ``.tsv``/``.tab`` (tab-separated), ``.parquet``/``.pq``, ``.xlsx``/``.xls``
+    (first sheet). The first row (for Parquet: the column names) is the
+    header, read exactly as written. Every cell is read as text (empty cells
+    are ``""``) and then typed by :func:`prepare_table`. Duplicate column
+    names are an error (rename them in the file).
+
+    Raises :class:`~binder_py.errors.TableError` with a message saying what to fix.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in ACCEPTED_EXTENSIONS:
+        raise TableError(
+            f"{path}: unknown table format {suffix or '(no extension)'!r}; accepted extensions are "
+            f"{', '.join(ACCEPTED_EXTENSIONS)} (rename the file or convert it to CSV)")
+    if not path.exists():
+        raise TableError(f"{path}: no such file; check the path")
+    if path.is_dir():
+        raise TableError(f"{path}: is a directory, not a table file")
+    if path.stat().st_size == 0:
+        raise TableError(f"{path}: the file is empty; give a table with a header row and at least one data row")
+    if suffix == ".csv":
+        raw = _read_delimited(path, ",")
+    elif suffix in (".tsv", ".tab"):
+        raw = _read_delimited(path, "\t")
+    elif suffix in (".parquet", ".pq"):
+        raw = _read_parquet(path)
+    else:
+        raw = _read_excel(path)
+    names = [normalize_header(n) for n in raw.columns]
+    duplicates = sorted(n for n, c in Counter(names).items() if c > 1 and n)
+    if duplicates:
+        raise TableError(
+            f"{path}: duplicate column names {', '.join(repr(n) for n in duplicates)}; "
+            "rename the columns in the file so that every name is different")
+    try:
+        return prepare_table(raw)
+    except TableError as error:
+        raise TableError(f"{path}: {error}") from None

@@ -1,0 +1,368 @@
+"""Voting over the answers of sampled candidate programs (Binder, appendix A.3).
+
+Every sampled program is run in the sandbox; each run becomes a :class:`VoteCandidate`.
+:func:`vote` normalises every answer with :func:`binder_py.normalize.normalize_answer`
+(so ``3``, ``3.0`` and ``"3"`` are one answer) and returns the winner, the full
+distribution and a confidence.
+
+Rules
+-----
+1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
+   when ``drop_failed`` (default). A candidate whose normalised answer is empty
+   (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
+   (default). A failed candidate that is kept votes for its normalised ``value``
+   (usually ``None``, i.e. the empty answer, which then abstains too unless
+   ``drop_empty=False``). ``voters`` and ``abstained`` count *programs*: a
+   candidate counts ``count`` times.
+2. **Counts.** ``count`` is how many sampled programs were identical (the program
+   was executed once and its answer stands for all of them). Weights below are per
+   candidate and are summed per normalised answer.
+3. **Weights** per strategy:
+
+   - ``"majority"``: ``count``.
+   - ``"probability"``: ``count × exp(mean_logprob)``; ``count × 1`` when
+     ``mean_logprob`` is ``None`` or NaN (so a candidate without a log-probability
+     weighs as much as a certain one: give all or none).
+   - ``"answer_biased"``: ``count × answer_weights.get(answer, 1.0)``. The keys of
+     ``answer_weights`` are normalised with the same rules and the same ``yes_no``
+     as the answers, and compared with :func:`binder_py.normalize.key_text` of the
+     answer (the value for a scalar, values joined by ``" | "`` for a list). With
+     ``yes_no=True``, ``"yes"``, ``"true"``, ``1`` and ``True`` all name the yes
+     answer. For TabFact (the paper gives four votes to answer 1, *entailed*) use
+     ``yes_no=True, answer_weights=TABFACT_ANSWER_WEIGHTS`` (``{"yes": 4.0}``).
+   - ``"program_biased"``: ``count × neural_weight`` (default 10) for candidates
+     whose program has neural calls, ``count × 1`` for the others (the paper weighs
+     Binder programs ×10 on WikiTQ and MMQA).
+
+4. **Winner**: the answer with the largest total weight. Weights equal to 9
+   significant digits tie. Among tied answers: if *every* tied answer has a
+   log-probability (the count-weighted mean of its candidates' ``mean_logprob``,
+   ignoring candidates without one), the highest wins; otherwise — or if those are
+   equal too — the answer seen earliest wins (smallest ``order`` of its candidates,
+   then position in the input sequence).
+5. **Result.** ``distribution`` lists every answer that got votes, sorted by weight
+   (descending) with ties ordered by rule 4, so ``distribution[0]`` is the winner.
+   ``share`` = answer weight / total weight; ``confidence`` = the winner's share
+   (0.0 when the total weight is 0). The winner's ``display`` (its earliest
+   candidate's display, see ``normalize_answer``) is ``VoteResult.value``.
+   With no voters, ``value=None``, ``key=None``, ``confidence=0.0`` and an empty
+   distribution.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from binder_py.normalize import NormalizedAnswer, key_text, normalize_answer
+
+__all__ = [
+    "Strategy",
+    "STRATEGIES",
+    "DEFAULT_NEURAL_WEIGHT",
+    "TABFACT_ANSWER_WEIGHTS",
+    "VoteCandidate",
+    "VoteShare",
+    "VoteResult",
+    "vote",
+    "vote_prefix",
+]
+
+Strategy = Literal["majority", "probability", "answer_biased", "program_biased"]
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
+
+#: Weight of a program with neural calls under ``strategy="program_biased"`` (paper: 10).
+DEFAULT_NEURAL_WEIGHT = 10.0
+
+#: TabFact answer bias from the paper (4 votes for entailed, 1 for refuted); use with ``yes_no=True``.
+TABFACT_ANSWER_WEIGHTS: Mapping[str, float] = {"yes": 4.0, "no": 1.0}
+
+_TIE_DIGITS = 9
+
+
+@dataclass(frozen=True)
+class VoteCandidate:
+    """The executed answer of one (or ``count`` identical) sampled program(s).
+
+    Attributes:
+        value: the program's answer (anything; normalised before voting).
+        count: how many sampled programs were identical to this one (≥ 1).
+        mean_logprob: mean token log-probability of the program, when the model gave it.
+        has_neural_calls: the program calls the language model (weighs
+            ``neural_weight`` under ``"program_biased"``).
+        order: sampling position of the (first) program, 0-based; ties go to the
+            earliest and :func:`vote_prefix` keeps ``order < k``.
+        ok: the program ran without error.
+        sample_orders: optional sampling positions of all ``count`` identical
+            programs; only :func:`vote_prefix` uses it (to count how many of them
+            fall in the prefix). Empty: all ``count`` programs are taken to be at ``order``.
+    """
+
+    value: Any
+    count: int = 1
+    mean_logprob: float | None = None
+    has_neural_calls: bool = False
+    order: int = 0
+    ok: bool = True
+    sample_orders: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class VoteShare:
+    """One distinct (normalised) answer in a vote.
+
+    Attributes:
+        key: the normalised key (``()`` for the empty answer when empties vote).
+        display: display value of the earliest candidate with this answer.
+        weight: summed weight of its candidates under the strategy.
+        count: number of programs (sum of ``count``) that gave this answer.
+        share: ``weight / total weight`` (0.0 when the total is 0).
+        candidate_orders: ``order`` of each candidate that gave it, ascending.
+        mean_logprob: count-weighted mean of its candidates' ``mean_logprob``
+            (``None`` when none of them has one).
+        note: the first ``NormalizedAnswer.note`` among its candidates (why the
+            answer is not ideal, e.g. the first column of a wide DataFrame).
+    """
+
+    key: tuple[str, ...]
+    display: Any
+    weight: float
+    count: int
+    share: float
+    candidate_orders: list[int]
+    mean_logprob: float | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class VoteResult:
+    """The outcome of :func:`vote`.
+
+    Attributes:
+        value: display value of the winning answer, or ``None`` (no voters, or the
+            empty answer won with ``drop_empty=False``).
+        key: normalised key of the winner; ``None`` when nobody voted.
+        confidence: winner's weight / total weight (vote share), 0.0 with no voters.
+        distribution: every answer with its weight, sorted by weight (descending,
+            ties in tie-break order); ``distribution[0]`` is the winner.
+        voters: programs (sum of ``count``) that voted.
+        abstained: programs (sum of ``count``) that did not (failed or empty).
+        tied: the winner was decided by the tie-break rule.
+        strategy: the strategy used.
+    """
+
+    value: Any
+    key: tuple[str, ...] | None
+    confidence: float
+    distribution: list[VoteShare] = field(default_factory=list)
+    voters: int = 0
+    abstained: int = 0
+    tied: bool = False
+    strategy: str = "majority"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form (for JSON): keys become lists."""
+        return {
+            "value": self.value,
+            "key": None if self.key is None else list(self.key),
+            "confidence": self.confidence,
+            "voters": self.voters,
+            "abstained": self.abstained,
+            "tied": self.tied,
+            "strategy": self.strategy,
+            "distribution": [
+                {**dataclasses.asdict(s), "key": list(s.key)} for s in self.distribution
+            ],
+        }
+
+
+@dataclass
+class _Group:
+    key: tuple[str, ...]
+    display: Any
+    first: tuple[int, int]  # (order, input position) of the earliest candidate
+    note: str | None
+    weight: float = 0.0
+    count: int = 0
+    orders: list[int] = field(default_factory=list)
+    lp_sum: float = 0.0
+    lp_count: int = 0
+
+    @property
+    def mean_logprob(self) -> float | None:
+        return self.lp_sum / self.lp_count if self.lp_count else None
+
+
+def _finite_logprob(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def _answer_weight_table(answer_weights: Mapping[Any, float] | None, yes_no: bool) -> dict[str, float]:
+    table: dict[str, float] = {}
+    for raw, w in (answer_weights or {}).items():
+        w = float(w)
+        if not w >= 0 or math.isinf(w):
+            raise ValueError(f"answer weight for {raw!r} must be a finite number ≥ 0, got {w!r}")
+        k = normalize_answer(raw, yes_no=yes_no).text
+        if k in table and table[k] != w:
+            raise ValueError(
+                f"answer_weights gives {raw!r} weight {w} but an equivalent answer ({k!r}) weight {table[k]}"
+            )
+        table[k] = w
+    return table
+
+
+def _candidate_weight(
+    c: VoteCandidate, norm: NormalizedAnswer, strategy: str, table: Mapping[str, float], neural_weight: float
+) -> float:
+    if strategy == "majority":
+        return float(c.count)
+    if strategy == "probability":
+        lp = _finite_logprob(c.mean_logprob)
+        return c.count * (1.0 if lp is None else math.exp(lp))
+    if strategy == "answer_biased":
+        return c.count * table.get(norm.text, 1.0)
+    return c.count * (neural_weight if c.has_neural_calls else 1.0)  # program_biased
+
+
+def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
+    """Sort groups: weight desc; each tie class by log-prob (if all have one) then earliest."""
+    def rounded(w: float) -> float:
+        return float(f"{w:.{_TIE_DIGITS}g}")
+
+    classes: dict[float, list[_Group]] = {}
+    for g in groups:
+        classes.setdefault(rounded(g.weight), []).append(g)
+    ranked: list[_Group] = []
+    for w in sorted(classes, reverse=True):
+        tied = classes[w]
+        lps = [g.mean_logprob for g in tied]
+        if all(lp is not None for lp in lps):
+            tied.sort(key=lambda g: (-(g.mean_logprob or 0.0), g.first))
+        else:
+            tied.sort(key=lambda g: g.first)
+        ranked.extend(tied)
+    top_tied = bool(ranked) and len(classes[rounded(ranked[0].weight)]) > 1
+    return ranked, top_tied
+
+
+def vote(
+    candidates: Sequence[VoteCandidate],
+    *,
+    strategy: Strategy = "majority",
+    yes_no: bool = False,
+    answer_weights: Mapping[Any, float] | None = None,
+    neural_weight: float = DEFAULT_NEURAL_WEIGHT,
+    drop_empty: bool = True,
+    drop_failed: bool = True,
+) -> VoteResult:
+    """Vote on the normalised answers of ``candidates`` (exact rules in the module docstring).
+
+    Args:
+        candidates: one per distinct executed program, in any order.
+        strategy: ``"majority"`` (weight = count), ``"probability"`` (count ×
+            exp(mean_logprob), 1 when missing), ``"answer_biased"`` (count ×
+            ``answer_weights`` of the normalised answer, default 1), or
+            ``"program_biased"`` (count × ``neural_weight`` for programs with neural
+            calls, count × 1 otherwise).
+        yes_no: normalise answers as yes/no (``True``/``1``/``"yes"`` are one answer).
+        answer_weights: per-answer weights for ``"answer_biased"``; keys are
+            normalised like answers (e.g. ``{"yes": 4.0}`` with ``yes_no=True``).
+        neural_weight: weight factor of programs with neural calls (``"program_biased"``).
+        drop_empty: candidates with an empty answer do not vote.
+        drop_failed: candidates with ``ok=False`` do not vote.
+
+    Raises:
+        ValueError: unknown strategy, ``count < 1``, negative or non-finite weights.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown voting strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    if not neural_weight >= 0 or math.isinf(neural_weight):
+        raise ValueError(f"neural_weight must be a finite number ≥ 0, got {neural_weight!r}")
+    table = _answer_weight_table(answer_weights, yes_no) if strategy == "answer_biased" else {}
+
+    groups: dict[tuple[str, ...], _Group] = {}
+    voters = abstained = 0
+    for pos, c in enumerate(candidates):
+        if c.count < 1:
+            raise ValueError(f"VoteCandidate.count must be at least 1, got {c.count} (order {c.order})")
+        if not c.ok and drop_failed:
+            abstained += c.count
+            continue
+        norm = normalize_answer(c.value, yes_no=yes_no)
+        if norm.is_empty and drop_empty:
+            abstained += c.count
+            continue
+        voters += c.count
+        first = (c.order, pos)
+        g = groups.get(norm.key)
+        if g is None:
+            g = groups[norm.key] = _Group(key=norm.key, display=norm.display, first=first, note=norm.note)
+        elif first < g.first:
+            g.display, g.first = norm.display, first
+        g.note = g.note or norm.note
+        g.weight += _candidate_weight(c, norm, strategy, table, neural_weight)
+        g.count += c.count
+        g.orders.append(c.order)
+        lp = _finite_logprob(c.mean_logprob)
+        if lp is not None:
+            g.lp_sum += lp * c.count
+            g.lp_count += c.count
+
+    if not groups:
+        return VoteResult(value=None, key=None, confidence=0.0, distribution=[], voters=voters,
+                          abstained=abstained, tied=False, strategy=strategy)
+
+    ranked, tied = _rank(list(groups.values()))
+    total = sum(g.weight for g in ranked)
+    distribution = [
+        VoteShare(
+            key=g.key,
+            display=g.display,
+            weight=g.weight,
+            count=g.count,
+            share=(g.weight / total) if total > 0 else 0.0,
+            candidate_orders=sorted(g.orders),
+            mean_logprob=g.mean_logprob,
+            note=g.note,
+        )
+        for g in ranked
+    ]
+    winner = distribution[0]
+    return VoteResult(
+        value=winner.display,
+        key=winner.key,
+        confidence=winner.share,
+        distribution=distribution,
+        voters=voters,
+        abstained=abstained,
+        tied=tied,
+        strategy=strategy,
+    )
+
+
+def vote_prefix(candidates: Sequence[VoteCandidate], k: int, **kwargs: Any) -> VoteResult:
+    """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
+
+    Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position)
+    and calls :func:`vote` with ``kwargs``. A candidate with ``sample_orders`` counts
+    only its samples with position ``< k`` (its ``order`` becomes the smallest of
+    them); without ``sample_orders`` its whole ``count`` is kept. ``k <= 0`` gives
+    the no-voters result.
+    """
+    kept: list[VoteCandidate] = []
+    for c in candidates:
+        if c.sample_orders:
+            inside = [o for o in c.sample_orders if o < k]
+            if inside:
+                kept.append(dataclasses.replace(c, count=len(inside), order=min(inside),
+                                                sample_orders=tuple(inside)))
+        elif c.order < k:
+            kept.append(c)
+    return vote(kept, **kwargs)

@@ -1,0 +1,150 @@
+"""Compile a program under RestrictedPython plus the sandbox's own AST rules.
+
+* syntax errors are reported as ``syntax`` failures;
+* RestrictedPython violations and disallowed imports as ``policy`` failures;
+* every top-level expression statement (except ``print(...)``) stores its
+  value in ``_binder_result_`` so the answer is the last one executed;
+* ``a ** b`` becomes ``_binder_pow_(a, b)`` (refuses enormous integers);
+* ``x[k] += v`` / ``obj.attr += v`` (refused by RestrictedPython) is rewritten
+  to the guarded ``x[k] = x[k] + v`` when ``x`` and ``k`` are simple names or
+  constants.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from dataclasses import dataclass
+from types import CodeType
+
+from RestrictedPython import compile_restricted_exec
+from RestrictedPython.transformer import RestrictingNodeTransformer
+
+from .facades import ALLOWED_MODULES, facade_members
+
+RESULT_NAME = "_binder_result_"
+POW_NAME = "_binder_pow_"
+
+
+@dataclass(frozen=True)
+class CompileFailure:
+    kind: str  # "syntax" | "policy"
+    message: str
+    line: int | None
+
+
+class _Transformer(RestrictingNodeTransformer):
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        node = super().visit_Module(node)
+        if self.errors:
+            return node
+        body: list[ast.stmt] = []
+        for stmt in node.body:
+            if isinstance(stmt, ast.Expr) and not _is_print_call(stmt.value):
+                if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str) and not body:
+                    body.append(stmt)  # module docstring
+                    continue
+                new = ast.Assign(targets=[ast.Name(RESULT_NAME, ast.Store())], value=stmt.value)
+                ast.copy_location(new, stmt)
+                body.append(new)
+            else:
+                body.append(stmt)
+        node.body = body
+        ast.fix_missing_locations(node)
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        node = super().visit_BinOp(node)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            call = ast.Call(func=ast.Name(POW_NAME, ast.Load()), args=[node.left, node.right], keywords=[])
+            ast.copy_location(call, node)
+            ast.copy_location(call.func, node)
+            return call
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        target = node.target
+        simple = (ast.Name, ast.Constant)
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(target.slice, simple):
+            load = ast.Subscript(value=copy.deepcopy(target.value), slice=copy.deepcopy(target.slice), ctx=ast.Load())
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            load = ast.Attribute(value=copy.deepcopy(target.value), attr=target.attr, ctx=ast.Load())
+        else:
+            return super().visit_AugAssign(node)
+        assign = ast.Assign(targets=[target], value=ast.BinOp(left=load, op=node.op, right=node.value))
+        ast.copy_location(assign, node)
+        ast.fix_missing_locations(assign)
+        for sub in ast.walk(assign):
+            if hasattr(sub, "lineno"):
+                ast.copy_location(sub, node)
+        return self.visit(assign)
+
+
+def _is_print_call(value: ast.AST) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "_call_print"
+    )
+
+
+class _ImportChecker(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.problem: CompileFailure | None = None
+
+    def _fail(self, node: ast.AST, message: str) -> None:
+        if self.problem is None:
+            self.problem = CompileFailure("policy", message, getattr(node, "lineno", None))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name not in ALLOWED_MODULES:
+                self._fail(node, f"import of module {alias.name!r} is not allowed "
+                                 f"(allowed: {', '.join(ALLOWED_MODULES)})")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or node.module not in ALLOWED_MODULES:
+            self._fail(node, f"import of module {node.module!r} is not allowed "
+                             f"(allowed: {', '.join(ALLOWED_MODULES)})")
+            return
+        members = facade_members(node.module)
+        for alias in node.names:
+            if alias.name != "*" and alias.name not in members:
+                self._fail(node, f"{node.module}.{alias.name} is not available in the sandbox")
+
+
+_LINE_RE = re.compile(r"^Line (\d+):")
+
+
+def compile_program(program: str | ast.Module, filename: str = "<program>") -> CodeType | CompileFailure:
+    """Return a code object, or a CompileFailure. Never raises for bad input."""
+    if isinstance(program, ast.Module):
+        tree = copy.deepcopy(program)
+        ast.fix_missing_locations(tree)
+    elif isinstance(program, str):
+        try:
+            tree = ast.parse(program, filename=filename, mode="exec")
+        except SyntaxError as exc:
+            return CompileFailure("syntax", f"{type(exc).__name__}: {exc.msg}", exc.lineno)
+        except (ValueError, MemoryError, RecursionError) as exc:
+            return CompileFailure("syntax", f"{type(exc).__name__}: {exc}", None)
+    else:
+        return CompileFailure("policy", f"program must be a str or ast.Module, not {type(program).__name__}", None)
+
+    checker = _ImportChecker()
+    checker.visit(tree)
+    if checker.problem is not None:
+        return checker.problem
+    try:
+        result = compile_restricted_exec(tree, filename=filename, policy=_Transformer)
+    except SyntaxError as exc:
+        return CompileFailure("syntax", f"{type(exc).__name__}: {exc.msg}", exc.lineno)
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+        return CompileFailure("syntax", f"{type(exc).__name__}: {exc}", None)
+    if result.errors or result.code is None:
+        errors = list(result.errors) or ["program could not be compiled"]
+        m = _LINE_RE.match(errors[0])
+        line = int(m.group(1)) if m else None
+        kind = "syntax" if any("SyntaxError" in e for e in errors) else "policy"
+        return CompileFailure(kind, "; ".join(errors), line)
+    return result.code

@@ -1,0 +1,182 @@
+"""Run a compiled program in a prepared namespace (used by the worker and by
+the in-process mode). Produces a plain-data outcome dictionary."""
+from __future__ import annotations
+
+import ast
+import sys
+import time
+import types
+import warnings
+from typing import Any, Callable, Mapping
+
+from . import codec
+from .facades import FACADES
+from .guards import HOOKS, PROGRAM_MODULE
+from .outcome import CallbackError, PolicyError
+from .policy import RESULT_NAME, CompileFailure, compile_program
+from .safe_builtins import SAFE_BUILTINS
+
+_NO_RESULT = object()
+MAX_MESSAGE = 4000
+
+
+class CPUTimeExceeded(BaseException):
+    """Raised in the worker by the SIGXCPU handler."""
+
+
+class BoundedBuffer:
+    """A text sink that keeps at most ``limit`` bytes (UTF-8)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, int(limit))
+        self.parts: list[str] = []
+        self.size = 0
+        self.truncated = False
+
+    def write(self, text: Any) -> int:
+        if not isinstance(text, str):
+            text = str(text)
+        if self.truncated:
+            return len(text)
+        data = text.encode("utf-8", "replace")
+        room = self.limit - self.size
+        if len(data) <= room:
+            self.parts.append(text)
+            self.size += len(data)
+        else:
+            self.parts.append(data[:room].decode("utf-8", "ignore"))
+            self.size = self.limit
+            self.truncated = True
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
+class _NullSink(BoundedBuffer):
+    def __init__(self) -> None:
+        super().__init__(0)
+
+
+class PrintCollector:
+    """What RestrictedPython's ``_print_`` hook returns: print() -> buffer."""
+
+    def __init__(self, buffer: BoundedBuffer) -> None:
+        self._buffer = buffer
+
+    def _call_print(self, *objects: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False) -> None:
+        if file is not None:
+            raise PolicyError("print(file=...) is not allowed")
+        print(*objects, sep=sep, end=end, file=self._buffer)
+
+    def __call__(self) -> str:  # the ``printed`` name
+        return self._buffer.getvalue()
+
+
+def build_namespace(variables: Mapping[str, Any] | None, buffer: BoundedBuffer) -> dict[str, Any]:
+    collector = PrintCollector(buffer)
+    ns: dict[str, Any] = {
+        "__builtins__": SAFE_BUILTINS,
+        "__name__": PROGRAM_MODULE,
+        "_print_": lambda *_a, **_k: collector,
+        "pd": FACADES["pandas"],
+        "np": FACADES["numpy"],
+    }
+    ns.update(HOOKS)
+    if variables:
+        ns.update(variables)
+    ns[RESULT_NAME] = _NO_RESULT
+    return ns
+
+
+def _program_line(tb: types.TracebackType | None, filename: str) -> int | None:
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except BaseException:  # noqa: BLE001
+        text = f"{type(exc).__name__}: <unprintable message>"
+    return text[:MAX_MESSAGE]
+
+
+def failure_from_exception(exc: BaseException, filename: str) -> dict[str, Any]:
+    if isinstance(exc, PolicyError):
+        kind = "policy"
+    elif isinstance(exc, MemoryError):
+        kind = "memory"
+    elif isinstance(exc, CPUTimeExceeded):
+        kind = "timeout"
+    else:
+        kind = "runtime"
+    message = "CPU time limit exceeded" if kind == "timeout" else _message(exc)
+    try:
+        etype = type(exc).__name__
+    except BaseException:  # noqa: BLE001
+        etype = None
+    return {"kind": kind, "message": message, "line": _program_line(exc.__traceback__, filename),
+            "exception_type": etype}
+
+
+def _answer(ns: dict[str, Any]) -> Any:
+    value = ns.get(RESULT_NAME, _NO_RESULT)
+    if value is not _NO_RESULT:
+        return value
+    solve = ns.get("solve")
+    if isinstance(solve, types.FunctionType) and getattr(solve, "__module__", None) == PROGRAM_MODULE:
+        if "df" in ns:
+            return solve(ns["df"])
+        if "table" in ns:
+            return solve(ns["table"])
+        return solve()
+    return None
+
+
+def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: BoundedBuffer,
+        before_exec: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Compile and execute; return the outcome dict (value already encoded)."""
+    t0 = time.perf_counter()
+    code = compile_program(program, filename)
+    t1 = time.perf_counter()
+    out: dict[str, Any] = {"ok": False, "value": None, "error": None, "compile_ms": (t1 - t0) * 1000.0}
+    if isinstance(code, CompileFailure):
+        out["error"] = {"kind": code.kind, "message": code.message[:MAX_MESSAGE], "line": code.line,
+                        "exception_type": "SyntaxError" if code.kind == "syntax" else "PolicyError"}
+        out["run_ms"] = 0.0
+        return out
+    old_out, old_err = sys.stdout, sys.stderr
+    t2 = time.perf_counter()
+    try:
+        sys.stdout, sys.stderr = buffer, _NullSink()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if before_exec is not None:
+                before_exec()
+            exec(code, ns)  # noqa: S102 - restricted code, guarded namespace
+            value = _answer(ns)
+        out["value"] = codec.encode(value)
+        out["ok"] = True
+    except BaseException as exc:  # noqa: BLE001 - report every failure
+        out["error"] = failure_from_exception(exc, filename)
+    finally:
+        sys.stdout, sys.stderr = old_out, old_err
+    out["run_ms"] = (time.perf_counter() - t2) * 1000.0
+    return out
+
+
+__all__ = ["BoundedBuffer", "CPUTimeExceeded", "CallbackError", "build_namespace", "run"]

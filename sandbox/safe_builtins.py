@@ -1,0 +1,228 @@
+"""The builtins a sandboxed program sees.
+
+RestrictedPython 9.0's ``safe_builtins`` lacks ``sorted``, ``zip``, ``tuple``,
+``bytes``, ``list``, ``dict``, ``sum``, ``min``, ``max``, ``enumerate``,
+``any``, ``all``, ``map``, ``filter``: they are added back here, each feeding
+its arguments through the guarded iterator first.
+"""
+from __future__ import annotations
+
+import builtins as _b
+from typing import Any
+
+from RestrictedPython.Guards import safe_builtins as _rp_safe_builtins
+
+from .guards import (
+    check_value,
+    guarded_getattr,
+    guarded_hasattr,
+    guarded_import,
+    guarded_iter,
+    guarded_pow,
+)
+from .outcome import CallbackError, PolicyError
+
+
+class _GuardedTypeMeta(type):
+    """Metaclass making ``list`` & co. behave as types (isinstance, type(x) is
+    list) while calling them guards the iteration of their argument."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._real)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, cls._real)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._build(*args, **kwargs)
+
+    def __repr__(cls) -> str:
+        return repr(cls._real)
+
+
+def _guarded_type(real: type, build: Any) -> type:
+    return _GuardedTypeMeta(real.__name__, (), {"_real": real, "_build": staticmethod(build), "__module__": "builtins"})
+
+
+def _it(x: Any) -> Any:
+    return guarded_iter(x)
+
+
+def _list(*args: Any) -> list:
+    return list(_it(args[0])) if args else list()
+
+
+def _tuple(*args: Any) -> tuple:
+    return tuple(_it(args[0])) if args else tuple()
+
+
+def _set(*args: Any) -> set:
+    return set(_it(args[0])) if args else set()
+
+
+def _frozenset(*args: Any) -> frozenset:
+    return frozenset(_it(args[0])) if args else frozenset()
+
+
+def _dict(*args: Any, **kwargs: Any) -> dict:
+    if args:
+        src = args[0]
+        if isinstance(src, dict):
+            return dict(src, **kwargs)
+        if hasattr(src, "keys") and hasattr(src, "__getitem__"):
+            return dict(((k, src[k]) for k in _it(src.keys())), **kwargs)
+        return dict(_it(src), **kwargs)
+    return dict(**kwargs)
+
+
+GUARDED_TYPES = {
+    "list": _guarded_type(list, _list),
+    "tuple": _guarded_type(tuple, _tuple),
+    "set": _guarded_type(set, _set),
+    "frozenset": _guarded_type(frozenset, _frozenset),
+    "dict": _guarded_type(dict, _dict),
+}
+_REAL_TO_GUARDED = {t._real: t for t in GUARDED_TYPES.values()}
+
+
+def _sorted(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> list:
+    return sorted(_it(iterable), key=key, reverse=reverse)
+
+
+def _zip(*iterables: Any, strict: bool = False) -> Any:
+    return zip(*(_it(i) for i in iterables), strict=strict)
+
+
+def _enumerate(iterable: Any, start: int = 0) -> Any:
+    return enumerate(_it(iterable), start)
+
+
+def _map(fn: Any, *iterables: Any) -> Any:
+    return map(fn, *(_it(i) for i in iterables))
+
+
+def _filter(fn: Any, iterable: Any) -> Any:
+    return filter(fn, _it(iterable))
+
+
+def _reversed(seq: Any) -> Any:
+    return reversed(_list(seq)) if not hasattr(seq, "__reversed__") else _it(reversed(seq))
+
+
+def _sum(iterable: Any, /, start: Any = 0) -> Any:
+    return sum(_it(iterable), start)
+
+
+def _minmax(fn: Any) -> Any:
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1:
+            return fn(_it(args[0]), **kwargs)
+        return fn(*args, **kwargs)
+
+    inner.__name__ = fn.__name__
+    return inner
+
+
+def _any(iterable: Any) -> bool:
+    return any(_it(iterable))
+
+
+def _all(iterable: Any) -> bool:
+    return all(_it(iterable))
+
+
+def _iter(obj: Any, *sentinel: Any) -> Any:
+    if sentinel:
+        raise PolicyError("iter(callable, sentinel) is not allowed")
+    return _it(obj)
+
+
+def _next(it: Any, *default: Any) -> Any:
+    return check_value(next(it, *default), "item")
+
+
+def _type(*args: Any) -> Any:
+    if len(args) != 1:
+        raise PolicyError("type() with three arguments (creating classes) is not allowed")
+    cls = type(args[0])
+    if cls in _REAL_TO_GUARDED:
+        return _REAL_TO_GUARDED[cls]
+    return check_value(cls, "type(...)")
+
+
+def _unwrap_types(spec: Any) -> Any:
+    if isinstance(spec, tuple):
+        return tuple(_unwrap_types(s) for s in spec)
+    return getattr(spec, "_real", spec) if isinstance(spec, _GuardedTypeMeta) else spec
+
+
+def _isinstance(obj: Any, spec: Any) -> bool:
+    return isinstance(obj, _unwrap_types(spec))
+
+
+def _issubclass(cls: Any, spec: Any) -> bool:
+    return issubclass(_unwrap_types(cls), _unwrap_types(spec))
+
+
+def _refuse(name: str) -> Any:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise PolicyError(f"{name}() is not available in the sandbox")
+
+    refused.__name__ = name
+    return refused
+
+
+REFUSED_BUILTINS = (
+    "open", "exec", "eval", "compile", "globals", "locals", "vars", "dir",
+    "breakpoint", "input", "help", "exit", "quit", "memoryview", "setattr",
+    "delattr", "super", "classmethod", "staticmethod", "property", "object",
+    "bytearray", "copyright", "credits", "license",
+)
+
+
+def build_builtins() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in _rp_safe_builtins.items():
+        if name in ("setattr", "delattr", "_getattr_"):
+            continue
+        out[name] = value
+    for name in REFUSED_BUILTINS:
+        out[name] = _refuse(name)
+    out.update(GUARDED_TYPES)
+    out.update({
+        "__import__": guarded_import,
+        "__build_class__": _b.__build_class__,
+        "sorted": _sorted,
+        "zip": _zip,
+        "enumerate": _enumerate,
+        "map": _map,
+        "filter": _filter,
+        "reversed": _reversed,
+        "sum": _sum,
+        "min": _minmax(min),
+        "max": _minmax(max),
+        "any": _any,
+        "all": _all,
+        "iter": _iter,
+        "next": _next,
+        "type": _type,
+        "isinstance": _isinstance,
+        "issubclass": _issubclass,
+        "getattr": guarded_getattr,
+        "hasattr": guarded_hasattr,
+        "pow": guarded_pow,
+        "bin": bin,
+        "format": format,
+        "ascii": ascii,
+        "bytes": _refuse("bytes"),
+        "CallbackError": CallbackError,
+        "ExceptionGroup": _refuse("ExceptionGroup"),
+        "BaseExceptionGroup": _refuse("BaseExceptionGroup"),
+    })
+    for name in ("StopAsyncIteration", "RecursionError", "TimeoutError", "PermissionError",
+                 "FileNotFoundError", "NotADirectoryError"):
+        out[name] = getattr(_b, name)
+    return out
+
+
+SAFE_BUILTINS: dict[str, Any] = build_builtins()

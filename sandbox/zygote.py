@@ -1,0 +1,209 @@
+"""The zygote: a warm process that forks one worker per program.
+
+Started by the parent as ``python -I -c <bootstrap>`` (a fresh interpreter,
+never a fork of the caller); the bootstrap reads a one-line JSON configuration
+on stdin and calls :func:`main`. The zygote imports pandas/numpy/RestrictedPython and the
+``preload`` modules, listens on a Unix socket in a private directory and keeps
+``pool_size`` idle workers blocked in ``accept()``. When a worker accepts, it
+hands the zygote a copy of the connection; when the worker exits, the zygote
+writes its exit status on that connection. EOF on stdin (the parent went away)
+or SIGTERM makes the zygote kill every worker and exit.
+"""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _pdeathsig_setter():
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+
+        def set_pdeathsig() -> None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+        return set_pdeathsig
+    except Exception:  # noqa: BLE001 - not Linux: rely on the zygote's cleanup
+        return lambda: None
+
+
+def _warm_up() -> None:
+    """Run a small program once so lazy imports happen before forking."""
+    import pandas as pd
+
+    from . import runner
+
+    buf = runner.BoundedBuffer(1024)
+    df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "x"], "d": ["2020-01-01", "2021-02-03", "2022-03-04"]})
+    program = (
+        "import re\nimport math\nimport datetime\n"
+        "t = df.copy()\nt['c'] = t['a'] * 2\nt.loc[0, 'a'] = 9\n"
+        "g = t.groupby('b').agg({'a': 'sum'})\n"
+        "m = t.merge(g, left_on='b', right_index=True)\n"
+        "t['d'] = pd.to_datetime(t['d'])\n"
+        "y = t['d'].dt.year.max()\n"
+        "s = t['b'].str.upper().str.contains('X').sum()\n"
+        "v = t['b'].value_counts().idxmax()\n"
+        "p = t.pivot_table(index='b', values='a', aggfunc='sum')\n"
+        "n = pd.to_numeric(t['a']).apply(lambda x: x + 1).sort_values().iloc[0]\n"
+        "print(m.shape)\n"
+        "[int(x) for x in t['a']] + sorted(set(t['b']))\n"
+    )
+    ns = runner.build_namespace({"df": df}, buf)
+    runner.run(program, "<warmup>", ns, buf)
+
+
+def main(cfg: dict) -> None:
+    """Run the zygote with the configuration the parent sent on stdin."""
+    os.chdir(cfg["workdir"])
+    import gc
+    import importlib
+
+    try:
+        from . import worker
+
+        for name in cfg.get("preload", ()):
+            importlib.import_module(name)
+        _warm_up()
+    except BaseException as exc:  # noqa: BLE001
+        sys.stdout.write(f"ERROR {type(exc).__name__}: {exc}\n")
+        sys.stdout.flush()
+        raise SystemExit(1) from None
+
+    set_pdeathsig = _pdeathsig_setter()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(cfg["socket"])
+    listener.listen(256)
+    notify_r, notify_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    os.set_blocking(wake_r, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    stop = {"now": False}
+
+    def _on_term(*_a: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, _on_term)
+    pool_size = max(1, int(cfg.get("pool_size", 2)))
+    me = os.getpid()
+    idle: set[int] = set()
+    active: dict[int, int] = {}  # worker pid -> dup of its connection fd
+
+    gc.collect()
+    gc.freeze()
+
+    def spawn() -> None:
+        pid = os.fork()
+        if pid == 0:  # worker
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                set_pdeathsig()
+                if os.getppid() != me:
+                    os._exit(0)
+                for fd in (wake_r, wake_w):
+                    os.close(fd)
+                notify_r.close()
+                for fd in active.values():
+                    os.close(fd)
+                worker.serve(listener, notify_w)
+            finally:
+                os._exit(0)
+        idle.add(pid)
+
+    def report(pid: int, status: int, cpu: float) -> None:
+        fd = active.pop(pid, None)
+        if fd is None:
+            return
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+        frame = struct.pack("!IB", 16, ord("X")) + struct.pack("!iid", sig, code, cpu)
+        try:
+            os.set_blocking(fd, False)
+            os.write(fd, frame)
+        except OSError:
+            pass
+        os.close(fd)
+
+    for _ in range(pool_size):
+        spawn()
+    sys.stdout.write("READY\n")
+    sys.stdout.flush()
+
+    while not stop["now"]:
+        try:
+            readable, _, _ = select.select([0, notify_r, wake_r], [], [], 1.0)
+        except InterruptedError:
+            continue
+        if 0 in readable:
+            try:
+                if not os.read(0, 4096):
+                    break  # parent closed our stdin: shut down
+            except OSError:
+                break
+        if True:  # always drain: a datagram must be read before its sender is reaped
+            while True:
+                try:
+                    msg, fds, _flags, _addr = socket.recv_fds(notify_r, 16, 1, socket.MSG_DONTWAIT)
+                except (BlockingIOError, InterruptedError):
+                    break
+                if len(msg) < 4:
+                    for fd in fds:
+                        os.close(fd)
+                    continue
+                (pid,) = struct.unpack("!i", msg[:4])
+                idle.discard(pid)
+                if fds:
+                    active[pid] = fds[0]
+                    for fd in fds[1:]:
+                        os.close(fd)
+        if wake_r in readable:
+            try:
+                while os.read(wake_r, 4096):
+                    pass
+            except (BlockingIOError, InterruptedError):
+                pass
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            idle.discard(pid)
+            report(pid, status, usage.ru_utime + usage.ru_stime)
+        while len(idle) < pool_size:
+            spawn()
+
+    for pid in list(idle) + list(active):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    while True:
+        try:
+            pid, status, usage = os.wait4(-1, 0)
+        except ChildProcessError:
+            break
+        report(pid, status, usage.ru_utime + usage.ru_stime)
+    try:
+        os.unlink(cfg["socket"])
+    except OSError:
+        pass
+
+

@@ -1,0 +1,105 @@
+"""``binder-py ask``: answers, exit codes and messages for bad input (no tracebacks)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from binder_py.cli import main
+from binder_py.lm.testserver import LoopbackServer
+from tests.ask.shirts_case import NEURAL_PROGRAM, QUESTION
+
+
+@pytest.fixture()
+def server():
+    with LoopbackServer(responder=lambda body, api: NEURAL_PROGRAM) as srv:
+        yield srv
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ask_prints_the_answer(capsys, server, shirts_path, oracle_spec, tmp_path, monkeypatch):
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    code, out, err = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", f"openai:m@{server.base_url}",
+                         "--neural", oracle_spec, "--n", "2")
+    assert code == 0, err
+    assert out.strip() == "pure cotton oxford shirt"
+    assert "writing 2 candidate program(s)" in err  # progress while it works
+
+
+def test_ask_json_and_explain(capsys, server, shirts_path, oracle_spec, tmp_path, monkeypatch):
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    lm = f"openai:m@{server.base_url}"
+    code, out, _ = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", lm, "--neural", oracle_spec,
+                       "--n", "1", "--json", "--quiet")
+    data = json.loads(out)
+    assert code == 0 and data["value"] == "pure cotton oxford shirt"
+    assert data["candidates"][0]["run"]["calls"][0]["question"] == "Is it in North America?"
+    code, out, _ = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", lm, "--neural", oracle_spec,
+                       "--n", "1", "--explain", "--quiet")
+    assert code == 0 and "Winning program:" in out
+
+
+@pytest.mark.parametrize("make_table, message", [
+    (None, "not found"),
+    (lambda p: p.write_text(""), "empty"),
+    (lambda p: p.write_text("a,b\n"), "no rows"),
+    (lambda p: p.write_text("a,a\n1,2\n"), "uplicate"),
+])
+def test_bad_tables_exit_2_with_a_message(capsys, tmp_path, make_table, message):
+    path = tmp_path / "t.csv"
+    if make_table is not None:
+        make_table(path)
+    code, out, err = run(capsys, "ask", str(path), "how many?", "--lm", "openai:m@http://127.0.0.1:9/v1")
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_unknown_extension(capsys, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text("{}")
+    code, _, err = run(capsys, "ask", str(path), "how many?")
+    assert code == 2 and ".csv" in err
+
+
+def test_unknown_lm_spec(capsys, shirts_path):
+    code, _, err = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", "gpt5:turbo", "--quiet")
+    assert code == 2 and "openai:MODEL" in err and "Traceback" not in err
+
+
+def test_empty_question(capsys, shirts_path):
+    code, _, err = run(capsys, "ask", str(shirts_path), "   ")
+    assert code == 2 and "question is empty" in err
+
+
+def test_model_with_no_usable_program(capsys, shirts_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    with LoopbackServer(responder=lambda body, api: "") as srv:
+        code, _, err = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", f"openai:m@{srv.base_url}",
+                           "--n", "2", "--quiet")
+    assert code == 2 and "no usable program" in err
+
+
+def test_bad_key_is_reported_immediately(capsys, shirts_path, tmp_path, monkeypatch):
+    from binder_py.lm.testserver import Fault
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    with LoopbackServer(responder=lambda body, api: Fault.bad_key()) as srv:
+        code, _, err = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", f"openai:m@{srv.base_url}",
+                           "--quiet")
+    assert code == 2 and "key" in err.lower() and "Traceback" not in err
+
+
+def test_no_model_configured_says_how_to_configure_one(capsys, shirts_path, monkeypatch):
+    import binder_py.lm.local as local
+
+    monkeypatch.delenv("BINDER_LM", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(local, "local_extra_installed", lambda: False)
+    code, _, err = run(capsys, "ask", str(shirts_path), QUESTION, "--quiet")
+    assert code == 2 and 'pip install -e ".[local]"' in err and "OPENAI_API_KEY" in err

@@ -1,0 +1,182 @@
+"""The whole pipeline with a scripted model and an oracle for neural calls."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pandas as pd
+import pytest
+
+from binder_py import Binder, BinderError
+from binder_py.lm import ScriptedLM
+from tests.ask.shirts_case import BROKEN_PROGRAM, NEURAL_PROGRAM, PLAIN_PROGRAM, QUESTION
+
+
+def scripted(programs, repair=None, e2e=None):
+    def respond(request, purpose):
+        if purpose == "repair":
+            return repair if repair is not None else BROKEN_PROGRAM
+        if purpose == "e2e":
+            return e2e
+        return programs
+    return ScriptedLM(respond)
+
+
+def test_answers_the_motivating_example_with_provenance(shirts, oracle_spec):
+    lm = scripted([NEURAL_PROGRAM] * 3 + [PLAIN_PROGRAM])
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
+    assert answer.value == "pure cotton oxford shirt"
+    assert answer.confidence == pytest.approx(0.75)
+    winner = answer.winner
+    assert winner.program == NEURAL_PROGRAM and winner.count == 3
+    assert [c.question for c in winner.neural_calls] == ["Is it in North America?", "No chemicals?"]
+    made = answer.lm_columns()
+    assert list(made.columns[-2:]) == ["Is it in North America?", "No chemicals?"]
+    assert made.loc[made["made in"] == "Canada", "Is it in North America?"].tolist() == ["yes", "yes"]
+    json.dumps(answer.to_json())  # everything serialises
+
+
+def test_identical_programs_run_once_and_keep_their_count(shirts, oracle_spec):
+    same_but_reformatted = NEURAL_PROGRAM.replace(", [", ",[") + "  # comment"
+    lm = scripted([NEURAL_PROGRAM, same_but_reformatted, PLAIN_PROGRAM, NEURAL_PROGRAM])
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
+    assert sorted(c.count for c in answer.candidates) == [1, 3]
+    assert sorted(answer.candidates[0].sample_orders) == [0, 1, 3]
+
+
+def test_program_biased_vote_weighs_neural_programs(shirts, oracle_spec):
+    lm = scripted([PLAIN_PROGRAM] * 5 + [NEURAL_PROGRAM])
+    binder = Binder(lm=lm, neural=oracle_spec, task="analyst", n=6)
+    assert binder.ask(shirts, QUESTION).value == "polyester performance tee"  # plain majority
+    biased = binder.ask(shirts, QUESTION, vote="program_biased")
+    assert biased.value == "pure cotton oxford shirt"  # 10 votes against 5
+    assert biased.confidence == pytest.approx(10 / 15)
+
+
+def test_failed_and_empty_programs_do_not_vote(shirts, oracle_spec):
+    empty = 'df[df["price"] > 1000]["shirt"].tolist()'
+    lm = scripted([BROKEN_PROGRAM, BROKEN_PROGRAM, empty, PLAIN_PROGRAM], repair="")
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4, repair_below=0).ask(shirts, QUESTION)
+    assert answer.value == "polyester performance tee" and answer.confidence == 1.0
+    failed = [c for c in answer.candidates if not c.ok]
+    assert failed and failed[0].error.kind == "runtime" and not failed[0].voted
+
+
+def test_repair_round_reprompts_with_the_error(shirts, oracle_spec):
+    lm = scripted([BROKEN_PROGRAM] * 4, repair=NEURAL_PROGRAM)
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
+    assert answer.value == "pure cotton oxford shirt"
+    repaired = [c for c in answer.candidates if c.origin == "repair"]
+    assert len(repaired) == 1 and repaired[0].repaired_from == 0
+    repair_prompts = [r.prompt or r.messages[-1][1] for r, purpose, _ in lm.calls if purpose == "repair"]
+    assert len(repair_prompts) == 1
+    assert BROKEN_PROGRAM in repair_prompts[0] and "no_such_column" in repair_prompts[0]
+
+
+def test_no_repair_when_enough_programs_succeed(shirts, oracle_spec):
+    lm = scripted([PLAIN_PROGRAM] * 3 + [BROKEN_PROGRAM])
+    Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
+    assert [purpose for _, purpose, _ in lm.calls] == ["parse"]
+
+
+def test_python_mode_refuses_neural_calls_and_uses_plain_exemplars(shirts, oracle_spec):
+    lm = scripted([NEURAL_PROGRAM, PLAIN_PROGRAM], repair="")
+    answer = Binder(lm=lm, neural=oracle_spec, task="wikitq", mode="python", n=2).ask(shirts, QUESTION)
+    assert answer.value == "polyester performance tee"
+    refused = [c for c in answer.candidates if c.program == NEURAL_PROGRAM][0]
+    assert refused.error.kind == "policy"
+    prompt = lm.calls[0][0].prompt or lm.calls[0][0].messages[-1][1]
+    assert "f_col(" not in prompt.split("Q: " + QUESTION)[0].split("\n", 10)[-1] or "Pandas:" in prompt
+
+
+def test_e2e_mode_votes_direct_answers(shirts):
+    lm = scripted(None, e2e=["Pure Cotton Oxford Shirt", "pure cotton oxford shirt", "linen summer shirt"])
+    answer = Binder(lm=lm, task="analyst", mode="e2e", n=3).ask(shirts, QUESTION)
+    assert str(answer.value).lower() == "pure cotton oxford shirt"
+    assert answer.confidence == pytest.approx(2 / 3)
+    assert [purpose for _, purpose, _ in lm.calls] == ["e2e"]
+
+
+def test_tabfact_answers_are_booleans_with_answer_biased_vote(shirts):
+    lm = scripted(["df['sales'].max() == 3400", "df['sales'].max() > 5000", "df['sales'].max() > 5000"])
+    answer = Binder(lm=lm, task="tabfact", n=3).ask(shirts, "the best seller sold 3400 shirts")
+    assert answer.value is True  # 4 votes for entailed against 2
+
+
+def test_wikitq_task_lowercases_the_executed_table(shirts):
+    lm = scripted(['df[df["made in"] == "canada"]["shirt"].tolist()'])
+    answer = Binder(lm=lm, task="wikitq", n=1).ask(shirts, "which shirts are made in canada?")
+    assert sorted(answer.value) == ["100% cotton flannel shirt",
+                                    "wrinkle-free dress shirt (formaldehyde resin finish)"]
+    prompt = lm.calls[0][0].prompt or lm.calls[0][0].messages[-1][1]
+    assert "canada" in prompt and "Canada" not in prompt
+
+
+def test_prompt_is_fitted_to_a_small_context_and_the_drop_is_recorded(shirts):
+    lm = ScriptedLM(lambda r, p: PLAIN_PROGRAM, context_window=1400)
+    answer = Binder(lm=lm, task="wikitq", n=1, num_shots=14).ask(shirts, QUESTION)
+    assert answer.prompt["dropped_exemplars"]
+    assert any("fitted" in w for w in answer.warnings)
+    assert lm.calls[0][0].max_tokens == 512
+
+
+def test_no_usable_program_is_a_clear_error(shirts):
+    with pytest.raises(BinderError, match="no usable program"):
+        Binder(lm=scripted(["", "  "]), task="analyst", n=2).ask(shirts, QUESTION)
+
+
+def test_empty_question_and_bad_settings_are_clear_errors(shirts):
+    with pytest.raises(BinderError, match="question is empty"):
+        Binder(lm=scripted([PLAIN_PROGRAM])).ask(shirts, "  ")
+    with pytest.raises(BinderError, match="unknown mode"):
+        Binder(lm=scripted([PLAIN_PROGRAM]), mode="sql")
+    with pytest.raises(BinderError, match="unknown task"):
+        Binder(lm=scripted([PLAIN_PROGRAM]), task="spider")
+
+
+def test_usage_sums_parse_and_neural_requests(shirts):
+    def respond(request, purpose):
+        if purpose == "neural":
+            text = request.prompt or request.messages[-1][1]
+            return "unknown"
+        return PLAIN_PROGRAM
+    lm = ScriptedLM(respond)
+    answer = Binder(lm=lm, task="analyst", n=2).ask(shirts, QUESTION)
+    assert answer.usage.requests == 1 and answer.usage.prompt_tokens > 0
+
+
+def test_ask_many_keeps_order_and_can_return_exceptions(shirts, oracle_spec):
+    lm = scripted([PLAIN_PROGRAM])
+    binder = Binder(lm=lm, neural=oracle_spec, task="analyst", n=1)
+    results = binder.ask_many([(shirts, QUESTION), (shirts, " "), {"table": shirts, "question": "again?"}],
+                              concurrency=2, progress=False, return_exceptions=True)
+    assert results[0].value == "polyester performance tee"
+    assert isinstance(results[1], BinderError)
+    assert results[2].value == "polyester performance tee"
+
+
+def test_aask_and_dataframe_accessor(shirts, oracle_spec):
+    binder = Binder(lm=scripted([NEURAL_PROGRAM]), neural=oracle_spec, task="analyst", n=1)
+    answer = asyncio.run(binder.aask(shirts, QUESTION))
+    assert answer.value == "pure cotton oxford shirt"
+    via_accessor = shirts.binder.ask(QUESTION, binder=binder)
+    assert via_accessor.value == "pure cotton oxford shirt"
+    html = via_accessor._repr_html_()
+    assert "<mark" in html and "f_col(&quot;Is it in North America?&quot;" in html
+    assert "lm" in html and "pure cotton oxford shirt" in html
+
+
+def test_explain_names_the_program_votes_and_calls(shirts, oracle_spec):
+    lm = scripted([NEURAL_PROGRAM, BROKEN_PROGRAM])
+    text = Binder(lm=lm, neural=oracle_spec, task="analyst", n=2, repair_below=0).ask(shirts, QUESTION).explain()
+    assert "pure cotton oxford shirt" in text and "Votes:" in text and "Winning program:" in text
+    assert "neural call f_col" in text and "1 runtime" in text
+
+
+def test_table_problems_are_clear_errors(tmp_path):
+    bad = pd.DataFrame([[1, 2]], columns=["a", "a"])
+    with pytest.raises(BinderError, match="(?i)duplicate"):
+        Binder(lm=scripted([PLAIN_PROGRAM])).ask(bad, QUESTION)
+    with pytest.raises(BinderError):
+        Binder(lm=scripted([PLAIN_PROGRAM])).ask(pd.DataFrame(), QUESTION)

@@ -1,0 +1,27 @@
+"""binder-py data (CLI)."""
+
+from binder_py.cli import main
+
+
+def test_data_check_ok(data_dir, capsys):
+    assert main(["data", "--data-dir", str(data_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "2831 rows (expected 2831)" in out and "1998 statements" in out and "767 of 767" in out
+    assert "All required files present" in out
+
+
+def test_data_check_missing(tmp_path, capsys):
+    (tmp_path / "wikitq" / "data").mkdir(parents=True)
+    (tmp_path / "wikitq" / "data" / "random-split-1-dev.tsv").write_text("id\tutterance\tcontext\ttargetValue\n")
+    assert main(["data", "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "0 rows (expected 2831)" in out
+    assert "MISSING" in out and "tabfact" in out
+    assert "github.com/ppasupat/WikiTableQuestions" in out and "Table-Fact-Checking" in out
+
+
+def test_data_dir_absent(tmp_path, capsys):
+    assert main(["data", "--data-dir", str(tmp_path / "nope")]) == 1
+    captured = capsys.readouterr()
+    assert "does not exist" in captured.err
+    assert "WikiTableQuestions v1.0.2" in captured.out

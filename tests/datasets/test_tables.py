@@ -1,0 +1,155 @@
+"""binder_py.tables: typing rules and errors for user tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from binder_py.errors import TableError
+from binder_py.tables import load_table, make_unique_headers, normalize_header, parse_number, prepare_table
+
+
+def test_normalize_header():
+    assert normalize_header("  Year\nopened ") == "Year opened"
+    assert normalize_header("a \t  b") == "a b"
+    assert normalize_header(3) == "3"
+
+
+def test_make_unique_headers():
+    assert make_unique_headers(["a", "a", "b", "a"]) == ["a", "a_2", "b", "a_3"]
+    assert make_unique_headers(["a", "a", "a_2"]) == ["a", "a_3", "a_2"]
+    assert make_unique_headers(["x", "y"]) == ["x", "y"]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("3", 3), ("-3", -3), ("+3", 3), ("1,234", 1234), ("1,234,567.5", 1234567.5), ("0.5", 0.5), (".5", 0.5),
+    (" 12 ", 12), ("0", 0),
+    ("007", None), ("1,23", None), ("12,3456", None), ("1e5", None), ("3%", None), ("$3", None),
+    ("nan", None), ("inf", None), ("", None), ("1 234", None), ("1.2.3", None), ("--1", None),
+])
+def test_parse_number(text, value):
+    assert parse_number(text) == value
+
+
+def test_column_typing():
+    df = pd.DataFrame({
+        "int": ["1", "1,234", "+5"],
+        "intlike": ["2.0", "3", "4"],
+        "float": ["1.5", "2", "-0.25"],
+        "gaps": ["1", "", "3"],
+        "code": ["007", "1", "2"],
+        "text": ["a", "1", "2"],
+        "empty": ["", "", ""],
+        "date": ["2001-01-05", "2002-02-06", "2003-03-07"],
+        "typed": [1.5, 2.5, 3.5],
+    })
+    out = prepare_table(df)
+    assert str(out["int"].dtype) == "int64" and out["int"].tolist() == [1, 1234, 5]
+    assert str(out["intlike"].dtype) == "int64" and out["intlike"].tolist() == [2, 3, 4]
+    assert str(out["float"].dtype) == "float64" and out["float"].tolist() == [1.5, 2.0, -0.25]
+    assert str(out["gaps"].dtype) == "float64" and np.isnan(out["gaps"][1]) and out["gaps"][2] == 3.0
+    for name in ("code", "text", "empty", "date"):
+        assert pd.api.types.is_string_dtype(out[name].dtype), name
+    assert out["code"].tolist() == ["007", "1", "2"]
+    assert out["typed"].tolist() == [1.5, 2.5, 3.5]
+    assert list(out.index) == [0, 1, 2]
+
+
+def test_string_column_missing_values_become_empty_and_text_is_kept():
+    out = prepare_table(pd.DataFrame({"a": [" x ", None, "y"]}))
+    assert out["a"].tolist() == [" x ", "", "y"]
+
+
+def test_huge_integers_stay_text():
+    out = prepare_table(pd.DataFrame({"id": ["12345678901234567890123", "1"]}))
+    assert out["id"].tolist() == ["12345678901234567890123", "1"]
+
+
+def test_column_names():
+    out = prepare_table(pd.DataFrame([[1, 2]]))
+    assert list(out.columns) == ["0", "1"]
+    out = prepare_table(pd.DataFrame({" a\nb ": ["1"], "": ["2"]}))
+    assert list(out.columns) == ["a b", "column_2"]
+
+
+@pytest.mark.parametrize("df, message", [
+    (pd.DataFrame({1.5: ["a"]}), "non-string name"),
+    (pd.DataFrame({None: ["a"]}), "rename the columns"),
+    (pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("a", "b"), ("a", "c")])), "MultiIndex"),
+    (pd.DataFrame([["1", "2"]], columns=["a", "a"]), "duplicate column names"),
+    (pd.DataFrame([["1", "2"]], columns=["a", " a "]), "duplicate column names"),
+    (pd.DataFrame(), "no columns"),
+    (pd.DataFrame({"a": []}), "no rows"),
+    (pd.DataFrame({"a": ["1"]}, index=pd.Index(["r"], name="k")), "reset_index"),
+    (pd.DataFrame({"a": ["1"]}, index=["r"]), "non-integer row index"),
+])
+def test_prepare_table_errors(df, message):
+    with pytest.raises(TableError, match=message):
+        prepare_table(df)
+
+
+def test_prepare_table_not_a_dataframe():
+    with pytest.raises(TableError, match="expected a pandas DataFrame"):
+        prepare_table([[1, 2]])
+
+
+def test_filtered_frames_are_renumbered():
+    df = pd.DataFrame({"a": ["1", "2", "3"]})
+    out = prepare_table(df[df["a"] != "2"])
+    assert list(out.index) == [0, 1] and out["a"].tolist() == [1, 3]
+
+
+def test_load_csv_tsv(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text('Name,Year, Score \n"Smith, J",1990,"1,234"\nLee,1991,\n', encoding="utf-8")
+    df = load_table(p)
+    assert list(df.columns) == ["Name", "Year", "Score"]
+    assert df["Name"].tolist() == ["Smith, J", "Lee"]
+    assert df["Year"].tolist() == [1990, 1991]
+    assert df["Score"].iloc[0] == 1234.0 and np.isnan(df["Score"].iloc[1])
+    t = tmp_path / "t.TSV"
+    t.write_text("a\tb\nNA\t1\n", encoding="utf-8")
+    df = load_table(t)
+    assert df["a"].tolist() == ["NA"] and df["b"].tolist() == [1]   # "NA" is text, not missing
+
+
+def test_load_parquet_and_excel(tmp_path):
+    df = pd.DataFrame({"name": ["a", "b"], "n": [1, 2], "x": [1.5, None]})
+    df.to_parquet(tmp_path / "t.parquet")
+    out = load_table(tmp_path / "t.parquet")
+    assert out["name"].tolist() == ["a", "b"] and out["n"].tolist() == [1, 2] and out["x"].iloc[0] == 1.5
+    df.to_excel(tmp_path / "t.xlsx", index=False)
+    out = load_table(tmp_path / "t.xlsx")
+    assert out["name"].tolist() == ["a", "b"] and out["n"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("missing.csv", None, "no such file"),
+    ("t.json", "{}", "accepted extensions are .csv"),
+    ("noext", "a,b", "no extension"),
+    ("empty.csv", "", "the file is empty"),
+    ("blank.csv", "\n\n", "empty"),
+    ("header.csv", "a,b\n", "no data rows"),
+    ("dup.csv", "a,b,a\n1,2,3\n", "duplicate column names 'a'"),
+    ("dup2.csv", "a, a \n1,2\n", "duplicate column names"),
+    ("ragged.csv", "a,b\n1,2\n1,2,3\n", "same number of fields"),
+    ("latin1.csv", b"name\ncaf\xe9\n", "not UTF-8"),
+    ("garbled.xlsx", b"this is not a zip file", "cannot read the file as an Excel workbook"),
+    ("garbled.parquet", b"PAR1 nonsense", "cannot read the file as Parquet"),
+    ("old.xls", b"\xd0\xcf\x11\xe0 not really", "xls"),
+])
+def test_load_table_errors(tmp_path, name, content, message):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(TableError, match=message) as info:
+        load_table(path)
+    assert name in str(info.value) or "t.json" in name
+
+
+def test_load_table_directory(tmp_path):
+    d = tmp_path / "d.csv"
+    d.mkdir()
+    with pytest.raises(TableError, match="directory"):
+        load_table(d)

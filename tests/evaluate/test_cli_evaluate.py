@@ -1,0 +1,96 @@
+"""binder-py evaluate (CLI) and score_records."""
+
+import json
+
+import pytest
+
+from binder_py.cli import main
+from binder_py.evaluate.scoring import score_records
+
+
+def _write(path, records):
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_pair(capsys):
+    assert main(["evaluate", "--gold", "Yes", "--pred", "1",
+                 "--question", "Are there at least 13 different components on the chart?"]) == 0
+    assert capsys.readouterr().out == "official: wrong\nsemantic: correct\n"
+    assert main(["evaluate", "--gold", "a|b", "--pred", "b|a", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"task": "wikitq", "official": True, "semantic": True}
+    assert main(["evaluate", "--gold", "12,467", "--pred", "12467", "--gold-canon", "12467.0"]) == 0
+    assert "official: correct" in capsys.readouterr().out
+    assert main(["evaluate", "--gold", r"a\pb", "--pred", "a|b"]) == 0           # \p is a literal |
+    assert "semantic: wrong" in capsys.readouterr().out
+    assert main(["evaluate", "--task", "tabfact", "--gold", "1", "--pred", "entailed"]) == 0
+    assert capsys.readouterr().out == "tabfact: correct\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate"], "nothing to score"),
+    (["evaluate", "--gold", "a"], "--gold and --pred go together"),
+    (["evaluate", "x.jsonl", "--gold", "a", "--pred", "b"], "not both"),
+    (["evaluate", "--gold", "a|b", "--pred", "a", "--gold-canon", "1"], "--gold-canon has 1 values"),
+    (["evaluate", "--task", "tabfact", "--gold", "maybe", "--pred", "1"], "not a TabFact label"),
+    (["evaluate", "/nonexistent/preds.jsonl"], "no such predictions file"),
+])
+def test_errors(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("binder-py evaluate: error: ") and message in err
+    assert "Traceback" not in err
+
+
+def test_bad_jsonl(tmp_path, capsys):
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"gold": ["a"], "prediction": "a"}\nnot json\n', encoding="utf-8")
+    assert main(["evaluate", str(p)]) == 2
+    assert "line 2: not valid JSON" in capsys.readouterr().err
+    p.write_text('{"gold": ["a"]}\n', encoding="utf-8")
+    assert main(["evaluate", str(p)]) == 2
+    assert "no 'prediction' field" in capsys.readouterr().err
+    p.write_text('{"id": "x", "prediction": "a"}\n', encoding="utf-8")
+    assert main(["evaluate", str(p)]) == 2
+    assert "no 'gold' field" in capsys.readouterr().err
+
+
+def test_file_scores_with_subsets(tmp_path, capsys):
+    p = _write(tmp_path / "p.jsonl", [
+        {"id": "1", "question": "q", "gold": ["a", "b"], "prediction": ["b", "a"], "subsets": ["s1"]},
+        {"id": "2", "question": "Are there at least 13 components?", "gold": ["Yes"], "prediction": 1, "subsets": ["s1"]},
+        {"id": "3", "question": "how long?", "gold": ["4 years"], "prediction": 4.0, "subsets": ["s2"]},
+        {"id": "4", "question": "who?", "gold": ["x"], "prediction": None, "subsets": ["s2"]},
+    ])
+    assert main(["evaluate", str(p), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["overall"]["total"] == 4
+    assert report["overall"]["official_correct"] == 1
+    assert report["overall"]["semantic_correct"] == 3
+    assert report["subsets"]["s1"]["semantic_accuracy"] == 1.0
+    assert report["subsets"]["s2"]["official_correct"] == 0
+    assert main(["evaluate", str(p), "--show-wrong", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "official" in out and "75.00%" in out and '"id": "4"' in out
+
+
+def test_tabfact_records():
+    report = score_records([{"gold": ["True"], "prediction": True}, {"gold": 0, "prediction": "refuted"},
+                            {"gold": 1, "prediction": "no idea"}], task="tabfact")
+    assert report.overall.total == 3 and report.overall.semantic == 2
+    assert "66.67%" in report.format()
+
+
+def test_gold_from_dataset(tmp_path, capsys):
+    from binder_py.datasets.common import candidate_data_dirs
+    DATA_DIR = next((d for d in candidate_data_dirs() if (d / "wikitq").is_dir()), None)
+    if DATA_DIR is None:
+        pytest.skip("shared benchmark data not found (../shared/data)")
+    p = _write(tmp_path / "p.jsonl", [{"id": "nt-2", "prediction": "Wolfe Tones"},
+                                      {"id": "nt-9", "prediction": ["Andri Aganits", "Siim Ennemuist"]},
+                                      {"id": "nt-69", "prediction": "nope"}])
+    assert main(["evaluate", str(p), "--dataset", "wikitq", "--split", "dev", "--data-dir", str(DATA_DIR), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["overall"]["official_correct"] == 2 and report["overall"]["total"] == 3
+    assert report["subsets"]["unsolvable-squall"]["total"] == 1       # nt-69 has no SQUALL SQL
+    assert report["subsets"]["dev"]["total"] == 3

@@ -1,0 +1,55 @@
+"""``binder-py exec`` end to end (in a subprocess-free way: through cli.main)."""
+
+import io
+import json
+import sys
+
+import pytest
+
+from binder_py.cli import main
+from conftest import requires_sandbox
+
+pytestmark = requires_sandbox
+
+
+@pytest.fixture
+def files(tmp_path):
+    table = tmp_path / "shirts.csv"
+    table.write_text("shirt,made in,price\nTuxedo shirt,USA,80\nT-shirt,China,10\nPolo,Mexico,25\n")
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps({"f_col": {"Made in North America?": {"usa": "yes", "china": "no",
+                                                                         "mexico": "yes"}},
+                                  "f_val": {"Which is the most formal?": "Tuxedo shirt"}}))
+    program = tmp_path / "p.py"
+    program.write_text('df[f_col("Made in North America?", "made in")]["price"].sum()\n')
+    return table, oracle, program
+
+
+def test_exec_prints_the_answer(files, capsys):
+    table, oracle, program = files
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
+    assert capsys.readouterr().out.strip() == "105"
+
+
+def test_exec_json_trace_from_stdin(files, capsys, monkeypatch):
+    table, oracle, _ = files
+    monkeypatch.setattr(sys, "stdin", io.StringIO('f_val("Which is the most formal?", ["shirt"])\n'))
+    assert main(["exec", str(table), "-", "--neural", f"oracle:{oracle}", "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["value"] == "Tuxedo shirt" and trace["title"] == "shirts"
+    assert trace["calls"][0]["kind"] == "val" and trace["calls"][0]["rows"][1] == ["T-shirt"]
+
+
+def test_exec_failure_exits_non_zero_with_position(files, capsys, tmp_path):
+    table, oracle, _ = files
+    bad = tmp_path / "bad.py"
+    bad.write_text("x = 1\nf_col()\n")
+    assert main(["exec", str(table), str(bad), "--neural", f"oracle:{oracle}"]) == 1
+    err = capsys.readouterr().err
+    assert "syntax error at line 2" in err and "f_col" in err
+
+
+def test_exec_bad_oracle_file_is_input_error(files, capsys, tmp_path):
+    table, _, program = files
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{tmp_path / 'missing.json'}"]) == 2
+    assert "cannot read oracle answers" in capsys.readouterr().err

@@ -1,0 +1,264 @@
+"""The semantics of Binder-Python, each with an oracle backend, on the real sandbox and in-process."""
+
+import json
+import threading
+
+import pandas as pd
+import pytest
+
+from binder_py.language import CallableBackend, NeuralCache, OracleBackend, execute
+from binder_py.language.requests import NeuralRequest
+
+
+def run(runner, program, table, backend, **kw):
+    result = execute(program, table, neural=backend, sandbox=runner, **kw)
+    return result
+
+
+def test_f_col_boolean_filter_and_count(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    r = run(runner, 'df[f_col("Made in North America?", ["made in"])].shape[0]', shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == 4
+
+
+def test_new_column_and_typed_results(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = ('df["na"] = f_col("Made in North America?", ["made in"])\n'
+               'df["cents"] = f_col("Price in cents?", "price")\n'
+               'df["kg"] = f_col("Weight in kg?", "made in")\n'
+               'df["code"] = f_col("Country code?", "made in")\n'
+               '[str(df["na"].dtype), str(df["cents"].dtype), str(df["kg"].dtype), str(df["code"].dtype),'
+               ' int(df["cents"].sum()), df["code"].tolist()]')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value[:4] == ["boolean", "Int64", "Float64", "string"]
+    assert r.value[4] == 8000 + 1000 + 2500 + 3000 + 8500
+    assert r.value[5] == ["US", "CN", "MX", "CA", "US"]
+
+
+def test_na_answers_in_a_filter_select_nothing(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    # Polo is "unknown", Flannel has no key: both NA; a filter treats NA as not selected
+    program = ('m = f_col("No chemicals?", "shirt")\n'
+               '[df[m]["shirt"].tolist(), df[~m]["shirt"].tolist(), int(m.isna().sum())]')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == [["Tuxedo shirt", "Tuxedo shirt"], ["T-shirt"], 2]
+
+
+def test_series_is_indexed_like_the_context_rows(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = ('sub = df[df.price > 20]\n'
+               's = f_col("Made in North America?", sub[["made in"]])\n'
+               '[s.index.tolist(), s.tolist()]')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == [[0, 2, 3, 4], [True, True, True, True]]
+
+
+def test_series_context(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    r = run(runner, 'f_col("Made in North America?", df["made in"]).sum()', shirts, oracle)
+    assert r.ok and r.value == 4
+
+
+def test_multi_column_context_keys(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    r = run(runner, 'df[f_col("Is it pure cotton?", ["shirt", "material"])]["price"].tolist()', shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == [80, 85]
+    assert oracle.requests[0].keys == ["tuxedo shirt | cotton", "t-shirt | polyester", "polo | cotton blend",
+                                       "flannel | wool"]
+
+
+def test_nested_calls_answer_inner_first(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = 'f_val("Which is the most formal?", df[f_col("Made in North America?", "made in")][["shirt"]])'
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == "Tuxedo shirt"
+    assert [c.name for c in r.calls] == ["f_col", "f_val"]
+    inner, outer = r.calls
+    assert inner.site == 1 and outer.site == 0 and r.sites[1].parent_site == 0
+    assert outer.rows == [["Tuxedo shirt"], ["Mexico"]][:1] + [["Polo"], ["Flannel"], ["Tuxedo shirt"]]
+
+
+def test_f_val_types_and_lists(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = ('[f_val("How many countries?", ["made in"]) + 1, f_val("Which are from Asia?", ["made in"]),'
+               ' f_val("Is any made in Europe?", df), f_val("Never written?", df)]')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == [5, ["China"], False, None]
+
+
+def test_solve_and_qa_map_compatibility(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = ('def solve(table):\n'
+               '    table = qa_map(table, "Made in North America?", ["made in"])\n'
+               '    sub = table[table["Made in North America?"]]\n'
+               '    flags = f_col("No chemicals?", "shirt")\n'  # resolves against solve's local `table`
+               '    best = qa_ans(sub, "Which is the most formal?", ["shirt"])\n'
+               '    return [best, int(flags.sum()), list(table.columns)]\n')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == ["Tuxedo shirt", 2, ["shirt", "made in", "price", "material", "Made in North America?"]]
+
+
+def test_bare_f_resolution_at_run_time(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = ('df["na"] = f("Made in North America?", "made in")\n'
+               'f("Which is the most formal?", df[df["na"]][["shirt"]])')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == "Tuxedo shirt"
+
+
+def test_dedup_sends_each_distinct_row_once(runner, shirts, shirt_oracle_data):
+    calls = []
+
+    def fn(request: NeuralRequest):
+        calls.append(request)
+        return {k: "yes" for k in request.keys}
+
+    backend = CallableBackend(fn, name="counting")
+    r = run(runner, 'f_col("Made in North America?", "made in").tolist()', shirts, backend)
+    assert r.ok, r.error
+    assert r.value == [True] * 5
+    assert len(calls) == 1 and calls[0].keys == ["usa", "china", "mexico", "canada"]
+    assert r.calls[0].n_rows == 5 and len(r.calls[0].rows) == 4
+
+
+def test_cache_across_programs_and_within(runner, shirts):
+    calls = []
+
+    def fn(request: NeuralRequest):
+        calls.append((request.kind, list(request.keys)))
+        if request.kind == "val":
+            return "Polo"
+        return {k: "yes" for k in request.keys}
+
+    backend = CallableBackend(fn, name="counting")
+    cache = NeuralCache()
+    p1 = 'df[f_col("Made in North America?", "made in")].shape[0]'
+    p2 = ('a = f_col("Made in North America?", "made in")\n'
+          'b = f_col("Made in North America?", df[df.price > 20][["made in"]])\n'
+          'f_val("Which is the most formal?", df[["shirt"]])')
+    r1 = run(runner, p1, shirts, backend, cache=cache)
+    r2 = run(runner, p2, shirts, backend, cache=cache)
+    r3 = run(runner, 'f_val("Which is the most formal?", df[["shirt"]])', shirts, backend, cache=cache)
+    assert r1.ok and r2.ok and r3.ok, (r1.error, r2.error, r3.error)
+    assert calls == [("col", ["usa", "china", "mexico", "canada"]), ("val", ["tuxedo shirt", "t-shirt", "polo",
+                                                                            "flannel", "tuxedo shirt"])]
+    assert [c.from_cache for c in r2.calls] == [True, True, False]
+    assert r3.calls[0].from_cache and r3.value == "Polo"
+    assert cache.stats.backend_calls == 2
+
+
+def test_cache_is_per_backend(runner, shirts):
+    cache = NeuralCache()
+    yes = OracleBackend({"f_col": {"Q?": {"usa": "yes"}}})
+    no = OracleBackend({"f_col": {"Q?": {"usa": "no"}}})
+    a = run(runner, 'f_col("Q?", "made in").iloc[0]', shirts, yes, cache=cache)
+    b = run(runner, 'f_col("Q?", "made in").iloc[0]', shirts, no, cache=cache)
+    assert (a.value, b.value) == (True, False)
+
+
+def test_unknown_column_is_a_runtime_error_with_line(runner, shirts, shirt_oracle_data):
+    r = run(runner, 'x = 1\ny = f_col("Made in North America?", ["country"])\ny', shirts,
+            OracleBackend(shirt_oracle_data))
+    assert not r.ok
+    assert r.error.kind == "runtime" and r.error.line == 2
+    assert "country" in r.error.message and "'made in'" in r.error.message
+
+
+def test_column_names_match_ignoring_case(runner, shirts, shirt_oracle_data):
+    r = run(runner, 'f_col("Made in North America?", "Made In").sum()', shirts, OracleBackend(shirt_oracle_data))
+    assert r.ok and r.value == 4
+
+
+def test_syntax_and_form_errors_are_failed_outcomes(runner, shirts):
+    r = run(runner, "x = (1 +", shirts, None)
+    assert not r.ok and r.error.kind == "syntax" and r.error.line == 1
+    r = run(runner, "y = 2\nf_col()", shirts, None)
+    assert not r.ok and r.error.kind == "syntax" and r.error.line == 2 and "f_col" in r.error.message
+
+
+def test_python_mode_rejects_neural_calls(runner, shirts):
+    r = run(runner, 'x = 1\ndf[f_col("Is it?", "shirt")]', shirts, None, allow_neural=False)
+    assert not r.ok and r.error.kind == "policy" and r.error.line == 2 and "f_col" in r.error.message
+    r = run(runner, 'df["price"].max()', shirts, None, allow_neural=False)
+    assert r.ok and r.value == 85
+
+
+def test_no_backend_is_a_clear_runtime_error(runner, shirts):
+    r = run(runner, 'f_col("Is it?", "shirt")', shirts, None)
+    assert not r.ok and r.error.line == 1 and "neural backend" in r.error.message
+
+
+def test_backend_failure_is_recorded(runner, shirts):
+    def fn(request):
+        raise RuntimeError("model exploded")
+
+    r = run(runner, 'x = 0\nf_col("Is it?", "shirt")', shirts, CallableBackend(fn))
+    assert not r.ok and r.error.line == 2 and "model exploded" in r.error.message
+    assert "model exploded" in r.calls[0].error
+
+
+def test_callable_per_row_backend(runner, shirts):
+    backend = CallableBackend.per_row(lambda q, row: len(row["shirt"]), lambda q, rows: rows[0]["shirt"])
+    r = run(runner, '[f_col("Length?", "shirt").tolist(), f_val("First?", "shirt")]', shirts, backend)
+    assert r.ok, r.error
+    assert r.value == [[12, 7, 4, 7, 12], "Tuxedo shirt"]
+
+
+def test_trace_json_is_complete(runner, shirts, shirt_oracle_data):
+    program = 'df[f_col("Made in North America?", "made in")]["shirt"].tolist()'
+    r = run(runner, program, shirts, OracleBackend(shirt_oracle_data), title="shirts")
+    data = json.loads(json.dumps(r.to_json()))
+    assert data["ok"] and data["title"] == "shirts" and "binder_neural_call(0, 'f_col'" in data["rewritten_code"]
+    site = data["sites"][0]
+    assert program[site["span"][0]:site["span"][1]] == site["text"]
+    call = data["calls"][0]
+    assert call["question"] == "Made in North America?" and call["answers"]["mexico"] == "Yes"
+    assert call["from_cache"] is False and "usage" in call and call["seconds"] >= 0
+
+
+def test_table_is_not_modified(runner, shirts, shirt_oracle_data):
+    before = shirts.copy()
+    run(runner, 'df["na"] = f_col("Made in North America?", "made in")\ndf', shirts, OracleBackend(shirt_oracle_data))
+    pd.testing.assert_frame_equal(shirts, before)
+
+
+def test_single_flight_across_threads():
+    cache = NeuralCache()
+    started = threading.Event()
+    release = threading.Event()
+    calls = []
+
+    def compute(request):
+        calls.append(list(request.keys))
+        started.set()
+        release.wait(5)
+        from binder_py.language.backends import NeuralAnswer
+
+        return NeuralAnswer(answers={k: "yes" for k in request.keys})
+
+    req = NeuralRequest("col", "Q?", ["a"], [["x"], ["y"]], ["x", "y"])
+    results = []
+
+    def worker():
+        results.append(cache.resolve_col("b", req, compute))
+
+    t1 = threading.Thread(target=worker)
+    t1.start()
+    started.wait(5)
+    t2 = threading.Thread(target=worker)
+    t2.start()
+    release.set()
+    t1.join(5)
+    t2.join(5)
+    assert calls == [["x", "y"]]
+    assert all(r.answers == {"x": "yes", "y": "yes"} for r in results)
+    assert sorted(r.from_cache for r in results) == [False, True]

@@ -1,0 +1,67 @@
+"""Independent neural requests of one program are answered concurrently (prefetch)."""
+
+import threading
+
+import pandas as pd
+
+from binder_py.language import CallableBackend, NeuralCache, execute, parse_program
+from binder_py.language.prefetch import predictable_requests
+
+
+def barrier_backend(parties):
+    barrier = threading.Barrier(parties, timeout=5)
+    calls = []
+
+    def fn(request):
+        calls.append(request.question)
+        barrier.wait()  # only passes when `parties` requests are in flight at once
+        if request.kind == "val":
+            return "Polo"
+        return {k: "yes" for k in request.keys}
+
+    backend = CallableBackend(fn, name="barrier")
+    backend.prefetch = True
+    return backend, calls
+
+
+def test_independent_requests_run_concurrently(runner, shirts):
+    backend, calls = barrier_backend(2)
+    program = ('a = f_col("Made in North America?", "made in")\n'
+               'b = f_val("Which is the most formal?", ["shirt"])\n'
+               '[int(a.sum()), b]')
+    r = execute(program, shirts, neural=backend, sandbox=runner, cache=NeuralCache())
+    assert r.ok, r.error
+    assert r.value == [5, "Polo"]
+    assert sorted(calls) == ["Made in North America?", "Which is the most formal?"]  # each asked once
+    assert [c.prefetched for c in r.calls] == [True, True]
+    assert all(not c.from_cache and c.answers or c.value for c in r.calls)
+
+
+def test_prefetch_is_skipped_when_rows_are_unpredictable(shirts):
+    def reqs(src):
+        return predictable_requests(parse_program(src), shirts)
+
+    assert len(reqs('f_col("A?", "shirt")\nf_val("B?", ["shirt", "price"])')) == 2
+    assert reqs('df = df[df.price > 10]\nf_col("A?", "shirt")') == []
+    assert reqs('df["shirt"] = df["shirt"].str.lower()\nf_col("A?", "shirt")') == []
+    assert reqs('if True:\n    f_col("A?", "shirt")') == []
+    assert reqs('x = df.price.max() > 3 and f_val("A?", "shirt")') == []
+    assert reqs('f_col("A?", "no such column")') == []
+    assert reqs('df.dropna(inplace=True)\nf_col("A?", "shirt")') == []
+    req = reqs('df["x"] = f_col(" A? ", ["made in"])')[0]
+    assert req.question == "A?" and req.keys == ["usa", "china", "mexico", "canada"]
+
+
+def test_unreached_prefetch_is_reported(runner, shirts):
+    calls = []
+
+    def fn(request):
+        calls.append(request.question)
+        return {k: "no" for k in request.keys} if request.kind == "col" else "x"
+
+    backend = CallableBackend(fn, name="b")
+    r = execute('y = 1 / 0\nf_val("Never reached?", "shirt")', shirts, neural=backend, sandbox=runner,
+                prefetch=True)
+    assert not r.ok and r.error.line == 1
+    assert calls == ["Never reached?"]
+    assert len(r.calls) == 1 and r.calls[0].order == -1 and r.calls[0].prefetched

@@ -1,0 +1,93 @@
+import ast
+
+import pytest
+
+from binder_py.errors import ProgramError
+from binder_py.language.program import BRIDGE_NAME, parse_program
+from binder_py.language.rewrite import rewrite, rewritten_source
+
+
+def test_sites_spans_and_nesting():
+    src = ('x = 1\n'
+           'f_val("Which is the most formal?", df[f_col("Made in North America?", "made in")][["shirt"]])\n')
+    parsed = parse_program(src)
+    assert [s.name for s in parsed.sites] == ["f_val", "f_col"]
+    outer, inner = parsed.sites
+    assert src[outer.span[0]:outer.span[1]] == outer.text and outer.text.startswith("f_val(")
+    assert inner.text == 'f_col("Made in North America?", "made in")'
+    assert (inner.line, inner.col, inner.end_line) == (2, src.splitlines()[1].index("f_col"), 2)
+    assert inner.parent_site == outer.id and outer.parent_site is None
+    assert (outer.kind, inner.kind) == ("val", "col")
+
+
+def test_span_columns_count_characters_not_bytes():
+    src = 'é = 1; y = f_col("q?", "a")'
+    site = parse_program(src).sites[0]
+    assert site.col == src.index("f_col") and src[site.span[0]:site.span[1]] == site.text
+
+
+def test_rewrite_keeps_lines_and_uses_bridge():
+    src = 'a = 1\n\ndf["na"] = f_col("Is it?", ["made in"])\nf_val(question="Best?", context=df)\n'
+    parsed = parse_program(src)
+    module = rewrite(parsed)
+    code = rewritten_source(module)
+    assert f"{BRIDGE_NAME}(0, 'f_col', 'Is it?', ['made in'])" in code
+    assert f"{BRIDGE_NAME}(1, 'f_val', 'Best?', df)" in code
+    calls = [n for n in ast.walk(module) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == BRIDGE_NAME]
+    assert sorted(c.lineno for c in calls) == [3, 4]
+    assert "f_col" in ast.unparse(parsed.tree)  # the parsed tree itself is untouched
+
+
+@pytest.mark.parametrize("src, kind", [
+    ('df[f("Is it?", "a")]', "col"),
+    ('df[f("Is it?", "a") == "yes"]', "col"),
+    ('df["n"] = f("Is it?", "a")', "col"),
+    ('f("Is it?", "a").sum()', "col"),
+    ('x = f("Best?", df)', "val"),
+    ('f("Best?", df)', "val"),
+    ('df[df.a == f("Best?", df)]', "col"),  # documented: climbing through a comparison into an index
+])
+def test_bare_f_resolution(src, kind):
+    assert parse_program(src).sites[0].kind == kind
+
+
+def test_bare_f_is_ordinary_when_program_binds_it():
+    parsed = parse_program("def f(x, y):\n    return x\nf(1, 2)")
+    assert parsed.sites == []
+
+
+def test_compat_forms():
+    parsed = parse_program('def solve(table):\n'
+                           '    table = qa_map(table, "Is it?", ["a"])\n'
+                           '    return qa_ans(table, "Best?")\n')
+    assert parsed.defines_solve
+    assert [(s.name, s.kind) for s in parsed.sites] == [("qa_map", "col"), ("qa_ans", "val")]
+
+
+def test_syntax_error_has_position():
+    with pytest.raises(ProgramError) as info:
+        parse_program("x = 1\ny = (2 +\n")
+    assert info.value.line is not None and info.value.line >= 2 and "syntax error" in str(info.value)
+
+
+@pytest.mark.parametrize("src, fragment, line, col", [
+    ("x = 1\nf_col()", "missing question, context", 2, 0),
+    ('f_val("q")', "missing context", 1, 0),
+    ('y = f_col("q", "a", "b")', "at most 2", 1, 4),
+    ('f_col(*args)', "*args", 1, 0),
+    ('f_col(question="q", ctx="a")', "no argument 'ctx'", 1, 0),
+    ('f_col(3, "a")', "must be a string", 1, 0),
+    ('g = f_col', "must be called directly", 1, 4),
+    ('f_col = 1', "may not define", 1, 0),
+    ('def f_val(q, c):\n    return 1', "may not define", 1, 0),
+    (f'{BRIDGE_NAME}(0, "f_col", "q", "a")', "reserved", 1, 0),
+])
+def test_bad_neural_forms_have_positions(src, fragment, line, col):
+    with pytest.raises(ProgramError) as info:
+        parse_program(src)
+    assert fragment in str(info.value)
+    assert (info.value.line, info.value.column) == (line, col)
+
+
+def test_method_named_f_col_is_not_neural():
+    assert parse_program("df.f_col('a', 'b')").sites == []

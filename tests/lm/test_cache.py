@@ -1,0 +1,176 @@
+"""The SQLite cache, its keys, the log, record and replay."""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import sqlite3
+
+import pytest
+
+from binder_py.lm import LMReplayMiss, LMRequest, LMStore, lm_from_spec
+from binder_py.lm.testserver import Fault
+
+BASE = LMRequest(messages=(("system", "You write pandas."), ("user", "sum of a?")), n=2, temperature=0.4,
+                 top_p=0.9, stop=("\n\n",), max_tokens=64, seed=7)
+
+
+def counter_responder():
+    calls = {"n": 0}
+
+    def respond(body, api):
+        calls["n"] += 1
+        return [f"answer {calls['n']}.{i}" for i in range(int(body.get("n") or 1))]
+
+    return respond
+
+
+def test_second_identical_call_is_a_cache_hit(server, make_lm):
+    server.responder = counter_responder()
+    lm = make_lm()
+    first = lm.complete(BASE, purpose="parse")
+    second = lm.complete(BASE, purpose="parse")
+    assert not first.cached and second.cached
+    assert [c.text for c in first.choices] == [c.text for c in second.choices] == ["answer 1.0", "answer 1.1"]
+    assert server.request_count == 1
+    # a new client on the same file (another run) hits too
+    assert make_lm().complete(BASE).cached
+
+
+@pytest.mark.parametrize("change", [
+    {"messages": (("system", "You write pandas."), ("user", "sum of b?"))},
+    {"messages": (("user", "You write pandas."), ("user", "sum of a?"))},
+    {"n": 3}, {"temperature": 0.5}, {"top_p": 1.0}, {"stop": ()}, {"max_tokens": 65}, {"seed": 8},
+    {"seed": None}, {"logprobs": True},
+])
+def test_a_changed_parameter_misses(server, make_lm, change):
+    lm = make_lm()
+    lm.complete(BASE)
+    changed = lm.complete(dataclasses.replace(BASE, **change))
+    assert not changed.cached
+    assert server.request_count == 2
+
+
+def test_prompt_and_messages_do_not_share_keys(server, make_lm):
+    lm = make_lm()
+    lm.complete(LMRequest(prompt="sum of a?"))
+    assert not lm.complete(LMRequest(messages=(("user", "sum of a?"),))).cached
+
+
+def test_model_and_endpoint_are_in_the_key(server, make_lm):
+    make_lm().complete(BASE)
+    assert not make_lm(f"openai:other-model@{server.base_url}").complete(BASE).cached
+    assert not make_lm(f"openai-completions:test-model@{server.base_url}").complete(BASE).cached
+    assert server.request_count == 3
+
+
+def test_no_cache_always_asks_but_still_logs(server, make_lm):
+    lm = make_lm(cache=False)
+    lm.complete(BASE)
+    assert not lm.complete(BASE).cached
+    assert server.request_count == 2
+    sources = [r[0] for r in lm.store._conn.execute("SELECT source FROM log")]
+    assert sources == ["model", "model"]
+
+
+def test_log_has_purpose_tags_usage_and_latency(server, make_lm):
+    lm = make_lm()
+    lm.complete(BASE, purpose="neural", tags={"run": "r1", "question_id": "q7"})
+    lm.complete(BASE, purpose="neural", tags={"run": "r1", "question_id": "q7"})
+    rows = lm.store._conn.execute(
+        "SELECT purpose, tags, source, prompt_tokens, completion_tokens, latency, key FROM log ORDER BY id").fetchall()
+    assert [r[2] for r in rows] == ["model", "cache"]
+    assert all(r[0] == "neural" and '"question_id": "q7"' in r[1] and r[3] > 0 and r[4] > 0 and r[5] >= 0
+               for r in rows)
+    prompt, response = lm.store._conn.execute(
+        "SELECT request_json, response_json FROM responses WHERE key = ?", (rows[0][6],)).fetchone()
+    assert "sum of a?" in prompt and "answer" in response
+
+
+def test_cache_stats_and_clear(server, make_lm, tmp_path):
+    lm = make_lm()
+    lm.complete(BASE)
+    lm.complete(BASE)
+    stats = lm.store.stats()
+    assert stats["responses"] == 1 and stats["hits"] == 1 and stats["misses"] == 1 and stats["hit_rate"] == 0.5
+    assert lm.store.clear() == 1
+    assert lm.store.stats()["responses"] == 0
+
+
+def _writer(path: str, worker: int) -> None:
+    store = LMStore(path)
+    for i in range(40):
+        request = LMRequest(prompt=f"w{worker} r{i}")
+        from binder_py.lm.store import cache_key, request_key
+        from binder_py.lm.types import Choice
+
+        store.put(cache_key("e", "m", "chat", request), request_key(request), lm="x", endpoint="e", model="m",
+                  api="chat", request=request, choices=[Choice(f"{worker}-{i}")], prompt_tokens=1,
+                  completion_tokens=1)
+        store.log(lm="x", purpose="p", tags={}, key=None, source="model")
+
+
+def test_several_processes_share_the_cache_file(tmp_path):
+    path = str(tmp_path / "shared.sqlite")
+    LMStore(path)  # create the schema
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, w)) for w in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 120
+    assert conn.execute("SELECT COUNT(*) FROM log").fetchone()[0] == 120
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_record_then_replay_gives_identical_answers(server, make_lm, tmp_path):
+    server.responder = counter_responder()
+    record = tmp_path / "recorded"
+    lm = make_lm(record_dir=record)
+    requests = [LMRequest(prompt=f"q{i}", n=2, temperature=0.7, seed=i) for i in range(4)]
+    lm.complete(requests[0])  # already in the cache before the recorded run ...
+    lm = make_lm(record_dir=record)
+    answers = [lm.complete(r, purpose="parse") for r in requests]
+    assert answers[0].cached  # ... and a hit is recorded too
+    tokens = lm.count_tokens("some prompt text for budgeting")
+    calls = server.request_count
+
+    replay = lm_from_spec(f"replay:{record}")
+    assert replay.name == "replay:openai:test-model"
+    replayed = [replay.complete(r, purpose="parse") for r in requests]
+    assert [[c.text for c in a.choices] for a in replayed] == [[c.text for c in a.choices] for a in answers]
+    assert all(a.cached for a in replayed)
+    assert replay.count_tokens("some prompt text for budgeting") == tokens
+    assert replay.context_window == lm.context_window
+    assert server.request_count == calls  # nothing sent
+    assert replay.usage.cached_requests == 4 and replay.usage.requests == 0
+
+
+def test_replay_miss_fails_loudly(server, make_lm, tmp_path):
+    record = tmp_path / "recorded"
+    make_lm(record_dir=record).complete(LMRequest(prompt="recorded question", seed=1))
+    replay = lm_from_spec(f"replay:{record}")
+    with pytest.raises(LMReplayMiss) as info:
+        replay.complete(LMRequest(prompt="a question never asked", seed=1), purpose="neural")
+    message = str(info.value)
+    assert "neural" in message and "a question never asked" in message and "record" in message
+    with pytest.raises(LMReplayMiss):
+        replay.complete(LMRequest(prompt="recorded question", seed=2))  # a changed parameter misses too
+
+
+def test_replay_of_a_missing_directory_says_so(tmp_path):
+    from binder_py.lm import LMConfigError
+
+    with pytest.raises(LMConfigError, match="record"):
+        lm_from_spec(f"replay:{tmp_path / 'nothing'}")
+
+
+def test_errors_are_not_cached(server, make_lm):
+    server.faults.append(Fault.bad_key())
+    lm = make_lm()
+    with pytest.raises(Exception):
+        lm.complete(BASE)
+    assert not lm.complete(BASE).cached

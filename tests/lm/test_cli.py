@@ -1,0 +1,38 @@
+"""binder-py cache stats|clear, lm check, lm log."""
+
+from __future__ import annotations
+
+from binder_py.cli import main
+from binder_py.lm import LMRequest
+
+
+def test_cache_stats_and_clear(server, make_lm, tmp_path, capsys):
+    lm = make_lm()
+    lm.complete(LMRequest(prompt="q"))
+    lm.complete(LMRequest(prompt="q"))
+    path = str(tmp_path / "cache.sqlite")
+    assert main(["cache", "stats", "--cache-path", path]) == 0
+    out = capsys.readouterr().out
+    assert "answers stored: 1" in out and "hit rate 50%" in out
+    assert main(["lm", "log", "--cache-path", path]) == 0
+    assert "openai:test-model" in capsys.readouterr().out
+    assert main(["cache", "clear", "--cache-path", path]) == 0
+    assert "cleared 1" in capsys.readouterr().out
+
+
+def test_lm_check_against_the_loopback_server(server, capsys):
+    assert main(["lm", "check", f"openai:test-model@{server.base_url}"]) == 0
+    out = capsys.readouterr().out
+    assert "answer: 'answer'" in out and "openai:test-model" in out
+
+
+def test_lm_check_bad_spec_is_a_user_error(capsys):
+    assert main(["lm", "check", "nonsense"]) == 2
+    assert "accepted forms" in capsys.readouterr().err
+
+
+def test_lm_check_bad_key(server, capsys, monkeypatch):
+    server.api_key = "sk-right"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+    assert main(["lm", "check", f"openai:test-model@{server.base_url}"]) == 2
+    assert "refused the API key" in capsys.readouterr().err

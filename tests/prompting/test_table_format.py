@@ -1,0 +1,55 @@
+import pandas as pd
+
+from binder_py.prompting.table_format import cell_text, format_table
+
+
+def test_binder_style_layout(table):
+    text = format_table(table, "Clubs", style="binder", max_rows=2)
+    assert text.split("\n") == [
+        "CREATE TABLE Clubs(",
+        "\trow_id int,",
+        "\tClub text,",
+        "\tTitles int,",
+        "\tShare real)",
+        "/*",
+        "2 example rows:",
+        "SELECT * FROM w LIMIT 2;",
+        "row_id\tClub\tTitles\tShare",
+        "0\treal madrid\t14\t0.5",
+        "1\tac milan\t7\t0.25",
+        "*/",
+    ]
+
+
+def test_binder_style_all_rows_newlines_and_missing(table):
+    text = format_table(table, "Clubs")
+    assert "All rows of the table:\nSELECT * FROM w;\n" in text
+    assert "2\tbayern munich\t6\t\n*/" in text  # newline in cell -> space; NaN -> empty
+    assert "Club text" in text  # column names keep their case
+
+
+def test_no_lowercase_and_truncation():
+    df = pd.DataFrame({"Name": ["Alpha " + "x" * 200], "When": pd.to_datetime(["2020-01-02"]), "ok": [True]})
+    text = format_table(df, "T", lowercase=False)
+    assert "\tAlpha xxx" in text and "…" in text
+    cell = text.split("\n")[-2].split("\t")[1]
+    assert len(cell) == 101
+    assert "When datetime" in text and "ok bool" in text and "\tTrue" in text
+    assert cell_text("Ab\tC", lowercase=True) == "ab c"
+
+
+def test_default_title():
+    assert format_table(pd.DataFrame({"a": [1]}), None).startswith("CREATE TABLE table(")
+
+
+def test_pandas_style(table):
+    text = format_table(table, "Clubs", style="pandas", max_rows=2)
+    lines = text.split("\n")
+    assert lines[0] == "# table: Clubs"
+    assert lines[1].startswith("# df: 3 rows × 3 columns; dtypes: 'Club': ")
+    assert "'Titles': int64" in lines[1] and "'Share': float64" in lines[1]
+    assert lines[2] == "# df.head(2):"
+    assert "real madrid" in lines[4] and lines[4].lstrip().startswith("0")
+    assert len(lines) == 6
+    full = format_table(table, "Clubs", style="pandas")
+    assert "# all rows:" in full and "NaN" in full and "bayern munich" in full
