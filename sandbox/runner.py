@@ -87,6 +87,7 @@ def build_namespace(variables: Mapping[str, Any] | None, buffer: BoundedBuffer) 
     ns: dict[str, Any] = {
         "__builtins__": SAFE_BUILTINS,
         "__name__": PROGRAM_MODULE,
+        "__metaclass__": type,
         "_print_": lambda *_a, **_k: collector,
         "pd": FACADES["pandas"],
         "np": FACADES["numpy"],
@@ -124,7 +125,12 @@ def failure_from_exception(exc: BaseException, filename: str) -> dict[str, Any]:
         kind = "timeout"
     else:
         kind = "runtime"
-    message = "CPU time limit exceeded" if kind == "timeout" else _message(exc)
+    if kind == "timeout":
+        message = "CPU time limit exceeded"
+    elif kind == "memory":
+        message = f"memory limit exceeded ({_message(exc).rstrip(': ')})"
+    else:
+        message = _message(exc)
     try:
         etype = type(exc).__name__
     except BaseException:  # noqa: BLE001

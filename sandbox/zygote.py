@@ -87,6 +87,7 @@ def main(cfg: dict) -> None:
     listener.bind(cfg["socket"])
     listener.listen(256)
     notify_r, notify_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify_r.setblocking(False)  # socket.recv_fds ignores its flags argument
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     os.set_blocking(wake_r, False)
@@ -145,21 +146,22 @@ def main(cfg: dict) -> None:
     sys.stdout.write("READY\n")
     sys.stdout.flush()
 
-    while not stop["now"]:
-        try:
-            readable, _, _ = select.select([0, notify_r, wake_r], [], [], 1.0)
-        except InterruptedError:
-            continue
-        if 0 in readable:
+    try:
+        while not stop["now"]:
             try:
-                if not os.read(0, 4096):
-                    break  # parent closed our stdin: shut down
-            except OSError:
-                break
-        if True:  # always drain: a datagram must be read before its sender is reaped
+                readable, _, _ = select.select([0, notify_r, wake_r], [], [], 1.0)
+            except InterruptedError:
+                continue
+            if 0 in readable:
+                try:
+                    if not os.read(0, 4096):
+                        break  # parent closed our stdin: shut down
+                except OSError:
+                    break
+            # always drain: a worker's datagram must be read before it is reaped
             while True:
                 try:
-                    msg, fds, _flags, _addr = socket.recv_fds(notify_r, 16, 1, socket.MSG_DONTWAIT)
+                    msg, fds, _flags, _addr = socket.recv_fds(notify_r, 16, 1)
                 except (BlockingIOError, InterruptedError):
                     break
                 if len(msg) < 4:
@@ -172,38 +174,36 @@ def main(cfg: dict) -> None:
                     active[pid] = fds[0]
                     for fd in fds[1:]:
                         os.close(fd)
-        if wake_r in readable:
-            try:
-                while os.read(wake_r, 4096):
+            if wake_r in readable:
+                try:
+                    while os.read(wake_r, 4096):
+                        pass
+                except (BlockingIOError, InterruptedError):
                     pass
-            except (BlockingIOError, InterruptedError):
+            while True:
+                try:
+                    pid, status, usage = os.wait4(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                idle.discard(pid)
+                report(pid, status, usage.ru_utime + usage.ru_stime)
+            while len(idle) < pool_size:
+                spawn()
+    finally:
+        for pid in list(idle) + list(active):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
                 pass
         while True:
             try:
-                pid, status, usage = os.wait4(-1, os.WNOHANG)
+                pid, status, usage = os.wait4(-1, 0)
             except ChildProcessError:
                 break
-            if pid == 0:
-                break
-            idle.discard(pid)
             report(pid, status, usage.ru_utime + usage.ru_stime)
-        while len(idle) < pool_size:
-            spawn()
-
-    for pid in list(idle) + list(active):
         try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
+            os.unlink(cfg["socket"])
+        except OSError:
             pass
-    while True:
-        try:
-            pid, status, usage = os.wait4(-1, 0)
-        except ChildProcessError:
-            break
-        report(pid, status, usage.ru_utime + usage.ru_stime)
-    try:
-        os.unlink(cfg["socket"])
-    except OSError:
-        pass
-
-

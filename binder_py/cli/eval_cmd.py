@@ -1,4 +1,5 @@
-"""``binder-py evaluate``: score predictions against gold answers (WikiTQ official + semantic match, TabFact)."""
+"""``binder-py evaluate`` (score predictions), ``binder-py eval`` (run a benchmark split into a run
+directory) and ``binder-py report`` (compare run directories: markdown table and PNG plots)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--show-wrong", type=int, default=0, metavar="N", help="list up to N wrong predictions")
     parser.set_defaults(func=run)
+    _register_eval(subparsers)
+    _register_report(subparsers)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,4 +103,116 @@ def _run_pair(args: argparse.Namespace) -> int:
     else:
         print(f"official: {'correct' if official else 'wrong'}")
         print(f"semantic: {'correct' if semantic else 'wrong'}")
+    return 0
+
+
+# --- binder-py eval -----------------------------------------------------------------------
+
+EVAL_EPILOG = """\
+The run directory (--out) gets:
+  config.json     the settings, the model, versions, data directory, split, limit, seed, start time
+  results.jsonl   one JSON line per finished question (prediction, official/semantic scores, every
+                  candidate program with its outcome and votes, neural calls, usage, timings), appended
+                  and fsynced as each question finishes
+  lm.sqlite       every model response the run used (cache hits included)
+
+Run the same command again to resume: finished ids are skipped, a line cut off by a kill is dropped
+and redone. Settings that change answers (task, split, mode, --lm, --neural, --n, --seed, --vote,
+--shots) must match; otherwise use a new --out or --force (moves the old results aside).
+Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
+Per-question failures are recorded as lines with an "error" field and the run goes on; a bad key or
+unknown model stops it at once. Ctrl-C stops it; finished lines are kept.
+
+Example:
+  binder-py eval wikitq --split unsolvable-squall --mode binder --lm local --limit 20 --out runs/local-binder-squall20
+  binder-py report runs/local-binder-squall20 runs/local-python-squall20 --plots runs/plots
+"""
+
+
+def _register_eval(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "eval", help="run a benchmark split into a run directory (resumable, recorded for replay)",
+        description="Answer every question of a WikiTQ or TabFact split and record the results, "
+                    "one JSON line per question, into a run directory.",
+        epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("task", choices=("wikitq", "tabfact"), help="the benchmark")
+    parser.add_argument("--split", help="wikitq: dev (default), test, unsolvable-squall, unsolvable-binder, "
+                                        "solvable-squall, solvable-binder; tabfact: test-small")
+    parser.add_argument("--mode", choices=("binder", "python", "e2e"), default="binder",
+                        help="binder: programs with neural calls (default); python: plain pandas; e2e: direct answers")
+    parser.add_argument("--lm", metavar="SPEC", help="the model (docs/LM.md); replay:DIR reruns a recorded run offline")
+    parser.add_argument("--neural", metavar="SPEC", help="who answers neural calls: lm (default), lm:SPEC, oracle:FILE.json")
+    parser.add_argument("--n", type=int, metavar="N", help="candidate programs per question (default 20; 5 locally; "
+                                                            "1 answer in e2e mode)")
+    parser.add_argument("--limit", type=int, metavar="K", help="only the first K questions of the split (file order)")
+    parser.add_argument("--ids", metavar="FILE", help="only these question ids (one per line), in the split's order")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--out", "--record-lm", dest="out", required=True, metavar="DIR",
+                        help="the run directory (results, config and the model recording)")
+    parser.add_argument("--data-dir", metavar="DIR", help="data directory (default: $BINDER_DATA, else ../shared/data)")
+    parser.add_argument("--concurrency", type=int, metavar="C",
+                        help="questions at once (default 1 for the local model, 4 otherwise)")
+    parser.add_argument("--vote", choices=("majority", "probability", "answer_biased", "program_biased"),
+                        help="voting strategy (default: program_biased for wikitq, answer_biased for tabfact)")
+    parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
+    parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
+    parser.add_argument("--force", action="store_true", help="start over when --out holds a run with other settings")
+    parser.add_argument("--retry-errors", action="store_true", help="on resume, run questions that failed again")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run_eval_command)
+
+
+def run_eval_command(args: argparse.Namespace) -> int:
+    import sys
+
+    from binder_py.runs import read_ids_file, run_eval
+
+    if args.n is not None and args.n < 1:
+        raise BinderError("--n must be at least 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise BinderError("--concurrency must be at least 1")
+    ids = read_ids_file(args.ids) if args.ids else None
+    try:
+        summary = run_eval(args.task, args.split, out=args.out, mode=args.mode, lm=args.lm, neural=args.neural,
+                           n=args.n, seed=args.seed, limit=args.limit, ids=ids, data_dir=args.data_dir,
+                           concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
+                           progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
+                           command=["binder-py", *sys.argv[1:]])
+    except KeyboardInterrupt as interrupt:
+        summary = getattr(interrupt, "summary", None)
+        done = f"{summary.finished} finished line(s) kept in {summary.out}/results.jsonl; " if summary else ""
+        print(f"binder-py eval: interrupted; {done}run the same command to resume", file=sys.stderr, flush=True)
+        import os
+
+        os._exit(130)  # do not wait for the questions still in flight
+    print(summary.format())
+    return 0
+
+
+# --- binder-py report ---------------------------------------------------------------------
+
+def _register_report(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report", help="compare run directories: a markdown table and PNG plots",
+        description="Read run directories written by 'binder-py eval' and print a side-by-side markdown table "
+                    "(accuracy overall and by subset, official and semantic; requests, tokens, cost and time per "
+                    "question). With --plots, also draw accuracy by subset and mode, and accuracy against the "
+                    "number of voting candidates (recomputed from the recorded candidates, no model calls).")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (binder-py eval --out)")
+    parser.add_argument("--out", metavar="FILE.md", help="also write the markdown to this file")
+    parser.add_argument("--plots", metavar="DIR", help="write PNG plots into this directory")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of markdown")
+    parser.set_defaults(func=run_report_command)
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    from binder_py.runs import report
+
+    result = report(args.runs, out=args.out, plots_dir=args.plots)
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        print(result.markdown)
+    for path in result.plots:
+        print(f"wrote {path}", file=__import__("sys").stderr)
     return 0

@@ -46,9 +46,9 @@ def test_ask_json_and_explain(capsys, server, shirts_path, oracle_spec, tmp_path
 
 
 @pytest.mark.parametrize("make_table, message", [
-    (None, "not found"),
+    (None, "no such file"),
     (lambda p: p.write_text(""), "empty"),
-    (lambda p: p.write_text("a,b\n"), "no rows"),
+    (lambda p: p.write_text("a,b\n"), "no data rows"),
     (lambda p: p.write_text("a,a\n1,2\n"), "uplicate"),
 ])
 def test_bad_tables_exit_2_with_a_message(capsys, tmp_path, make_table, message):

@@ -2,7 +2,7 @@
 
 ``runner`` runs each semantic test twice: with the real sandbox (``sandbox.Sandbox``,
 skipped only while the sandbox package is not importable) and with the in-process
-stand-in of ``fakes.py`` (fast; checks the callback payloads are plain data).
+stand-in of ``language_fakes.py`` (fast; checks the callback payloads are plain data).
 """
 
 from __future__ import annotations
@@ -15,19 +15,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from fakes import InProcessSandbox  # noqa: E402
-
-
-def real_sandbox_available() -> bool:
-    try:
-        import sandbox
-
-        return hasattr(sandbox, "Sandbox")
-    except ImportError:
-        return False
-
-
-requires_sandbox = pytest.mark.skipif(not real_sandbox_available(), reason="the sandbox package is not built yet")
+from language_fakes import InProcessSandbox, real_sandbox_available  # noqa: E402
 
 
 @pytest.fixture(scope="session")

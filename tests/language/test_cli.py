@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from binder_py.cli import main
-from conftest import requires_sandbox
+from language_fakes import requires_sandbox
 
 pytestmark = requires_sandbox
 

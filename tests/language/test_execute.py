@@ -81,7 +81,7 @@ def test_nested_calls_answer_inner_first(runner, shirts, shirt_oracle_data):
     assert [c.name for c in r.calls] == ["f_col", "f_val"]
     inner, outer = r.calls
     assert inner.site == 1 and outer.site == 0 and r.sites[1].parent_site == 0
-    assert outer.rows == [["Tuxedo shirt"], ["Mexico"]][:1] + [["Polo"], ["Flannel"], ["Tuxedo shirt"]]
+    assert outer.rows == [["Tuxedo shirt"], ["Polo"], ["Flannel"], ["Tuxedo shirt"]]  # China filtered out
 
 
 def test_f_val_types_and_lists(runner, shirts, shirt_oracle_data):
@@ -262,3 +262,14 @@ def test_single_flight_across_threads():
     assert calls == [["x", "y"]]
     assert all(r.answers == {"x": "yes", "y": "yes"} for r in results)
     assert sorted(r.from_cache for r in results) == [False, True]
+
+
+def test_column_names_resolve_in_the_calling_function_and_comprehensions(runner, shirts, shirt_oracle_data):
+    oracle = OracleBackend(shirt_oracle_data)
+    program = ('def solve(table):\n'
+               '    table = table[table.price < 50]\n'
+               '    return [int(f_col(q, "made in").sum()) for q in ["Made in North America?"]]\n')
+    r = run(runner, program, shirts, oracle)
+    assert r.ok, r.error
+    assert r.value == [2]  # the filtered local `table` (China, Mexico, Canada), not the global df
+    assert r.calls[0].n_rows == 3

@@ -103,7 +103,7 @@ def test_na_fallback_through_execute_is_traced(shirts):
         return "\n".join(f"{rid}\t{cells[0]}\tyes" for rid, cells in rows if cells[0] != "China") + "\n*/"
 
     lm = ScriptedLM(responder)
-    from fakes import InProcessSandbox
+    from language_fakes import InProcessSandbox
 
     cache = NeuralCache()
     r = execute('f_col("Made in North America?", "made in").tolist()', shirts,

@@ -1,4 +1,4 @@
-"""Test doubles: an in-process stand-in for the sandbox and a scripted language model.
+"""Test doubles: an in-process stand-in for the sandbox.
 
 ``InProcessSandbox`` follows the sandbox contract (docs/CONTRACTS.md) closely enough to
 test the language layer without forking: variables are copied, callback arguments and
@@ -17,9 +17,20 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+import pytest
 
 from binder_py.language.outcome import _Failure, _Outcome, _Timings
-from binder_py.lm.types import Choice, Completion, LMRequest, Usage
+
+def real_sandbox_available() -> bool:
+    try:
+        import sandbox
+
+        return hasattr(sandbox, "Sandbox")
+    except ImportError:
+        return False
+
+
+requires_sandbox = pytest.mark.skipif(not real_sandbox_available(), reason="the sandbox package is not built yet")
 
 PLAIN = (type(None), bool, int, float, str)
 
@@ -106,31 +117,3 @@ def _plain_value(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain_value(v) for v in value]
     return value
-
-
-class FakeLM:
-    """A minimal LanguageModel: answers prompts with a function or a list of scripted texts."""
-
-    def __init__(self, responder: Any, *, context_window: int = 4096, name: str = "fake:lm"):
-        self.responder = responder
-        self.context_window = context_window
-        self.name = name
-        self.requests: list[LMRequest] = []
-        self.purposes: list[str] = []
-
-    def count_tokens(self, text: str) -> int:
-        return max(1, len(text) // 4)
-
-    def complete(self, request: LMRequest, *, purpose: str = "", tags: Mapping[str, str] | None = None) -> Completion:
-        self.requests.append(request)
-        self.purposes.append(purpose)
-        if callable(self.responder):
-            text = self.responder(request.prompt)
-        else:
-            text = self.responder.pop(0)
-        usage = Usage(requests=1, prompt_tokens=self.count_tokens(request.prompt or ""),
-                      completion_tokens=self.count_tokens(text))
-        return Completion([Choice(text)], usage, self.name)
-
-    async def acomplete(self, request: LMRequest, *, purpose: str = "", tags: Mapping[str, str] | None = None) -> Completion:
-        return self.complete(request, purpose=purpose, tags=tags)

@@ -1,0 +1,113 @@
+"""Sandbox overhead: per-program cost of `Sandbox.run` against plain in-process
+`exec` of the same programs, and throughput with a warm worker pool.
+
+    python benchmarks/sandbox_overhead.py [--repeats 30] [--threads 4] [--total 200]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from sandbox import Sandbox  # noqa: E402
+
+PROGRAMS = [
+    'df.groupby("team")["score"].sum().idxmax()',
+    'df.loc[df["score"] > 50, "name"].tolist()',
+    'df["score"].mean()',
+    'df.sort_values("score").iloc[-1]["name"]',
+    'df["name"].str.contains("a").sum()',
+    'pd.to_datetime(df["born"]).dt.year.max()',
+    'df["team"].value_counts().to_dict()',
+    'df.pivot_table(index="team", values="score", aggfunc="mean")',
+    'df["x"] = df["score"] * 2\ndf["x"].sum()',
+    "def solve(table):\n    return len(table[table['score'] % 2 == 0])",
+    'import re\n[re.sub(r"\\d", "", n) for n in df["name"]][:3]',
+    'df.merge(df[["team"]].drop_duplicates(), on="team").shape[0]',
+]
+
+
+def make_table(rows: int = 200) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "name": [f"name{i}a" for i in range(rows)],
+        "team": rng.choice(["red", "blue", "green"], rows),
+        "score": rng.integers(0, 100, rows),
+        "born": pd.date_range("1980-01-01", periods=rows, freq="7D").astype(str),
+    })
+
+
+def plain_exec(program: str, df: pd.DataFrame) -> None:
+    ns = {"df": df.copy(), "pd": pd, "np": np}
+    exec(compile(program, "<plain>", "exec"), ns)  # noqa: S102 - benchmark baseline
+    if "solve" in ns:
+        ns["solve"](ns["df"])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=30)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--total", type=int, default=200)
+    ap.add_argument("--pool-size", type=int, default=2)
+    args = ap.parse_args()
+    df = make_table()
+    with Sandbox(pool_size=args.pool_size) as sb:
+        for p in PROGRAMS:  # warm-up and correctness check
+            out = sb.run(p, variables={"df": df})
+            assert out.ok, (p, out.error)
+        overheads, sandbox_ms, plain_ms = [], [], []
+        for p in PROGRAMS:
+            s_times, p_times = [], []
+            for _ in range(args.repeats):
+                t0 = time.perf_counter()
+                plain_exec(p, df)
+                p_times.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                sb.run(p, variables={"df": df})
+                s_times.append((time.perf_counter() - t0) * 1000)
+            sandbox_ms.append(statistics.median(s_times))
+            plain_ms.append(statistics.median(p_times))
+            overheads.append(sandbox_ms[-1] - plain_ms[-1])
+
+        lock = threading.Lock()
+        counter = {"n": 0}
+
+        def worker() -> None:
+            i = 0
+            while True:
+                with lock:
+                    if counter["n"] >= args.total:
+                        return
+                    counter["n"] += 1
+                sb.run(PROGRAMS[i % len(PROGRAMS)], variables={"df": df})
+                i += 1
+
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=worker) for _ in range(args.threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+
+    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, pandas {pd.__version__}")
+    print(f"programs: {len(PROGRAMS)}, repeats: {args.repeats}, table rows: {len(df)}")
+    print(f"median plain exec per program:   {statistics.median(plain_ms):7.2f} ms")
+    print(f"median sandboxed per program:    {statistics.median(sandbox_ms):7.2f} ms")
+    print(f"median overhead per program:     {statistics.median(overheads):7.2f} ms")
+    print(f"max per-program median overhead: {max(overheads):7.2f} ms")
+    print(f"throughput, {args.threads} threads, pool {args.pool_size}: "
+          f"{args.total / elapsed:7.1f} programs/s ({args.total} programs in {elapsed:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Ordinary LM-style pandas programs must give the right answer."""
+import datetime
+
+import numpy as np
+import pandas as pd
+import pytest
+
+T = pd.DataFrame({
+    "name": ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"],
+    "team": ["red", "blue", "red", "green", "blue", "red"],
+    "score": [10, 25, 7, 14, 30, 12],
+    "height": ["1.70 m", "1.82 m", "1.65 m", "1.75 m", "1.60 m", "1.90 m"],
+    "born": ["1990-05-01", "1985-11-23", "2001-02-14", "1995-07-30", "1988-01-09", "1999-12-31"],
+})
+TEAMS = pd.DataFrame({"team": ["red", "blue", "green"], "city": ["Rome", "Oslo", "Lima"]})
+
+PROGRAMS = [
+    ("groupby_sum", 'df.groupby("team")["score"].sum()["red"]', 29),
+    ("groupby_mean_idxmax", 'df.groupby("team")["score"].mean().idxmax()', "blue"),
+    ("groupby_agg_str", 'df.groupby("team").agg({"score": "max"})["score"].to_dict()', {"blue": 30, "green": 14, "red": 12}),
+    ("named_agg", 'g = df.groupby("team").agg(total=("score", "sum"), n=("name", "count"))\ng.loc["red", "total"]', 29),
+    ("groupby_size", 'df.groupby("team").size().to_dict()', {"blue": 2, "green": 1, "red": 3}),
+    ("merge", 'm = df.merge(teams, on="team")\nm.loc[m["name"] == "Dee", "city"].iloc[0]', "Lima"),
+    ("pd_merge", 'pd.merge(df, teams, on="team", how="left")["city"].nunique()', 3),
+    ("concat", "len(pd.concat([df, df], ignore_index=True))", 12),
+    ("str_contains", 'int(df["name"].str.contains("e").sum())', 2),
+    ("str_extract_float", 'float(df["height"].str.extract(r"([\\d.]+)")[0].astype(float).max())', 1.9),
+    ("str_upper_list", 'df["name"].str.upper().tolist()[:2]', ["ANN", "BOB"]),
+    ("str_split_get", 'df["height"].str.split(" ").str[1].unique().tolist()', ["m"]),
+    ("regex_findall", 'import re\nre.findall(r"\\d+", "a1b22c333")', ["1", "22", "333"]),
+    ("regex_sub", 'import re\nre.sub(r"\\s+m$", "", df["height"][0])', "1.70"),
+    ("to_datetime_year", 'pd.to_datetime(df["born"]).dt.year.min()', 1985),
+    ("datetime_diff_days", 'd = pd.to_datetime(df["born"])\n(d.max() - d.min()).days', 5562),
+    ("timestamp_value", 'pd.to_datetime(df["born"]).max()', pd.Timestamp("2001-02-14")),
+    ("datetime_module", 'import datetime\n(datetime.date(2020, 3, 1) - datetime.date(2020, 2, 1)).days', 29),
+    ("sort_values_head", 'df.sort_values("score", ascending=False).head(2)["name"].tolist()', ["Eve", "Bob"]),
+    ("nlargest", 'df.nlargest(1, "score")["name"].iloc[0]', "Eve"),
+    ("loc_assignment", 'df.loc[0, "score"] = 100\ndf["score"].max()', 100),
+    ("iloc_assignment", "df.iloc[1, 2] = -1\nint(df['score'].min())", -1),
+    ("new_column", 'df["double"] = df["score"] * 2\nint(df["double"].sum())', 196),
+    ("apply_lambda", 'df["score"].apply(lambda x: x % 2 == 0).sum()', 4),
+    ("apply_rows", 'df.apply(lambda r: r["score"] + len(r["name"]), axis=1).max()', 33),
+    ("map_dict", 'df["team"].map({"red": 1, "blue": 2, "green": 3}).sum()', 10),
+    ("value_counts", 'df["team"].value_counts().idxmax()', "red"),
+    ("value_counts_dict", 'df["team"].value_counts().to_dict()', {"red": 3, "blue": 2, "green": 1}),
+    ("idxmax_loc", 'df.loc[df["score"].idxmax(), "name"]', "Eve"),
+    ("pivot_table", 'p = df.pivot_table(index="team", values="score", aggfunc="sum")\nint(p.loc["blue", "score"])', 55),
+    ("solve_df", "def solve(table):\n    return table['score'].mean()", 16.333333333333332),
+    ("solve_table_only", "def solve(table):\n    return len(table)", 6),
+    ("to_numeric_coerce", 'pd.to_numeric(pd.Series(["1", "x", "3"]), errors="coerce").sum()', 4.0),
+    ("np_where", 'np.where(df["score"] > 12, "hi", "lo").tolist().count("hi")', 3),
+    ("numpy_mean", "import numpy as np\nfloat(np.mean([1, 2, 3, 4]))", 2.5),
+    ("math_module", "import math\nmath.floor(math.sqrt(50))", 7),
+    ("list_comprehension", '[n for n, s in zip(df["name"], df["score"]) if s > 20]', ["Bob", "Eve"]),
+    ("dict_counter", 'counts = {}\nfor t in df["team"]:\n    counts[t] = counts.get(t, 0) + 1\ncounts', {"red": 3, "blue": 2, "green": 1}),
+    ("augassign_subscript", 'c = {"a": 1}\nc["a"] += 5\nc["a"]', 6),
+    ("collections_counter", 'from collections import Counter\nCounter(df["team"]).most_common(1)[0][0]', "red"),
+    ("sorted_set_tuple", 'sorted(set(df["team"]))', ["blue", "green", "red"]),
+    ("enumerate_max_min", 'max(i for i, _ in enumerate(df["name"])) + min([3, 1, 2])', 6),
+    ("boolean_filter_len", 'len(df[(df["score"] > 10) & (df["team"] != "blue")])', 2),
+    ("cumsum_last", 'int(df["score"].cumsum().iloc[-1])', 98),
+    ("groupby_transform", 'df["share"] = df["score"] / df.groupby("team")["score"].transform("sum")\nround(df.loc[df["name"] == "Eve", "share"].iloc[0], 3)', 0.545),
+    ("isin_count", 'int(df["team"].isin(["red", "green"]).sum())', 4),
+    ("cut_bins", 'pd.cut(df["score"], bins=[0, 10, 20, 40]).value_counts().sort_index().tolist()', [2, 2, 2]),
+    ("isinstance_types", "isinstance(df, pd.DataFrame) and isinstance([1], list) and type({}) is dict", True),
+    ("fstring_and_print", 'print(f"n={len(df)}")\nf"{df.shape[0]} rows"', "6 rows"),
+    ("class_definition", "class Acc:\n    def __init__(self):\n        self.total = 0\na = Acc()\na.total += 5\na.total", 5),
+    ("numpy_bool_scalar", '(df["score"] > 5).all()', True),
+    ("nan_becomes_none", 'pd.Series([1.0, None]).iloc[1]', None),
+    ("series_value", 'df.set_index("name")["score"].head(2)', pd.Series([10, 25], index=pd.Index(["Ann", "Bob"], name="name"), name="score")),
+    ("dataframe_value", 'df[["name", "score"]].head(2)', T[["name", "score"]].head(2)),
+    ("last_expression_wins", "x = 1\nx\ny = x + 1\ny", 2),
+    ("tuple_unpacking", "a, (b, c) = 1, (2, 3)\na + b + c", 6),
+]
+
+
+def _eq(got, expected):
+    if isinstance(expected, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, expected)
+    elif isinstance(expected, pd.Series):
+        pd.testing.assert_series_equal(got, expected)
+    elif isinstance(expected, float):
+        assert got == pytest.approx(expected)
+    else:
+        assert got == expected
+        assert type(got) is type(expected) or expected is None
+
+
+@pytest.mark.parametrize("name,program,expected", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_program(sb, name, program, expected):
+    variables = {"df": T.copy(), "teams": TEAMS.copy()}
+    if name == "solve_table_only":
+        variables = {"table": T.copy()}
+    outcome = sb.run(program, variables=variables)
+    assert outcome.ok, outcome.error
+    _eq(outcome.value, expected)
+
+
+def test_inputs_are_not_modified(sb):
+    df = T.copy()
+    outcome = sb.run('df.loc[0, "score"] = 999\ndf["new"] = 1\n1', variables={"df": df})
+    assert outcome.ok
+    pd.testing.assert_frame_equal(df, T)
+
+
+def test_value_conversion(sb):
+    program = (
+        "[np.int64(3), np.float32(1.5), np.bool_(True), np.nan, pd.NA, pd.NaT, "
+        "pd.Timestamp('2020-01-02'), {'k': (1, 2)}, {1, 2}, np.array([1, 2]), "
+        "pd.Timedelta('1D'), pd.Index([1, 2]), 1 + 2j]"
+    )
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    v = outcome.value
+    assert v[:6] == [3, 1.5, True, None, None, None]
+    assert type(v[0]) is int and type(v[1]) is float and type(v[2]) is bool
+    assert v[6] == pd.Timestamp("2020-01-02") and isinstance(v[6], pd.Timestamp)
+    assert v[7] == {"k": (1, 2)} and v[8] == {1, 2} and v[9] == [1, 2]
+    assert v[10] == pd.Timedelta("1D")
+    assert list(v[11]) == [1, 2]
+    assert v[12] == "(1+2j)"
+
+
+def test_unrepresentable_value_becomes_repr(sb):
+    outcome = sb.run("class Weird:\n    pass\nWeird()")
+    assert outcome.ok and isinstance(outcome.value, str) and "Weird" in outcome.value
+
+
+def test_datetime_and_tz_series_roundtrip(sb):
+    outcome = sb.run('pd.Series(pd.to_datetime(["2020-01-01", None])).dt.tz_localize("UTC")')
+    assert outcome.ok, outcome.error
+    assert str(outcome.value.dtype).startswith("datetime64") and "UTC" in str(outcome.value.dtype)
+    assert outcome.value.isna().tolist() == [False, True]
+
+
+def test_multiindex_frame_roundtrip(sb):
+    outcome = sb.run('df.groupby(["team", "name"])[["score"]].sum()', variables={"df": T})
+    assert outcome.ok, outcome.error
+    expected = T.groupby(["team", "name"])[["score"]].sum()
+    pd.testing.assert_frame_equal(outcome.value, expected)
+
+
+def test_datetime_objects(sb):
+    outcome = sb.run("import datetime\n[datetime.date(2020, 1, 2), datetime.datetime(2020, 1, 2, 3, 4)]")
+    assert outcome.ok
+    assert outcome.value == [datetime.date(2020, 1, 2), datetime.datetime(2020, 1, 2, 3, 4)]
+
+
+def test_numpy_random_free_math(sb):
+    outcome = sb.run("np.round(np.std([1.0, 2.0, 3.0, 4.0]), 4)")
+    assert outcome.ok and outcome.value == pytest.approx(np.round(np.std([1.0, 2.0, 3.0, 4.0]), 4))
