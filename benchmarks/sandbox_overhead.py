@@ -60,14 +60,19 @@ def main() -> None:
     ap.add_argument("--pool-size", type=int, default=2)
     args = ap.parse_args()
     df = make_table()
+    load0 = os.getloadavg()
     with Sandbox(pool_size=args.pool_size) as sb:
         for p in PROGRAMS:  # warm-up and correctness check
             out = sb.run(p, variables={"df": df})
             assert out.ok, (p, out.error)
-        overheads, sandbox_ms, plain_ms = [], [], []
+        guards_only = Sandbox(mode="unsafe-inprocess")
+        overheads, sandbox_ms, plain_ms, guard_ms = [], [], [], []
         for p in PROGRAMS:
-            s_times, p_times = [], []
+            s_times, p_times, g_times = [], [], []
             for _ in range(args.repeats):
+                t0 = time.perf_counter()
+                guards_only.run(p, variables={"df": df})
+                g_times.append((time.perf_counter() - t0) * 1000)
                 t0 = time.perf_counter()
                 plain_exec(p, df)
                 p_times.append((time.perf_counter() - t0) * 1000)
@@ -76,6 +81,7 @@ def main() -> None:
                 s_times.append((time.perf_counter() - t0) * 1000)
             sandbox_ms.append(statistics.median(s_times))
             plain_ms.append(statistics.median(p_times))
+            guard_ms.append(statistics.median(g_times))
             overheads.append(sandbox_ms[-1] - plain_ms[-1])
 
         lock = threading.Lock()
@@ -99,9 +105,11 @@ def main() -> None:
             t.join()
         elapsed = time.perf_counter() - t0
 
+    print(f"load average before/after: {load0} / {os.getloadavg()}")
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, pandas {pd.__version__}")
     print(f"programs: {len(PROGRAMS)}, repeats: {args.repeats}, table rows: {len(df)}")
     print(f"median plain exec per program:   {statistics.median(plain_ms):7.2f} ms")
+    print(f"median guards only (in-process): {statistics.median(guard_ms):7.2f} ms")
     print(f"median sandboxed per program:    {statistics.median(sandbox_ms):7.2f} ms")
     print(f"median overhead per program:     {statistics.median(overheads):7.2f} ms")
     print(f"max per-program median overhead: {max(overheads):7.2f} ms")

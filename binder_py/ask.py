@@ -54,6 +54,8 @@ class AskSettings:
     repair_attempts: int = 3  # failing programs re-prompted in the repair round
     seed: int | None = None
     concurrency: int = 8  # candidate programs executing at once
+    share_neural_cache: bool = True  # False: every program asks its own neural calls (original Binder)
+    prefetch: bool | None = None  # answer a program's independent neural calls concurrently (None: backend's default)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -310,7 +312,7 @@ class _Question:
         prompt = self._build_prompt(lm)
         n = self._n(lm)
         self._say(f"writing {n} candidate program(s) with {lm.name} ({prompt.prompt_tokens} prompt tokens)")
-        completion = self._complete(lm, prompt.text, n=n, purpose="parse")
+        completion = self._complete(lm, prompt.text, n=n, purpose="parse", messages=prompt.messages)
         self.timings["parse"] = time.perf_counter() - t0
         from binder_py.prompting import extract_program
 
@@ -350,17 +352,18 @@ class _Question:
         except LMContextTooLong as error:  # pragma: no cover - the builder counts first
             raise BinderError(str(error)) from error
 
-    def _request(self, lm: LanguageModel, prompt: str, *, n: int, temperature: float | None = None) -> LMRequest:
+    def _request(self, lm: LanguageModel, prompt: str, *, n: int, temperature: float | None = None,
+                 messages: Sequence[tuple[str, str]] | None = None) -> LMRequest:
         from binder_py.prompting import parse_request
 
         return parse_request(prompt, task=self.settings.task, chat=is_chat_model(lm), n=n,
                              temperature=self.settings.temperature if temperature is None else temperature,
                              max_tokens=self.settings.max_tokens, seed=self.settings.seed,
-                             logprobs=self.settings.vote == "probability")
+                             logprobs=self.settings.vote == "probability", messages=messages)
 
     def _complete(self, lm: LanguageModel, prompt: str, *, n: int, purpose: str,
-                  temperature: float | None = None) -> Any:
-        request = self._request(lm, prompt, n=n, temperature=temperature)
+                  temperature: float | None = None, messages: Sequence[tuple[str, str]] | None = None) -> Any:
+        request = self._request(lm, prompt, n=n, temperature=temperature, messages=messages)
         try:
             completion = lm.complete(request, purpose=purpose, tags=self.tags)
         except LMContextTooLong as error:
@@ -401,8 +404,11 @@ class _Question:
         sandbox = self.binder.sandbox
 
         def run_one(candidate: Candidate) -> None:
+            from binder_py.language import NeuralCache
+
+            cache = self.binder.neural_cache if self.settings.share_neural_cache else NeuralCache()
             candidate.run = execute(candidate.program, self.table, neural=neural, sandbox=sandbox, title=self.title,
-                                    cache=self.binder.neural_cache, allow_neural=allow_neural)
+                                    cache=cache, allow_neural=allow_neural, prefetch=self.settings.prefetch)
 
         bar = tqdm(total=len(candidates), desc="running programs", unit="prog", file=sys.stderr,
                    disable=not self.binder.progress, leave=False)

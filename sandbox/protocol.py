@@ -29,11 +29,22 @@ class Timeout(Exception):
     pass
 
 
+#: payloads at least this large are sent and received without an extra full copy
+_LARGE = 1 << 20
+
+
 def send(sock: socket.socket, kind: int, payload: bytes = b"") -> None:
-    sock.sendall(HEADER.pack(len(payload), kind) + payload)
+    header = HEADER.pack(len(payload), kind)
+    if len(payload) < _LARGE:
+        sock.sendall(header + payload)
+    else:  # a large job (a big table): no header + payload concatenation copy
+        sock.sendall(header)
+        sock.sendall(payload)
 
 
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
+    if n >= _LARGE:
+        return _recv_large(sock, n, deadline)
     buf = bytearray()
     while len(buf) < n:
         if deadline is not None:
@@ -51,6 +62,33 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
             raise ProtocolError("connection closed")
         buf += chunk
     return bytes(buf)
+
+
+def _recv_large(sock: socket.socket, n: int, deadline: float | None) -> bytes:
+    """Receive ``n`` bytes into one preallocated buffer (returned as a bytearray, which
+    pickle and the codec read like bytes): no regrowth, no final ``bytes()`` copy."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    try:
+        while got < n:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise Timeout()
+                sock.settimeout(remaining)
+            else:
+                sock.settimeout(None)
+            try:
+                k = sock.recv_into(view[got:], min(n - got, 1 << 20))
+            except socket.timeout:
+                raise Timeout() from None
+            if not k:
+                raise ProtocolError("connection closed")
+            got += k
+    finally:
+        view.release()
+    return buf  # type: ignore[return-value]
 
 
 def recv(sock: socket.socket, deadline: float | None = None) -> tuple[int, bytes]:

@@ -71,7 +71,7 @@ def _read_roots() -> tuple[str, ...]:
     return tuple(sorted(set(out)))
 
 
-READ_ROOTS: tuple[str, ...] = ()
+READ_ROOTS: tuple[str, ...] = _read_roots()  # computed once, in the zygote
 
 
 def _path_allowed(path: Any) -> bool:
@@ -108,7 +108,8 @@ def install_audit_hook() -> None:
     global _hook_installed, READ_ROOTS
     if _hook_installed:
         return
-    READ_ROOTS = _read_roots()
+    if not READ_ROOTS:
+        READ_ROOTS = _read_roots()
     sys.dont_write_bytecode = True
     sys.addaudithook(_audit)
     _hook_installed = True

@@ -122,6 +122,7 @@ def main(cfg: dict) -> None:
                 notify_r.close()
                 for fd in active.values():
                     os.close(fd)
+                gc.disable()  # one short-lived program per worker: skip collections
                 worker.serve(listener, notify_w)
             finally:
                 os._exit(0)

@@ -70,6 +70,11 @@ def parse_date(text: str) -> tuple[int, int, int] | None:
     if not match:
         return None
     y, m, d = (-1 if part.startswith("x") else int(part) for part in match.groups())
+    return valid_date_parts(y, m, d)
+
+
+def valid_date_parts(y: int, m: int, d: int) -> tuple[int, int, int] | None:
+    """(year, month, day) with -1 for unknown parts, or None when nothing is known or a part is out of range."""
     if y == m == d == -1:
         return None
     if m != -1 and not 1 <= m <= 12:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from binder_py.evaluate.official import normalize, official_match
+from binder_py.evaluate.official import normalize, official_match, valid_date_parts
 
 __all__ = ["semantic_match", "value_match", "parse_number_text", "parse_date_text", "choice_options"]
 
@@ -127,7 +127,7 @@ def parse_date_text(text: str) -> tuple[int, int, int] | None:
     xx = re.match(r"^(\d{4}|xxxx|xx)-(\d{1,2}|xx)-(\d{1,2}|xx)$", text)
     if xx and "x" in text:
         y, m, d = (-1 if "x" in part else int(part) for part in xx.groups())
-        return _valid(y, m, d)
+        return valid_date_parts(y, m, d)
     for pattern in _DATE_PATTERNS:
         match = pattern.match(text)
         if not match:
@@ -141,18 +141,8 @@ def parse_date_text(text: str) -> tuple[int, int, int] | None:
         else:
             month = -1
         day = int(parts["day"]) if parts.get("day") else -1
-        return _valid(year, month, day)
+        return valid_date_parts(year, month, day)
     return None
-
-
-def _valid(y: int, m: int, d: int) -> tuple[int, int, int] | None:
-    if y == m == d == -1:
-        return None
-    if m != -1 and not 1 <= m <= 12:
-        return None
-    if d != -1 and not 1 <= d <= 31:
-        return None
-    return (y, m, d)
 
 
 def _dates_match(gold: str, predicted: str) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
-from binder_py.language.requests import cell_text, row_key, type_column, type_value
+from binder_py.language.requests import context_rows, type_column, type_value
 
 
 class NeuralCallError(Exception):
@@ -71,12 +71,9 @@ def resolve_context(context: Any, form: str, namespace: Mapping[str, Any], frame
     return df[[_match_column(df, n) for n in names]]
 
 
-def _rows_and_keys(ctx: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
-    rows = [[cell_text(v) for v in row] for row in ctx.itertuples(index=False, name=None)]
-    return rows, [row_key(r) for r in rows]
-
-
-def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any]) -> Callable[..., Any]:
+def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any], dedup: bool = True) -> Callable[..., Any]:
+    """The bridge function. ``dedup=False`` sends every row of an ``f_col`` context, repeated
+    values included (the original Binder's behaviour, for benchmarks); answers are the same."""
     def binder_neural_call(site: int, form: str, *args: Any) -> Any:
         try:
             frame = sys._getframe(1)
@@ -100,26 +97,29 @@ def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any]) -> Cal
         if not isinstance(question, str) or not question.strip():
             raise NeuralCallError(f"the question of {form} must be non-empty text, got {question!r}"[:300])
         question = question.strip()
-        rows, keys = _rows_and_keys(ctx)
+        # display strings and keys are computed once per distinct row, not once per row
+        rows, keys, codes = context_rows(ctx, distinct=True)
         columns_sent = [str(c) for c in ctx.columns]
         if kind == "col":
-            distinct: dict[str, list[str]] = {}
-            for r, k in zip(rows, keys):
-                distinct.setdefault(k, r)
+            sent_rows, sent_keys = (rows, keys) if dedup else context_rows(ctx, distinct=False)[:2]
             payload = {"site": site, "kind": "col", "question": question, "columns": columns_sent,
-                       "rows": list(distinct.values()), "keys": list(distinct.keys()), "n_rows": len(rows)}
+                       "rows": sent_rows, "keys": sent_keys, "n_rows": len(ctx)}
             answers = neural(payload) or {}
             if not isinstance(answers, dict):
                 raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
                                       f"not answers keyed by row")
-            series = type_column([answers.get(k) for k in keys], index=ctx.index, name=question)
+            # typed once per distinct key, then spread to the rows (the same Series as typing every row)
+            typed = type_column([answers.get(k) for k in keys])
+            series = pd.Series(typed.array.take(codes), index=ctx.index, name=question)
             if form == "qa_map":
                 out = table.copy()
                 out[question] = series
                 return out
             return series
+        all_codes = codes.tolist()
         payload = {"site": site, "kind": "val", "question": question, "columns": columns_sent,
-                   "rows": rows, "keys": keys, "n_rows": len(rows)}
+                   "rows": [list(rows[c]) for c in all_codes], "keys": [keys[c] for c in all_codes],
+                   "n_rows": len(ctx)}
         return type_value(neural(payload))
 
     return binder_neural_call
@@ -134,4 +134,15 @@ def worker_globals(callbacks: Mapping[str, Callable[..., Any]], namespace: Mappi
     return {BRIDGE_NAME: make_bridge(neural, namespace)}
 
 
+def worker_globals_no_dedup(callbacks: Mapping[str, Callable[..., Any]],
+                            namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`worker_globals` whose bridge sends repeated rows too (the original Binder)."""
+    bound = worker_globals(callbacks, namespace)
+    neural = callbacks.get(CALLBACK_NAME)
+    if neural is not None:
+        bound[BRIDGE_NAME] = make_bridge(neural, namespace, dedup=False)
+    return bound
+
+
 WORKER_GLOBALS_SPEC = "binder_py.language.bridge:worker_globals"
+WORKER_GLOBALS_NO_DEDUP_SPEC = "binder_py.language.bridge:worker_globals_no_dedup"

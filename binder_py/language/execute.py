@@ -13,7 +13,7 @@ import pandas as pd
 from binder_py.errors import ProgramError
 from binder_py.jsonable import to_jsonable
 from binder_py.language.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
-from binder_py.language.bridge import WORKER_GLOBALS_SPEC
+from binder_py.language.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.language.cache import NeuralCache, Resolution
 from binder_py.language.outcome import failed_outcome
 from binder_py.language.prefetch import predictable_requests
@@ -196,7 +196,8 @@ class _NeuralHandler:
 
 def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Any | None = None,
             title: str | None = None, cache: NeuralCache | None = None, allow_neural: bool = True,
-            limits: Any | None = None, filename: str = "<program>", prefetch: bool | None = None) -> ProgramRun:
+            limits: Any | None = None, filename: str = "<program>", prefetch: bool | None = None,
+            dedup: bool | None = None) -> ProgramRun:
     """Run a Binder-Python program on ``table`` and return its outcome with full provenance.
 
     Never raises for a bad program: syntax errors and wrong neural-call forms are a failed
@@ -205,7 +206,9 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     calls (candidate programs, questions) to answer each neural request once per backend.
     ``prefetch`` (default: the backend's ``prefetch`` attribute, True for the LM backend)
     asks the program's predictable neural requests concurrently while it starts
-    (see :mod:`binder_py.language.prefetch`).
+    (see :mod:`binder_py.language.prefetch`). ``dedup`` (default: the backend's ``dedup``
+    attribute, else True) sends each distinct row of an ``f_col`` context once; False sends
+    every row, like the original Binder (used by ``binder-py bench``).
     """
     start = time.perf_counter()
     if not isinstance(table, pd.DataFrame):
@@ -235,14 +238,17 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
         kwargs["limits"] = limits
     if prefetch is None:
         prefetch = bool(getattr(neural, "prefetch", False))
-    requests = predictable_requests(parsed, table, title) if prefetch and neural is not None else []
+    if dedup is None:
+        dedup = bool(getattr(neural, "dedup", True))
+    requests = predictable_requests(parsed, table, title, dedup) if prefetch and neural is not None else []
     pool = ThreadPoolExecutor(max_workers=min(4, len(requests)), thread_name_prefix="binder-prefetch") \
         if requests else None
     try:
         if pool is not None:
             handler.prefetch(requests, pool)
         outcome = sandbox.run(module, variables={"df": table, "table": table},
-                              callbacks={CALLBACK_NAME: handler}, worker_globals=WORKER_GLOBALS_SPEC,
+                              callbacks={CALLBACK_NAME: handler},
+                              worker_globals=WORKER_GLOBALS_SPEC if dedup else WORKER_GLOBALS_NO_DEDUP_SPEC,
                               filename=filename, **kwargs)
     finally:
         if pool is not None:

@@ -119,11 +119,16 @@ class LMNeuralBackend:
 
     def __init__(self, lm: LanguageModel, *, pool: list[dict[str, Any]] | str | Path | None = None,
                  shots: int = 8, demo_rows: int = 8, max_output_tokens: int = 1024,
-                 max_batch_rows: int = 60, max_workers: int = 4, title: str | None = None):
+                 max_batch_rows: int = 60, max_workers: int = 4, title: str | None = None,
+                 chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True):
         self.lm = lm
         self.name = f"lm:{getattr(lm, 'name', type(lm).__name__)}"
         self.cache_id = self.name
-        self.prefetch = True  # execute() asks predictable requests of a program concurrently
+        self.prefetch = prefetch  # execute() asks predictable requests of a program concurrently
+        # the original Binder's knobs (binder-py bench): fixed chunks of ``chunk_rows`` rows
+        # whatever their tokens, and (read by execute) every row sent, repeated values included
+        self.chunk_rows = chunk_rows
+        self.dedup = dedup
         self.pool = pool if isinstance(pool, list) else load_pool(pool)
         self.shots = shots
         self.demo_rows = demo_rows
@@ -236,6 +241,8 @@ class LMNeuralBackend:
         return text
 
     def _batches(self, request: NeuralRequest, ids: list[int], header_tokens: int) -> list[list[int]]:
+        if self.chunk_rows:
+            return [ids[i:i + self.chunk_rows] for i in range(0, len(ids), self.chunk_rows)]
         window, max_out = self._budget()
         batches: list[list[int]] = []
         current: list[int] = []

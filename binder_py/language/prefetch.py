@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.language.program import ParsedProgram
-from binder_py.language.requests import NeuralRequest, cell_text, row_key
+from binder_py.language.requests import NeuralRequest, context_rows
 
 _SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 _CONDITIONAL = (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -75,20 +75,14 @@ def _unconditional_calls(stmt: ast.stmt) -> list[ast.Call]:
 
 
 def build_request(kind: str, question: str, table: pd.DataFrame, columns: list[str], site: int,
-                  title: str | None) -> NeuralRequest:
+                  title: str | None, dedup: bool = True) -> NeuralRequest:
     """The request the bridge would send for ``columns`` of ``table`` (same cells, keys, order)."""
-    rows = [[cell_text(v) for v in row] for row in table[columns].itertuples(index=False, name=None)]
-    keys = [row_key(r) for r in rows]
-    if kind == "col":
-        distinct: dict[str, list[str]] = {}
-        for r, k in zip(rows, keys):
-            distinct.setdefault(k, r)
-        rows, keys = list(distinct.values()), list(distinct.keys())
+    rows, keys, _ = context_rows(table[columns], distinct=kind == "col" and dedup)
     return NeuralRequest(kind, question.strip(), [str(c) for c in columns], rows, keys, site=site, title=title)
 
 
-def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str | None = None
-                         ) -> list[NeuralRequest]:
+def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str | None = None,
+                         dedup: bool = True) -> list[NeuralRequest]:
     """The requests of the program's neural calls that can be known before it runs."""
     tree = parsed.tree
     if not parsed.sites or _mutates_unpredictably(tree):
@@ -117,5 +111,5 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
                 continue
             if len(set(columns)) != len(columns):
                 continue
-            requests.append(build_request(site.kind, question.value, table, columns, site.id, title))
+            requests.append(build_request(site.kind, question.value, table, columns, site.id, title, dedup))
     return requests

@@ -74,6 +74,69 @@ def row_key(cells: list[str] | tuple[str, ...]) -> str:
     return KEY_SEPARATOR.join(str(c).strip() for c in cells).lower().strip()
 
 
+def _column_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Every cell's code and the display text of each code, computing :func:`cell_text`
+    once per distinct raw value (not once per row)."""
+    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty"):
+        # mixed objects: equal-hashing values of different types (1, 1.0, True) may show
+        # differently, so factorize their display texts instead of the raw values
+        texts = np.asarray([cell_text(v) for v in column.tolist()], dtype=object)
+        codes, uniques = pd.factorize(texts)
+        return np.asarray(codes, dtype=np.int64), [str(u) for u in uniques]
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64), [cell_text(v) for v in uniques]
+
+
+def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[str]], list[str], np.ndarray]:
+    """A context's rows as display strings with their keys, computed per distinct row.
+
+    Returns ``(rows, keys, codes)``. With ``distinct`` (what kind ``col`` sends) ``rows``
+    and ``keys`` hold one entry per distinct KEY, in order of first appearance, and
+    ``codes[i]`` is the position of row ``i``'s key in them. Without, they hold every
+    row in order (``codes`` maps rows to the distinct keys all the same). The result
+    equals computing ``cell_text``/``row_key`` row by row, in a time that grows with the
+    number of distinct rows (plus a vectorised pass over the rows)."""
+    n, width = len(ctx), ctx.shape[1]
+    if width == 0 or n == 0:
+        rows = [[] for _ in range(n)]
+        keys = [row_key(r) for r in rows]
+        if distinct:
+            return rows[:1], keys[:1], np.zeros(n, dtype=np.int64)
+        return rows, keys, np.zeros(n, dtype=np.int64)
+    per_column = [_column_codes(ctx.iloc[:, j]) for j in range(width)]
+    combined = per_column[0][0]
+    for codes, texts in per_column[1:]:  # codes of the row tuple, kept below n * n per step
+        combined, _ = pd.factorize(combined * max(1, len(texts)) + codes)
+        combined = np.asarray(combined, dtype=np.int64)
+    # pd.factorize numbers values in order of first appearance, so the running maximum of
+    # the codes steps up (by one) exactly at each code's first row: O(n), no sort
+    steps = np.maximum.accumulate(combined)
+    first = np.flatnonzero(np.diff(steps, prepend=-1))
+    del steps
+    key_index: dict[str, int] = {}
+    rows_d: list[list[str]] = []
+    keys_d: list[str] = []
+    raw_rows: list[list[str]] = []
+    raw_keys: list[str] = []
+    raw_to_key = np.empty(len(first), dtype=np.int64)
+    for code, position in enumerate(first.tolist()):
+        row = [texts[codes[position]] for codes, texts in per_column]
+        key = row_key(row)
+        raw_rows.append(row)
+        raw_keys.append(key)
+        index = key_index.get(key)
+        if index is None:
+            index = key_index[key] = len(keys_d)
+            rows_d.append(row)
+            keys_d.append(key)
+        raw_to_key[code] = index
+    row_codes = raw_to_key[combined]
+    if distinct:
+        return rows_d, keys_d, row_codes
+    every = combined.tolist()
+    return [list(raw_rows[c]) for c in every], [raw_keys[c] for c in every], row_codes
+
+
 def normalize_key(key: str) -> str:
     """Normalise a key written by hand (e.g. in an oracle file) the way :func:`row_key` does."""
     return KEY_SEPARATOR.join(part.strip() for part in str(key).split("|")).lower().strip()

@@ -55,6 +55,11 @@ class BuiltPrompt:
     question_label: str = "Q:"
     max_output_tokens: int = 512
     stop: tuple[str, ...] = field(default=("\n\n",))
+    #: the same prompt as chat turns, for chat models: the instruction as the system message,
+    #: each exemplar as a user turn (table, question, marker) answered by an assistant turn (its
+    #: program), and the target as the last user turn. Small instruct models follow this far
+    #: better than one long user message.
+    messages: tuple[tuple[str, str], ...] | None = None
 
     @property
     def rows_truncated(self) -> bool:
@@ -193,7 +198,13 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
     fit = fit_prompt(render, chosen, total_rows=target.total_rows, max_rows=max_table_rows,
                      count_tokens=count_tokens, context_window=context_window,
                      max_output_tokens=max_output_tokens, min_shots=min_shots)
-    return BuiltPrompt(text=fit.text, exemplar_ids=[e.id for e in fit.kept], dropped_exemplars=fit.dropped,
+    turns: list[tuple[str, str]] = [("system", instruction_text.strip())] if instruction_text.strip() else []
+    for e in fit.kept:
+        block = blocks[e.id]
+        turns += [("user", block[: len(block) - len(e.program)].rstrip("\n")), ("assistant", e.program)]
+    turns.append(("user", fill(target_template, {"table": target.render(fit.rows), "question_label": label,
+                                                 "question": _one_line(question), "marker": marker}).rstrip("\n")))
+    return BuiltPrompt(text=fit.text, messages=tuple(turns), exemplar_ids=[e.id for e in fit.kept], dropped_exemplars=fit.dropped,
                        table_rows_shown=fit.rows, table_rows_total=target.total_rows, prompt_tokens=fit.tokens,
                        task=task, mode=mode, marker=marker, question_label=label,
                        max_output_tokens=max_output_tokens, stop=defaults.stop)

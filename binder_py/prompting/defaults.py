@@ -16,6 +16,8 @@ settings, except that its tables are shown with their original letter case
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dataclasses import dataclass, replace
 
 from binder_py.lm.types import LMRequest
@@ -73,22 +75,31 @@ def task_defaults(task: str) -> TaskDefaults:
     return TASK_DEFAULTS.get(task) or replace(TASK_DEFAULTS["wikitq"], task=task)
 
 
+#: where a chat model's program ends: the closing code fence (and the prose after it is never generated)
+CHAT_STOP: tuple[str, ...] = ("\n```\n",)
+
+
 def parse_request(prompt: str, *, task: str, chat: bool = False, n: int | None = None,
                   temperature: float | None = None, max_tokens: int | None = None,
-                  seed: int | None = None, logprobs: bool = False) -> LMRequest:
+                  seed: int | None = None, logprobs: bool = False,
+                  messages: Sequence[tuple[str, str]] | None = None) -> LMRequest:
     """The request that samples candidate programs for a parse prompt.
 
     Completion models stop at the first blank line (``"\\n\\n"``). A chat model
-    gets the prompt as one user message and **no** stop sequence (it may write
-    a sentence and a blank line before a code fence);
-    :func:`binder_py.prompting.chat.extract_program` cuts its answer instead.
+    gets the prompt as one user message and stops at the end of its first code
+    fence (:data:`CHAT_STOP`, ``"\\n```\\n"``: an opening fence carries a language
+    tag, so only a closing one matches), not at a blank line (it may write a
+    sentence and a blank line before the fence);
+    :func:`binder_py.prompting.chat.extract_program` cuts its answer. ``messages``
+    (:attr:`BuiltPrompt.messages`) gives a chat model the exemplars as turns instead of
+    one user message holding ``prompt``.
     """
     d = task_defaults(task)
     kwargs = dict(n=d.n if n is None else n, temperature=d.temperature if temperature is None else temperature,
-                  top_p=d.top_p, stop=() if chat else d.stop, max_tokens=d.max_tokens if max_tokens is None else max_tokens,
+                  top_p=d.top_p, stop=CHAT_STOP if chat else d.stop, max_tokens=d.max_tokens if max_tokens is None else max_tokens,
                   seed=seed, logprobs=logprobs)
     if chat:
-        return LMRequest(messages=(("user", prompt),), **kwargs)
+        return LMRequest(messages=tuple(messages) if messages else (("user", prompt),), **kwargs)
     return LMRequest(prompt=prompt, **kwargs)
 
 

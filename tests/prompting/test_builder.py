@@ -131,7 +131,7 @@ def test_defaults_and_request():
     req = parse_request("P", task="tabfact")
     assert (req.prompt, req.n, req.temperature, req.max_tokens, req.stop) == ("P", 50, 0.6, 512, ("\n\n",))
     chat = parse_request("P", task="wikitq", chat=True, n=3)
-    assert chat.messages == (("user", "P"),) and chat.stop == () and chat.n == 3
+    assert chat.messages == (("user", "P"),) and chat.stop == ("\n```\n",) and chat.n == 3
 
 
 def test_lowercase_follows_task(table, exemplars):
@@ -150,3 +150,18 @@ def test_packaged_prompts_build(table):
             built = build_parse_prompt(task, table, Q, count_tokens=count_tokens, context_window=8000, mode=mode)
             assert built.text.endswith(("NeuralPandas:\n", "Pandas:\n")) and built.exemplar_ids
             assert built.prompt_tokens + 512 <= 8000
+
+
+def test_chat_messages_give_exemplars_as_turns(table, exemplars):
+    from binder_py.prompting import build_parse_prompt, parse_request
+
+    built = build_parse_prompt("wikitq", table, "how many?", exemplars=exemplars, instruction="Write pandas.",
+                               count_tokens=lambda s: len(s) // 4, context_window=100_000, num_shots=2)
+    roles = [role for role, _ in built.messages]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+    kept = {e.id: e for e in exemplars}
+    assert [text for role, text in built.messages if role == "assistant"] == [
+        kept[i].program for i in built.exemplar_ids]
+    assert built.messages[-1][1].endswith("NeuralPandas:") and "how many?" in built.messages[-1][1]
+    request = parse_request(built.text, task="wikitq", chat=True, messages=built.messages)
+    assert request.messages == built.messages and request.stop == ("\n```\n",)

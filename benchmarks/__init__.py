@@ -1,0 +1,1 @@
+"""binder-py benchmarks: ``binder-py bench`` (see docs/BENCHMARKS.md)."""

@@ -1,0 +1,331 @@
+"""The macro benchmark: this project's pipeline against the original Binder's strategy,
+on the same WikiTQ dev questions, the same scripted programs and the same loopback
+OpenAI-compatible server (real HTTP, a fixed latency per request).
+
+Both strategies are :class:`binder_py.Binder` with the same prompts, the same model
+client (LM cache off) and the same sandbox; only these knobs differ:
+
+=========================  ==============================  =================================
+knob                       this project                    original strategy
+=========================  ==============================  =================================
+candidates executed        distinct programs (AST), once   every sampled program (20)
+candidate concurrency      8                               1 (sequential)
+neural answers             one NeuralCache per run,        a fresh NeuralCache per program
+                           shared by all candidates        (nothing shared across candidates)
+rows sent by ``f_col``     distinct rows (by key)          every row, repeats included
+row batches                token budget, <= 60 rows,       fixed chunks of 50 rows,
+                           up to 4 concurrent              one after the other
+prefetch                   on (predictable calls early)    off
+=========================  ==============================  =================================
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from benchmarks.questions import QUESTIONS, ScriptedQuestion
+from binder_py.lm.accounting import estimate_tokens
+
+STRATEGIES = ("binder-py", "original")
+_STOP_WORDS = {"the", "this", "that", "there", "which", "what", "where", "their", "named", "based", "person",
+               "player", "member", "nation", "country", "city", "team", "venue", "party"}
+
+
+# ----------------------------------------------------------------------------- the server side
+@dataclass
+class Exchange:
+    kind: str  # parse | col | val | other
+    question: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    rows: int = 0  # col: rows in the prompt's target table
+
+
+class Responder:
+    """Answers the parse request with a question's 20 scripted programs and the neural
+    requests (QA map / QA ans prompts) with well-formed, row-id keyed outputs."""
+
+    def __init__(self, questions: dict[str, ScriptedQuestion], n: int = 20):
+        self.questions = questions  # question text (lower-case) -> its scripted samples
+        self.n = n
+        self.lock = threading.Lock()
+        self.log: list[Exchange] = []
+
+    def __call__(self, body: dict[str, Any], api: str) -> Any:
+        text = body.get("prompt") or "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        text = str(text)
+        if "QA map@" in text:
+            question, reply, rows = self._qa_map(text)
+            kind = "col"
+        elif "QA ans@" in text:
+            question, reply = self._qa_ans(text)
+            kind, rows = "val", 0
+        else:
+            question, reply = self._parse(text, int(body.get("n") or 1))
+            kind, rows = ("parse" if question else "other"), 0
+        replies = reply if isinstance(reply, list) else [reply]
+        with self.lock:
+            self.log.append(Exchange(kind, question, estimate_tokens(text),
+                                     sum(estimate_tokens(r) for r in replies), rows))
+        return reply
+
+    def _parse(self, text: str, n: int) -> tuple[str | None, Any]:
+        best, where = None, -1
+        lowered = text.lower()
+        for question in self.questions:
+            at = lowered.rfind(question)
+            if at > where:
+                best, where = question, at
+        if best is None:
+            return None, "```python\ndf.shape[0]\n```"
+        samples = self.questions[best].samples(self.n)
+        return best, [f"```python\n{p}\n```" for p in (samples * (n // len(samples) + 1))[:n]]
+
+    @staticmethod
+    def _target_table(text: str) -> list[str]:
+        block = text.rsplit("Give a database as shown below:", 1)[1]
+        return block.split("/*", 1)[1].split("*/", 1)[0].strip("\n").splitlines()
+
+    def _qa_map(self, text: str) -> tuple[str, str, int]:
+        m = re.findall(r'Q: Answer question "(.*)" row by row\.', text)
+        question = m[-1] if m else "?"
+        lines = self._target_table(text)
+        out = [lines[0] + "\t" + question] if lines else []
+        for line in lines[1:]:
+            cells = line.split("\t")
+            out.append(line + "\t" + neural_answer(question, cells[1:]))
+        return question, "\n".join(out) + "\n*/", max(0, len(lines) - 1)
+
+    def _qa_ans(self, text: str) -> tuple[str, str]:
+        m = re.findall(r'Q: Answer question "(.*)" for the table\.', text)
+        question = m[-1] if m else "?"
+        lines = self._target_table(text)
+        first = lines[1].split("\t")[0] if len(lines) > 1 else "unknown"
+        return question, first
+
+
+def neural_answer(question: str, cells: list[str]) -> str:
+    """A deterministic, plausible answer of the QA-map model for one row."""
+    q, text = question.lower(), " ".join(cells).lower()
+    if q.split(" ", 1)[0] in ("is", "was", "did", "does", "are"):
+        words = [w for w in re.findall(r"[a-z]{5,}", q) if w not in _STOP_WORDS]
+        if any(w in text for w in words):
+            return "yes"
+        return "yes" if zlib.crc32((q + "|" + text).encode()) % 3 == 0 else "no"
+    numbers = re.findall(r"\d+", text)
+    if any(w in q for w in ("year", "how many", "score", "number", "points")):
+        return numbers[0] if numbers else "unknown"
+    words = text.replace(",", " ").split()
+    return words[-1] if words else "unknown"
+
+
+# ----------------------------------------------------------------------------- the strategies
+@dataclass
+class QuestionResult:
+    id: str
+    question: str
+    rows: int
+    requests: int
+    parse_requests: int
+    neural_requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    neural_rows_sent: int
+    seconds: float
+    sampled: int
+    executed: int
+    neural_candidates: int
+    answer: Any
+    sandbox_overhead_ms: list[float] = field(default_factory=list)
+
+
+def _binder(strategy: str, lm: Any, sandbox: Any, n: int) -> Any:
+    from binder_py import Binder
+    from binder_py.language import LMNeuralBackend
+
+    if strategy == "original":
+        neural = LMNeuralBackend(lm, chunk_rows=50, dedup=False, max_workers=1, prefetch=False)
+        return Binder(lm=lm, neural=neural, sandbox=sandbox, cache=False, task="wikitq", n=n, concurrency=1,
+                      share_neural_cache=False, prefetch=False)
+    return Binder(lm=lm, neural=LMNeuralBackend(lm), sandbox=sandbox, cache=False, task="wikitq", n=n)
+
+
+def _ask(strategy: str, binder: Any, example: Any) -> Any:
+    if strategy != "original":
+        return binder.ask(example.load_table(), example.question, example.title, question_id=example.id)
+    return _EverySample(binder, binder.settings, example.load_table(), example.question, example.title,
+                        example.id).answer()
+
+
+def _every_sample_class() -> type:
+    from binder_py.answer import Candidate
+    from binder_py.ask import _Question
+
+    class EverySample(_Question):
+        """The original Binder executes every sampled program, identical ones included."""
+
+        def _group(self, programs, origin="sample", first_order=0):  # type: ignore[no-untyped-def]
+            return [Candidate(program=p, count=1, origin=origin, sample_orders=(first_order + i,), mean_logprob=lp)
+                    for i, (p, lp) in enumerate(programs)]
+
+    return EverySample
+
+
+class _Lazy:
+    cls: type | None = None
+
+
+def _EverySample(*args: Any) -> Any:  # noqa: N802 - a lazily built class
+    if _Lazy.cls is None:
+        _Lazy.cls = _every_sample_class()
+    return _Lazy.cls(*args)
+
+
+def run_strategy(strategy: str, examples: list[Any], *, latency: float, n: int, sandbox: Any,
+                 progress: Any = None) -> list[QuestionResult]:
+    """Ask every example with one strategy against a fresh loopback server."""
+    from binder_py.lm import lm_from_spec
+    from binder_py.lm.testserver import LoopbackServer
+
+    scripted = {q.id: q for q in QUESTIONS}
+    responder = Responder({e.question.strip().lower(): scripted[e.id] for e in examples}, n=n)
+    results: list[QuestionResult] = []
+    with LoopbackServer(responder=responder, latency=latency) as server:
+        lm = lm_from_spec(f"openai:gpt-4o-mini@{server.base_url}", cache=False, api_key="bench")
+        binder = _binder(strategy, lm, sandbox, n)
+        for example in examples:
+            before_req, before_log = server.request_count, len(responder.log)
+            t0 = time.perf_counter()
+            answer = _ask(strategy, binder, example)
+            seconds = time.perf_counter() - t0
+            log = responder.log[before_log:]
+            overheads = []
+            for c in answer.candidates:
+                timings = getattr(getattr(c.run, "outcome", None), "timings", None)
+                if timings is not None and timings.total_ms:
+                    overheads.append(timings.total_ms - timings.run_ms - timings.callback_ms)
+            results.append(QuestionResult(
+                id=example.id, question=example.question, rows=len(example.load_table()),
+                requests=server.request_count - before_req,
+                parse_requests=sum(1 for x in log if x.kind in ("parse", "other")),
+                neural_requests=sum(1 for x in log if x.kind in ("col", "val")),
+                prompt_tokens=sum(x.prompt_tokens for x in log),
+                completion_tokens=sum(x.completion_tokens for x in log),
+                neural_rows_sent=sum(x.rows for x in log if x.kind == "col"),
+                seconds=seconds, sampled=sum(c.count for c in answer.candidates),
+                executed=len(answer.candidates),
+                neural_candidates=sum(c.count for c in answer.candidates if c.run is not None and c.run.sites),
+                answer=answer.value, sandbox_overhead_ms=overheads))
+            if progress:
+                progress(strategy, results[-1])
+    return results
+
+
+def load_examples(limit: int | None = None) -> list[Any]:
+    from binder_py.datasets import load_wikitq
+
+    wanted = [q.id for q in QUESTIONS][: limit or None]
+    by_id = {e.id: e for e in load_wikitq("dev") if e.id in set(wanted)}
+    return [by_id[i] for i in wanted]
+
+
+def warm_up(examples: list[Any], sandbox: Any, n: int) -> None:
+    """One unmeasured question per strategy at zero latency: the sandbox's workers, the
+    prompt builder's indexes and the HTTP client are warm before anything is timed."""
+    for strategy in STRATEGIES:
+        run_strategy(strategy, examples[:1], latency=0.0, n=n, sandbox=sandbox)
+
+
+def run(latency: float = 0.3, limit: int | None = None, n: int = 20, sandbox: Any = None,
+        progress: Any = None, warm: bool = True) -> dict[str, list[QuestionResult]]:
+    from binder_py.ask import shared_sandbox
+
+    sandbox = sandbox or shared_sandbox()
+    examples = load_examples(limit)
+    if warm:
+        warm_up(examples, sandbox, n)
+    return {s: run_strategy(s, examples, latency=latency, n=n, sandbox=sandbox, progress=progress)
+            for s in STRATEGIES}
+
+
+# ----------------------------------------------------------------------------- reporting
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.1f}×" if b else "—"
+
+
+def summary(results: dict[str, list[QuestionResult]], latency: float) -> dict[str, Any]:
+    ours, orig = results["binder-py"], results["original"]
+    tot = {s: {"requests": sum(r.requests for r in rs), "prompt_tokens": sum(r.prompt_tokens for r in rs),
+               "completion_tokens": sum(r.completion_tokens for r in rs), "seconds": sum(r.seconds for r in rs),
+               "executed": sum(r.executed for r in rs), "sampled": sum(r.sampled for r in rs),
+               "neural_rows_sent": sum(r.neural_rows_sent for r in rs)} for s, rs in results.items()}
+    neural_qs = [(a, b) for a, b in zip(ours, orig) if b.neural_candidates]
+    request_ratios = [b.requests / a.requests for a, b in neural_qs if a.requests]
+    overheads = [x for r in ours for x in r.sandbox_overhead_ms]
+    return {
+        "totals": tot,
+        "min_request_ratio": min(request_ratios) if request_ratios else None,
+        "median_request_ratio": statistics.median(request_ratios) if request_ratios else None,
+        "max_seconds_ours": max(r.seconds for r in ours) if ours else None,
+        "median_seconds_ours": statistics.median(r.seconds for r in ours) if ours else None,
+        "wall_target": 3 * latency + 0.5,
+        "pipeline_sandbox_overhead_median_ms": statistics.median(overheads) if overheads else None,
+    }
+
+
+def markdown(results: dict[str, list[QuestionResult]], latency: float) -> str:
+    ours, orig = results["binder-py"], results["original"]
+    lines = [
+        f"Latency {latency * 1000:.0f} ms per request; 20 sampled candidates per question; "
+        "tokens = characters / 3 (the client's estimate), prompt + completion.",
+        "",
+        "| question | rows | neural samples | requests (orig → ours) | ratio | tokens (orig → ours) | ratio "
+        "| rows sent to f_col (orig → ours) | programs run (orig → ours) | wall s (orig → ours) | ratio |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for a, b in zip(ours, orig):
+        ta, tb = a.prompt_tokens + a.completion_tokens, b.prompt_tokens + b.completion_tokens
+        lines.append(f"| {a.id} | {a.rows} | {b.neural_candidates} | {b.requests} → {a.requests} | "
+                     f"{_ratio(b.requests, a.requests)} | {tb:,} → {ta:,} | {_ratio(tb, ta)} | "
+                     f"{b.neural_rows_sent:,} → {a.neural_rows_sent:,} | {b.executed} → {a.executed} | "
+                     f"{b.seconds:.2f} → {a.seconds:.2f} | {_ratio(b.seconds, a.seconds)} |")
+    s = summary(results, latency)
+    to, tr = s["totals"]["binder-py"], s["totals"]["original"]
+    lines.append(f"| **total** | | | {tr['requests']} → {to['requests']} | {_ratio(tr['requests'], to['requests'])} | "
+                 f"{tr['prompt_tokens'] + tr['completion_tokens']:,} → {to['prompt_tokens'] + to['completion_tokens']:,} | "
+                 f"{_ratio(tr['prompt_tokens'] + tr['completion_tokens'], to['prompt_tokens'] + to['completion_tokens'])} | "
+                 f"{tr['neural_rows_sent']:,} → {to['neural_rows_sent']:,} | {tr['executed']} → {to['executed']} | "
+                 f"{tr['seconds']:.1f} → {to['seconds']:.1f} | {_ratio(tr['seconds'], to['seconds'])} |")
+    lines += ["",
+              "| strategy | prompt tokens | completion tokens | parse requests | neural requests "
+              "| wall s median / max per question |",
+              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, rs in (("original", orig), ("binder-py", ours)):
+        lines.append(f"| {name} | {sum(r.prompt_tokens for r in rs):,} | {sum(r.completion_tokens for r in rs):,} | "
+                     f"{sum(r.parse_requests for r in rs)} | {sum(r.neural_requests for r in rs)} | "
+                     f"{statistics.median(r.seconds for r in rs):.2f} / {max(r.seconds for r in rs):.2f} |")
+    lines += ["",
+              f"- fewest-request ratio over questions with neural candidates: {s['min_request_ratio']:.1f}× "
+              f"(median {s['median_request_ratio']:.1f}×; target ≥ 10×)",
+              f"- binder-py wall time per question: median {s['median_seconds_ours']:.2f} s, max "
+              f"{s['max_seconds_ours']:.2f} s (target ≤ 3 × latency + 0.5 s = {s['wall_target']:.2f} s)"]
+    if s["pipeline_sandbox_overhead_median_ms"] is not None:
+        lines.append(f"- sandbox overhead inside the pipeline (Outcome total − program run − callbacks), median "
+                     f"over binder-py's runs: {s['pipeline_sandbox_overhead_median_ms']:.1f} ms")
+    return "\n".join(lines)
+
+
+def as_json(results: dict[str, list[QuestionResult]], latency: float) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    from binder_py.jsonable import to_jsonable
+
+    return {"latency": latency, "summary": summary(results, latency),
+            "questions": {s: [to_jsonable(asdict(replace(r, answer=to_jsonable(r.answer)))) for r in rs]
+                          for s, rs in results.items()}}
