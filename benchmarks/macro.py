@@ -209,7 +209,7 @@ def run_strategy(strategy: str, examples: list[Any], *, latency: float, n: int, 
             for c in answer.candidates:
                 timings = getattr(getattr(c.run, "outcome", None), "timings", None)
                 if timings is not None and timings.total_ms:
-                    overheads.append(timings.total_ms - timings.run_ms - timings.callback_ms)
+                    overheads.append(timings.total_ms - timings.run_ms)  # run_ms includes callback waits
             results.append(QuestionResult(
                 id=example.id, question=example.question, rows=len(example.load_table()),
                 requests=server.request_count - before_req,
@@ -316,7 +316,7 @@ def markdown(results: dict[str, list[QuestionResult]], latency: float) -> str:
               f"- binder-py wall time per question: median {s['median_seconds_ours']:.2f} s, max "
               f"{s['max_seconds_ours']:.2f} s (target ≤ 3 × latency + 0.5 s = {s['wall_target']:.2f} s)"]
     if s["pipeline_sandbox_overhead_median_ms"] is not None:
-        lines.append(f"- sandbox overhead inside the pipeline (Outcome total − program run − callbacks), median "
+        lines.append(f"- sandbox overhead inside the pipeline (Outcome total_ms − run_ms), median "
                      f"over binder-py's runs: {s['pipeline_sandbox_overhead_median_ms']:.1f} ms")
     return "\n".join(lines)
 

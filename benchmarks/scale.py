@@ -211,7 +211,7 @@ def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *,
             t0 = time.perf_counter()
             run = execute(PROGRAM, df, neural=backend, sandbox=sandbox, cache=NeuralCache())
             seconds = time.perf_counter() - t0
-        parent_peak = (_status_kb("self", "VmHWM") - before_kb) / 1024 if can_reset else None
+        parent_peak = max(0, _status_kb("self", "VmHWM") - before_kb) / 1024 if can_reset else None
     finally:
         if server is not None:
             server.stop()

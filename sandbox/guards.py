@@ -5,10 +5,12 @@ goes through one of these functions.
 """
 from __future__ import annotations
 
+
 import functools
 import inspect
 import math
 import operator
+import sys
 import string
 import types
 from typing import Any, Callable
@@ -367,6 +369,14 @@ def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 def guarded_import(name: str, globals: Any = None, locals: Any = None,
                    fromlist: Any = (), level: int = 0) -> Any:
+    # C code (e.g. datetime.strftime needs ``time``) imports through the builtins of the
+    # calling frame, i.e. through this guard, with a *list* as fromlist (PyImport_Import).
+    # An import statement passes None or a tuple, and programs cannot call __import__
+    # themselves, so a list marks an interpreter-internal import. It gets the module only
+    # when it is already loaded: no new code is loaded, and the module goes to C code,
+    # not to the program.
+    if type(fromlist) is list and level == 0 and type(name) is str and name in sys.modules:
+        return sys.modules[name]
     if level != 0 or type(name) is not str or name not in FACADES:
         raise _deny(
             f"import of module {name!r} is not allowed "

@@ -199,6 +199,7 @@ def handle(conn: socket.socket) -> None:
     if kind != protocol.JOB:
         return
     job = pickle.loads(payload)  # trusted direction: parent -> worker
+    del payload  # the received bytes are about the table's size: do not keep them for the whole run
     limits = job["limits"]
     buffer = runner.BoundedBuffer(limits.stdout_bytes)
     filename = job["filename"]

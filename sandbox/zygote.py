@@ -39,9 +39,21 @@ def _pdeathsig_setter():
         return lambda: None
 
 
+#: modules pandas and numpy import lazily inside common methods (to_records, to_dict,
+#: to_string, stack/unstack, Timestamp.strftime); a worker may not load new code
+#: (the audit hook refuses marshal.loads), so the zygote loads them before forking
+LAZY_MODULES = ("time", "numpy.rec", "pandas.core.methods.to_dict", "pandas.core.reshape.reshape",
+                "pandas.io.formats.string")
+
+
 def _warm_up() -> None:
-    """Run a small program once so lazy imports happen before forking."""
+    """Import what pandas loads lazily and run a small program once, before forking."""
+    import importlib
+
     import pandas as pd
+
+    for name in LAZY_MODULES:
+        importlib.import_module(name)
 
     from . import runner
 

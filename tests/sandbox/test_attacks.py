@@ -58,6 +58,10 @@ ATTACKS = [
     # --- imports
     ("import_os", 'import os\nos.system("touch {marker}")'),
     ("from_os_import", 'from os import system\nsystem("touch {marker}")'),
+    # modules already loaded for C code (datetime.strftime imports time) stay out of reach
+    ("import_loaded_time", 'pd.Timestamp("2020").strftime("%Y")\nimport time\ntime.sleep(0)'),
+    ("from_loaded_import", 'from time import sleep\nsleep(0)'),
+    ("import_loaded_sys", 'import sys\nsys.modules["os"].system("touch {marker}")'),
     ("import_subprocess", 'import subprocess\nsubprocess.run(["touch", "{marker}"])'),
     ("import_socket", "import socket\nsocket.socket()"),
     ("import_threading", "import threading\nthreading.Thread(target=print).start()"),

@@ -15,6 +15,13 @@ T = pd.DataFrame({
 TEAMS = pd.DataFrame({"team": ["red", "blue", "green"], "city": ["Rome", "Oslo", "Lima"]})
 
 PROGRAMS = [
+    # pandas methods that import modules lazily, or whose C code imports (datetime.strftime → time)
+    ("timestamp_strftime", 'pd.Timestamp("2020-03-04").strftime("%Y/%m")', "2020/03"),
+    ("dt_strftime", 'pd.to_datetime(pd.Series(["2020-03-04"])).dt.strftime("%d.%m.%Y").iloc[0]', "04.03.2020"),
+    ("to_records", 'len(df.to_records(index=False))', 6),
+    ("to_string", 'df[["name"]].head(1).to_string(index=False).split()', ["name", "Ann"]),
+    ("to_dict_records", 'df[["name"]].head(2).to_dict("records")', [{"name": "Ann"}, {"name": "Bob"}]),
+    ("unstack", 'df.groupby(["team", "name"])["score"].sum().unstack().shape[0]', 3),
     ("groupby_sum", 'df.groupby("team")["score"].sum()["red"]', 29),
     ("groupby_mean_idxmax", 'df.groupby("team")["score"].mean().idxmax()', "blue"),
     ("groupby_agg_str", 'df.groupby("team").agg({"score": "max"})["score"].to_dict()', {"blue": 30, "green": 14, "red": 12}),
