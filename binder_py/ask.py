@@ -442,6 +442,7 @@ class _Question:
         known = {program_identity(c.program) for c in candidates}
         repaired: list[Candidate] = []
         order = n
+        chat = is_chat_model(lm) and prompt.messages
         for candidate in failing:
             message = _failure_message(candidate)
             try:
@@ -451,7 +452,10 @@ class _Question:
             except BinderError as error:
                 self.warnings.append(f"repair skipped: {error}")
                 continue
-            completion = self._complete(lm, text, n=1, purpose="repair", temperature=0.0)
+            # a chat model sees its own program as its turn and the error as the user's reply
+            turns = prompt.messages + (("assistant", candidate.program), ("user", repair_request(message))) \
+                if chat else None
+            completion = self._complete(lm, text, n=1, purpose="repair", temperature=0.0, messages=turns)
             program = extract_program(completion.text)
             if not program.strip() or program_identity(program) in known:
                 continue
@@ -543,6 +547,12 @@ def _mentions_neural(program: str) -> bool:
         return bool(parse_program(program).sites)
     except Exception:  # noqa: BLE001 - a broken program fails later, with its own message
         return False
+
+
+def repair_request(error_message: str) -> str:
+    """What a chat model is told after its program failed (the error, then a request for a fix)."""
+    return (f"That program failed: {error_message}\nWrite a corrected program for the same question and table: "
+            "only the code, no explanation, no blank lines.")
 
 
 def _failure_message(candidate: Candidate) -> str:

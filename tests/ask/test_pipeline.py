@@ -180,3 +180,19 @@ def test_table_problems_are_clear_errors(tmp_path):
         Binder(lm=scripted([PLAIN_PROGRAM])).ask(bad, QUESTION)
     with pytest.raises(BinderError):
         Binder(lm=scripted([PLAIN_PROGRAM])).ask(pd.DataFrame(), QUESTION)
+
+
+def test_chat_models_get_exemplar_turns_and_a_repair_turn(shirts, oracle_spec):
+    def respond(request, purpose):
+        return NEURAL_PROGRAM if purpose == "repair" else BROKEN_PROGRAM
+
+    lm = ScriptedLM(respond)
+    lm.api = "chat"
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=2).ask(shirts, QUESTION)
+    assert answer.value == "pure cotton oxford shirt"
+    parse, repair = lm.calls[0][0], lm.calls[1][0]
+    roles = [role for role, _ in parse.messages]
+    assert roles[0] == "system" and roles[-1] == "user" and "assistant" in roles
+    assert repair.messages[: len(parse.messages)] == parse.messages
+    assert repair.messages[-2] == ("assistant", BROKEN_PROGRAM)
+    assert "no_such_column" in repair.messages[-1][1]
