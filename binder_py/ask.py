@@ -93,7 +93,7 @@ class Binder:
         self._cache, self._record_dir = cache, record_dir
         self._neural_arg = neural
         self._sandbox = sandbox
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: building the neural backend builds the model
         self._lm: LanguageModel | None = None
         self._neural_backend: Any = None
         self.progress = progress
@@ -243,7 +243,9 @@ def is_chat_model(lm: Any) -> bool:
 
 
 def is_local_model(lm: Any) -> bool:
-    return str(getattr(lm, "name", "")).startswith("local")
+    """The embedded local model, or a replay of a run recorded with it."""
+    name = str(getattr(lm, "name", ""))
+    return name.startswith("local") or name.startswith("replay:local")
 
 
 def program_identity(program: str) -> str:

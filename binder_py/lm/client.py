@@ -296,6 +296,12 @@ class ReplayLM(_AsyncMixin):
         self.ledger = ledger if ledger is not None else UsageLedger()
         self._executor = None
         self._executor_lock = threading.Lock()
+        #: "chat" or "completions" as recorded, so callers build the same requests as the recorded run
+        self.api = self._recorded_api()
+
+    def _recorded_api(self) -> str | None:
+        apis = self.store.recorded_apis(self.only_lm)
+        return apis.pop() if len(apis) == 1 else None
 
     def count_tokens(self, text: str) -> int:
         n = self.store.get_token_count(text, self.only_lm)
@@ -310,7 +316,7 @@ class ReplayLM(_AsyncMixin):
                 f"(n={request.n}, temperature={request.temperature}, seed={request.seed}, "
                 f"max_tokens={request.max_tokens}); prompt: {excerpt(request)!r}. Replay answers only what was "
                 "recorded with exactly the same prompt and parameters: rerun with the same settings as the "
-                "recorded run, or record again with a live model (--lm ... --record-lm DIR).")
+                "recorded run, or record again with a live model (binder-py eval ... --out DIR).")
         choices, pt, ct, lm = found
         latency = time.perf_counter() - start
         usage = Usage(cached_requests=1, cached_prompt_tokens=pt, cached_completion_tokens=ct, wall_seconds=latency)

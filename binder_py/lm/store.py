@@ -148,7 +148,7 @@ class LMStore:
         if readonly:
             if not self.path.exists():
                 raise LMConfigError(f"no recorded language-model answers at {self.path}; "
-                                    "record a run first with --record-lm DIR (lm_from_spec(record_dir=DIR))")
+                                    "record a run first with binder-py eval ... --out DIR (in Python: lm_from_spec(record_dir=DIR))")
             uri = f"file:{self.path}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0,
                                          isolation_level=None)
@@ -186,6 +186,12 @@ class LMStore:
         if row is None:
             return None
         return choices_from_json(row[0]), int(row[1] or 0), int(row[2] or 0), row[3]
+
+    def recorded_apis(self, lm: str | None = None) -> set[str]:
+        """The APIs ("chat", "completions") the stored answers came from (of one model, if named)."""
+        sql = "SELECT DISTINCT api FROM responses" + (" WHERE lm = ?" if lm else "")
+        with self._lock:
+            return {row[0] for row in self._conn.execute(sql, (lm,) if lm else ()) if row[0]}
 
     def put(self, key: str, req_key: str, *, lm: str, endpoint: str, model: str, api: str,
             request: LMRequest, choices: list[Choice], prompt_tokens: int, completion_tokens: int) -> None:

@@ -196,3 +196,17 @@ def test_chat_models_get_exemplar_turns_and_a_repair_turn(shirts, oracle_spec):
     assert repair.messages[: len(parse.messages)] == parse.messages
     assert repair.messages[-2] == ("assistant", BROKEN_PROGRAM)
     assert "no_such_column" in repair.messages[-1][1]
+
+
+def test_neural_calls_through_the_prompting_model(shirts):
+    """No neural backend given: the program-writing model answers f_col itself (LM backend)."""
+    program = 'df[f_col("Is it in North America?", ["made in"])]["shirt"].tolist()'
+
+    def respond(request, purpose):
+        return "no rows here" if purpose == "neural" else program
+
+    lm = ScriptedLM(respond)
+    answer = Binder(lm=lm, task="analyst", n=1).ask(shirts, "which shirts are made in north america?")
+    purposes = [purpose for _, purpose, _ in lm.calls]
+    assert purposes[0] == "parse" and "neural" in purposes
+    assert answer.candidates[0].neural_calls and answer.candidates[0].run.warnings  # unanswered rows are NA

@@ -1,0 +1,97 @@
+"""PNG plots for ``binder-py report`` (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_accuracy_by_subset(runs: Sequence[Any], metrics: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """Grouped bars: one group per subset ("all" first), one bar per run; official and semantic panels."""
+    plt = _pyplot()
+    subsets = ["all"] + sorted({s for m in metrics for s in m["accuracy"] if s != "all"})
+    tabfact_only = all(m["task"] == "tabfact" for m in metrics)
+    panels = [("official_accuracy", "accuracy" if tabfact_only else "official evaluator")]
+    if not tabfact_only:
+        panels.append(("semantic_accuracy", "semantic match"))
+    width = 0.8 / max(1, len(metrics))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6.0, 1.2 + 1.3 * len(subsets) * max(1, len(metrics)) * 0.6),
+                                                      3.2 * len(panels) + 0.6), squeeze=False)
+    for ax, (key, title) in zip(axes[:, 0], panels):
+        for i, (run, m) in enumerate(zip(runs, metrics)):
+            xs, ys, ns = [], [], []
+            for j, s in enumerate(subsets):
+                a = m["accuracy"].get(s)
+                if a is None or not a["total"]:
+                    continue
+                xs.append(j - 0.4 + width * (i + 0.5))
+                ys.append(100 * a[key])
+                ns.append(a["total"])
+            bars = ax.bar(xs, ys, width=width * 0.95, color=_COLORS[i % len(_COLORS)], label=run.label)
+            for bar, y, n in zip(bars, ys, ns):
+                ax.annotate(f"{y:.0f}%\nn={n}", (bar.get_x() + bar.get_width() / 2, y), ha="center", va="bottom",
+                            fontsize=7, xytext=(0, 1), textcoords="offset points")
+        ax.set_xticks(range(len(subsets)))
+        ax.set_xticklabels(subsets)
+        ax.set_ylim(0, 115)
+        ax.set_ylabel("accuracy (%)")
+        ax.set_title(f"Accuracy by subset and mode — {title}", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    axes[0, 0].legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_accuracy_vs_candidates(runs: Sequence[Any], metrics: Sequence[dict[str, Any]],
+                                curves: dict[str, list[dict[str, Any]]], path: str | Path) -> Path:
+    """Accuracy against the number of voting candidates k (as the Binder paper's figures 6 and 7).
+
+    Solid: semantic match (TabFact: accuracy); dashed: official evaluator; a dotted line
+    marks each run's final recorded accuracy (repairs included)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    top = 0.0
+    for i, (run, m) in enumerate(zip(runs, metrics)):
+        curve = curves.get(run.name)
+        if not curve:
+            continue
+        color = _COLORS[i % len(_COLORS)]
+        ks = [p["k"] for p in curve]
+        tabfact = m["task"] == "tabfact"
+        semantic = [100 * p["semantic_accuracy"] for p in curve]
+        ax.plot(ks, semantic, marker="o", color=color, label=f"{run.label}" + ("" if tabfact else " semantic"))
+        if not tabfact:
+            ax.plot(ks, [100 * p["official_accuracy"] for p in curve], marker="s", markersize=4, linestyle="--",
+                    color=color, alpha=0.8, label=f"{run.label} official")
+        final = 100 * m["accuracy"]["all"]["semantic_accuracy"]
+        ax.axhline(final, color=color, linestyle=":", linewidth=1)
+        top = max(top, max(semantic, default=0.0), final)
+    ax.set_xlabel("number of voting candidates k (first k sampled programs)")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(0, min(100, top + 15) if top else 100)
+    kmax = max((p["k"] for c in curves.values() for p in c), default=1)
+    ax.set_xticks(range(1, kmax + 1) if kmax <= 20 else range(1, kmax + 1, max(1, kmax // 10)))
+    ax.set_title("Accuracy vs. number of voting candidates\n(re-voted from recorded candidates; "
+                 "dotted: final accuracy)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,291 @@
+"""``binder-py report``: read run directories and compare them (markdown table, PNG plots).
+
+Everything is computed from ``results.jsonl`` alone — no model calls. Accuracy against the
+number of voting candidates (the Binder paper's figures 6 and 7) re-votes each question
+with only its first ``k`` sampled programs (:func:`binder_py.vote.vote_prefix`, using each
+candidate's recorded answer, sample positions and neural-call flag) and scores the result.
+Repair candidates (sampled after the first ``n``) are not in these prefixes, so the curve
+at ``k = n`` can differ from the run's final accuracy when repairs happened; the plot
+marks the final accuracy too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from binder_py.errors import BinderError
+from binder_py.runs.records import RESULTS_FILE, read_config, read_results
+from binder_py.runs.scoring import record_scores, score_prediction
+
+
+@dataclass
+class Run:
+    """A run directory as read back: its config and its results lines (last line per id)."""
+
+    name: str
+    path: Path
+    config: dict[str, Any]
+    records: list[dict[str, Any]]
+    truncated_bytes: int = 0
+
+    @property
+    def task(self) -> str:
+        return self.config.get("task") or (self.records[0].get("dataset") if self.records else None) or "wikitq"
+
+    @property
+    def mode(self) -> str:
+        return str(self.config.get("mode", "?"))
+
+    @property
+    def label(self) -> str:
+        return self.name if self.mode in self.name else f"{self.name} ({self.mode})"
+
+
+def load_run(directory: str | os.PathLike[str]) -> Run:
+    """Read a run directory written by :func:`binder_py.runs.run_eval` (a cut-off last line is ignored)."""
+    path = Path(directory).expanduser()
+    if not path.is_dir():
+        raise BinderError(f"{path}: no such run directory (written by 'binder-py eval --out DIR')")
+    config = read_config(path)
+    if config is None and not (path / RESULTS_FILE).exists():
+        raise BinderError(f"{path} is not a run directory: it has neither config.json nor results.jsonl")
+    found = read_results(path / RESULTS_FILE)
+    return Run(name=path.name, path=path, config=config or {}, records=found.records,
+               truncated_bytes=found.truncated_bytes)
+
+
+# --- figures -----------------------------------------------------------------------------
+
+@dataclass
+class Accuracy:
+    total: int = 0
+    official: int = 0
+    semantic: int = 0
+
+    def add(self, official: bool, semantic: bool) -> None:
+        self.total += 1
+        self.official += official
+        self.semantic += semantic
+
+    @property
+    def official_accuracy(self) -> float:
+        return self.official / self.total if self.total else 0.0
+
+    @property
+    def semantic_accuracy(self) -> float:
+        return self.semantic / self.total if self.total else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"total": self.total, "official": self.official, "semantic": self.semantic,
+                "official_accuracy": self.official_accuracy, "semantic_accuracy": self.semantic_accuracy}
+
+
+def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
+    """``{"all": ..., subset: ...}`` from the recorded scores (the split's own name is left out: it is "all")."""
+    out: dict[str, Accuracy] = {"all": Accuracy()}
+    split = run.config.get("split")
+    for record in run.records:
+        official, semantic = record_scores(record)
+        out["all"].add(official, semantic)
+        for subset in record.get("subsets") or []:
+            if subset != split:
+                out.setdefault(str(subset), Accuracy()).add(official, semantic)
+    return out
+
+
+def _revive(value: Any) -> Any:
+    """A recorded answer back as voting sees it (a table was stored as {"columns", "rows"})."""
+    if isinstance(value, dict) and set(value) == {"columns", "rows"}:
+        return pd.DataFrame(value["rows"], columns=value["columns"])
+    return value
+
+
+def vote_candidates(record: dict[str, Any]) -> list[Any]:
+    """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects."""
+    from binder_py.vote import VoteCandidate
+
+    out = []
+    for c in record.get("candidates") or []:
+        orders = tuple(int(o) for o in c.get("sample_orders") or ())
+        out.append(VoteCandidate(value=_revive(c.get("value")), count=int(c.get("count", 1)),
+                                 mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
+                                 order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders))
+    return out
+
+
+def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
+    """The answer the run would have given with only its first ``k`` sampled programs."""
+    from binder_py.normalize import is_yes_no_question, key_text
+    from binder_py.vote import TABFACT_ANSWER_WEIGHTS, vote_prefix
+
+    task = config.get("task") or record.get("dataset") or "wikitq"
+    strategy = config.get("vote") or {"wikitq": "program_biased", "tabfact": "answer_biased"}.get(task, "majority")
+    yes_no = task == "tabfact" or is_yes_no_question(record.get("question") or "")
+    weights = TABFACT_ANSWER_WEIGHTS if strategy == "answer_biased" and task == "tabfact" else None
+    result = vote_prefix(vote_candidates(record), k, strategy=strategy, yes_no=yes_no, answer_weights=weights,
+                         neural_weight=float(config.get("neural_weight", 10.0)))
+    if task == "tabfact" and result.value is not None:
+        return key_text(result.key) in ("yes", "true")
+    return result.value
+
+
+def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tuple[int, Accuracy]]:
+    """Accuracy when voting with the first k sampled programs, k = 1..n (from the recorded candidates)."""
+    if ks is None:
+        n = int(run.config.get("n") or 0)
+        if not n:
+            n = max((max(c.get("sample_orders") or [0]) + 1 for r in run.records for c in r.get("candidates") or []
+                     if c.get("origin") != "repair"), default=1)
+        ks = range(1, n + 1)
+    task = run.task
+    out = []
+    for k in ks:
+        acc = Accuracy()
+        for record in run.records:
+            if record.get("error"):
+                acc.add(False, False)
+                continue
+            prediction = revote(record, k, run.config)
+            scores = score_prediction(task, record.get("question") or "", record.get("gold"), prediction,
+                                      record.get("gold_canon"))
+            if task == "tabfact":
+                acc.add(scores["correct"], scores["correct"])
+            else:
+                acc.add(scores["official"], scores["semantic"])
+        out.append((k, acc))
+    return out
+
+
+def run_metrics(run: Run) -> dict[str, Any]:
+    """Per-run figures: accuracy, errors, mean usage and time per question."""
+    records = run.records
+    q = len(records) or 1
+    usage: dict[str, float] = {}
+    for record in records:
+        for key, value in (record.get("usage") or {}).items():
+            if isinstance(value, (int, float)):
+                usage[key] = usage.get(key, 0.0) + value
+    seconds = sum(float(r.get("seconds") or 0.0) for r in records)
+    by_subset = accuracy_by_subset(run)
+    return {
+        "name": run.name, "path": str(run.path), "task": run.task, "split": run.config.get("split"),
+        "mode": run.mode, "lm": run.config.get("lm_name") or run.config.get("lm"), "n": run.config.get("n"),
+        "questions": len(records), "planned": run.config.get("questions"),
+        "errors": sum(1 for r in records if r.get("error")),
+        "accuracy": {name: acc.as_dict() for name, acc in by_subset.items()},
+        "requests_per_question": usage.get("requests", 0.0) / q,
+        "tokens_per_question": (usage.get("prompt_tokens", 0.0) + usage.get("completion_tokens", 0.0)) / q,
+        "prompt_tokens_per_question": usage.get("prompt_tokens", 0.0) / q,
+        "completion_tokens_per_question": usage.get("completion_tokens", 0.0) / q,
+        "cached_requests_per_question": usage.get("cached_requests", 0.0) / q,
+        "cached_tokens_per_question": (usage.get("cached_prompt_tokens", 0.0)
+                                       + usage.get("cached_completion_tokens", 0.0)) / q,
+        "cost_usd": usage.get("cost_usd", 0.0), "seconds_per_question": seconds / q, "seconds_total": seconds,
+    }
+
+
+# --- the report --------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    runs: list[Run]
+    metrics: list[dict[str, Any]]
+    markdown: str
+    plots: list[Path] = field(default_factory=list)
+    curves: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"runs": self.metrics, "accuracy_vs_candidates": self.curves, "plots": [str(p) for p in self.plots]}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _md_row(cells: Sequence[Any]) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+
+def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[dict[str, Any]]] | None = None) -> str:
+    lines = ["## Runs", "",
+             _md_row(["run", "task / split", "mode", "LM", "n", "questions", "errors", "official", "semantic",
+                      "requests/q", "tokens/q", "cached req/q", "cached tok/q", "cost (USD)", "s/q"]),
+             _md_row(["---"] * 15)]
+    for m in metrics:
+        acc = m["accuracy"]["all"]
+        tabfact = m["task"] == "tabfact"
+        done = f"{m['questions']}" + (f" of {m['planned']}" if m.get("planned") and m["planned"] != m["questions"]
+                                      else "")
+        lines.append(_md_row([
+            m["name"], f"{m['task']} / {m['split']}", m["mode"], f"`{m['lm']}`", m["n"], done, m["errors"],
+            _pct(acc["official_accuracy"]) if acc["total"] else "–",
+            "–" if tabfact or not acc["total"] else _pct(acc["semantic_accuracy"]),
+            f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
+            f"{m['cached_requests_per_question']:.1f}", f"{m['cached_tokens_per_question']:,.0f}",
+            f"{m['cost_usd']:.4f}", f"{m['seconds_per_question']:.1f}"]))
+    subsets = ["all"] + sorted({s for m in metrics for s in m["accuracy"] if s != "all"})
+    lines += ["", "## Accuracy by subset", "",
+              "Each cell: official / semantic match (questions). TabFact has one accuracy.", "",
+              _md_row(["run", "mode"] + subsets), _md_row(["---"] * (len(subsets) + 2))]
+    for m in metrics:
+        cells = []
+        for s in subsets:
+            a = m["accuracy"].get(s)
+            if a is None or not a["total"]:
+                cells.append("–")
+            elif m["task"] == "tabfact":
+                cells.append(f"{_pct(a['official_accuracy'])} ({a['total']})")
+            else:
+                cells.append(f"{_pct(a['official_accuracy'])} / {_pct(a['semantic_accuracy'])} ({a['total']})")
+        lines.append(_md_row([m["name"], m["mode"]] + cells))
+    if curves:
+        width = max((len(c) for c in curves.values()), default=0)
+        if width:
+            lines += ["", "## Accuracy against the number of voting candidates (semantic; official in brackets)", "",
+                      "Recomputed from the recorded candidates: each question re-voted with its first k sampled "
+                      "programs (no model calls).", "",
+                      _md_row(["run"] + [f"k={i + 1}" for i in range(width)]), _md_row(["---"] * (width + 1))]
+            for name, curve in curves.items():
+                cells = [f"{_pct(p['semantic_accuracy'])} ({_pct(p['official_accuracy'])})" for p in curve]
+                lines.append(_md_row([name] + cells + ["–"] * (width - len(cells))))
+    return "\n".join(lines) + "\n"
+
+
+def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike[str] | None = None,
+           plots_dir: str | os.PathLike[str] | None = None) -> Report:
+    """Compare run directories: the markdown (also written to ``out``), and PNG plots into ``plots_dir``."""
+    if not run_dirs:
+        raise BinderError("give at least one run directory")
+    runs = [load_run(d) for d in run_dirs]
+    names = [r.name for r in runs]
+    for run in runs:  # two runs with the same folder name get their parent's name too
+        if names.count(run.name) > 1:
+            run.name = f"{run.path.parent.name}/{run.name}"
+    metrics = [run_metrics(r) for r in runs]
+    curves = {}
+    for run in runs:
+        if run.records and (run.mode != "e2e" or int(run.config.get("n") or 1) > 1):
+            curves[run.name] = [{"k": k, **acc.as_dict()} for k, acc in accuracy_vs_candidates(run)]
+    markdown = format_markdown(metrics, curves)
+    if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(markdown, encoding="utf-8")
+    plots: list[Path] = []
+    if plots_dir is not None:
+        from binder_py.runs.plots import plot_accuracy_by_subset, plot_accuracy_vs_candidates
+
+        directory = Path(plots_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        plots.append(plot_accuracy_by_subset(runs, metrics, directory / "accuracy_by_subset.png"))
+        if curves:
+            plots.append(plot_accuracy_vs_candidates(runs, metrics, curves, directory / "accuracy_vs_candidates.png"))
+    return Report(runs=runs, metrics=metrics, markdown=markdown, plots=plots, curves=curves)
+
+
+__all__ = ["Accuracy", "Report", "Run", "accuracy_by_subset", "accuracy_vs_candidates", "format_markdown",
+           "load_run", "report", "revote", "run_metrics", "vote_candidates"]

@@ -1,0 +1,452 @@
+"""``binder-py eval``: answer every question of a benchmark split, one durable JSON line each.
+
+A run directory holds ``config.json`` (the settings, model, versions, data directory, start
+time), ``results.jsonl`` (one line per finished question, appended, flushed and fsynced as
+it finishes) and ``lm.sqlite`` (every model response the run used, cache hits included), so
+``--lm replay:DIR`` reruns it offline with the same answers. Starting again with the same
+``--out`` resumes: finished ids are skipped. Settings that change answers must match the
+directory's config (else ``force=True`` moves the old results aside and starts over).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from binder_py.errors import BinderError
+from binder_py.jsonable import to_jsonable
+from binder_py.lm.types import LMConfigError
+from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
+                                    config_differences, read_config, read_results, write_config)
+from binder_py.runs.scoring import record_scores, score_prediction
+
+TASKS = ("wikitq", "tabfact")
+
+
+@dataclass
+class RunSummary:
+    """What :func:`run_eval` did: counts over the whole run directory (resumed lines included)."""
+
+    out: Path
+    config: dict[str, Any]
+    total: int = 0  # questions selected (after --ids/--limit)
+    finished: int = 0  # lines in results.jsonl for the selected questions
+    skipped: int = 0  # already finished when this invocation started
+    answered: int = 0  # finished by this invocation
+    errors: int = 0
+    official: int = 0
+    semantic: int = 0
+    truncated_bytes: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+    usage: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def official_accuracy(self) -> float:
+        return self.official / self.finished if self.finished else 0.0
+
+    @property
+    def semantic_accuracy(self) -> float:
+        return self.semantic / self.finished if self.finished else 0.0
+
+    def format(self) -> str:
+        task = self.config.get("task")
+        acc = (f"accuracy {100 * self.official_accuracy:.1f}%" if task == "tabfact" else
+               f"official {100 * self.official_accuracy:.1f}%, semantic {100 * self.semantic_accuracy:.1f}%")
+        tokens = int(self.usage.get("prompt_tokens", 0) + self.usage.get("completion_tokens", 0))
+        cached = int(self.usage.get("cached_prompt_tokens", 0) + self.usage.get("cached_completion_tokens", 0))
+        return (f"{self.out}: {self.finished}/{self.total} questions finished ({self.skipped} from before, "
+                f"{self.answered} now, {self.errors} with errors); {acc}; {int(self.usage.get('requests', 0))} "
+                f"model requests, {tokens} tokens (+{cached} cached), ${self.usage.get('cost_usd', 0.0):.4f}; "
+                f"{self.seconds:.0f} s this time")
+
+
+def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: Sequence[str] | None = None) -> list[Any]:
+    """``ids`` (kept in the split's order) then the first ``limit`` — deterministic."""
+    chosen = list(examples)
+    if ids is not None:
+        wanted = {str(i) for i in ids}
+        known = {e.id for e in chosen}
+        missing = [i for i in ids if str(i) not in known]
+        if missing:
+            raise BinderError(f"{len(missing)} id(s) from --ids are not in this split, e.g. {missing[:3]}; "
+                              "check the split (--split) and the ids file")
+        chosen = [e for e in chosen if e.id in wanted]
+    if limit is not None:
+        if limit < 1:
+            raise BinderError(f"--limit must be at least 1, got {limit}")
+        chosen = chosen[:limit]
+    return chosen
+
+
+def read_ids_file(path: str | os.PathLike[str]) -> list[str]:
+    """One id per line; blank lines and ``#`` comments are ignored."""
+    p = Path(path)
+    if not p.is_file():
+        raise BinderError(f"--ids {p}: no such file (one question id per line)")
+    ids = [line.split("#", 1)[0].strip() for line in p.read_text(encoding="utf-8").splitlines()]
+    return [i for i in ids if i]
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for dist in ("binder-py", "pandas", "numpy", "openai", "llama-cpp-python"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    try:
+        import subprocess
+
+        root = Path(__file__).resolve().parents[2]
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        if commit:
+            out["git"] = commit + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return out
+
+
+def code_fingerprint() -> str:
+    """A hash of the source that shapes prompts and answers (``binder_py``, ``sandbox``, ``prompts``).
+
+    Replay answers only requests identical to the recorded ones, so a replay after the code
+    changed (a prompt template, a stop sequence) can miss; the runner warns when this differs.
+    """
+    import hashlib
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for folder in ("binder_py", "sandbox", "prompts"):
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".json", ".jsonl", ".txt", ".md") \
+                    and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def _effective_n(n: int | None, mode: str, task: str, lm: Any) -> int:
+    from binder_py.ask import LOCAL_DEFAULT_N, is_local_model
+    from binder_py.prompting import task_defaults
+
+    if n is not None:
+        return n
+    if mode == "e2e":
+        return 1
+    return LOCAL_DEFAULT_N if is_local_model(lm) else task_defaults(task).n
+
+
+def _prebuild_neural(binder: Any, neural: Any, model: Any) -> None:
+    """Build the LM-backed neural backend up front (the same one ``Binder`` would build).
+
+    Works around ``Binder.neural`` building it lazily under the lock that ``Binder.lm``
+    takes too (a deadlock on the first program with a neural call); oracle and
+    callable backends are left to ``Binder``.
+    """
+    from binder_py.language import LMNeuralBackend
+
+    if neural is None or neural == "lm":
+        backend = LMNeuralBackend(model)
+    elif isinstance(neural, str) and neural.startswith("lm:"):
+        backend = LMNeuralBackend(binder._make_lm(neural[3:]))
+    else:
+        return
+    binder._neural_backend = backend
+
+
+def _effective_shots(shots: int | None, task: str, lm: Any) -> int:
+    from binder_py.ask import LOCAL_DEFAULT_SHOTS, is_local_model
+    from binder_py.prompting import task_defaults
+
+    if shots is not None:
+        return shots
+    return LOCAL_DEFAULT_SHOTS if is_local_model(lm) else task_defaults(task).num_shots
+
+
+def _api(lm: Any) -> str:
+    from binder_py.ask import is_chat_model
+
+    return "chat" if is_chat_model(lm) else "completions"
+
+
+def _spec_text(lm: Any) -> str | None:
+    if lm is None:
+        from binder_py.lm import default_spec
+
+        return default_spec()
+    return lm if isinstance(lm, str) else None
+
+
+def _question_record(example: Any, split: str, data_dir: Path | None) -> dict[str, Any]:
+    table = example.table_path
+    if data_dir is not None:
+        try:
+            table = str(Path(example.table_path).resolve().relative_to(data_dir.resolve()))
+        except ValueError:
+            pass
+    return {"id": example.id, "dataset": example.dataset, "split": split, "subsets": sorted(example.subsets),
+            "question": example.question, "title": example.title, "table": table, "gold": list(example.gold),
+            "gold_canon": list(example.gold_canon) if example.gold_canon is not None else None}
+
+
+def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir: Path | None) -> dict[str, Any]:
+    """One results line for ``example`` (an ``error`` line when it fails; :class:`LMConfigError` propagates)."""
+    record = _question_record(example, split, data_dir)
+    started = time.perf_counter()
+    try:
+        table = example.load_table()
+        answer = binder.ask(table, example.question, example.title, question_id=example.id)
+    except LMConfigError:
+        raise
+    except Exception as error:  # noqa: BLE001 - recorded on the line, the run goes on
+        record.update({"prediction": None, "error": f"{type(error).__name__}: {error}", "candidates": [],
+                       "seconds": time.perf_counter() - started, "finished_at": _now()})
+        record.update(score_prediction(task, example.question, example.gold, None, example.gold_canon))
+        return record
+    data = answer.to_json()
+    record["prediction"] = data["value"]
+    record.update(score_prediction(task, example.question, example.gold, answer.value, example.gold_canon))
+    calls = [call for c in data["candidates"] for call in (c.get("run") or {}).get("calls", [])]
+    record.update({
+        "error": None, "confidence": data["confidence"], "lm": data["lm"], "neural": data["neural"],
+        "mode": data["mode"], "candidates": data["candidates"], "distribution": data["distribution"],
+        "neural_calls": {"calls": len(calls), "programs_with_calls": sum(1 for c in data["candidates"]
+                                                                         if c.get("has_neural_calls"))},
+        "usage": data["usage"], "timings": data["timings"], "warnings": data["warnings"], "prompt": data["prompt"],
+        "seconds": time.perf_counter() - started, "finished_at": _now(),
+    })
+    return to_jsonable(record)
+
+
+def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str], mode: str = "binder",
+             lm: Any = None, neural: Any = None, n: int | None = None, seed: int | None = 0,
+             limit: int | None = None, ids: Sequence[str] | None = None, data_dir: str | os.PathLike[str] | None = None,
+             concurrency: int | None = None, force: bool = False, retry_errors: bool = False,
+             progress: bool = True, vote: str | None = None, shots: int | None = None, cache: bool = True,
+             examples: Sequence[Any] | None = None, command: Sequence[str] | None = None,
+             on_record: Callable[[dict[str, Any]], None] | None = None) -> RunSummary:
+    """Run (or resume) an evaluation into the directory ``out``; see the module docstring.
+
+    ``lm`` is an ``--lm`` spec (recorded into ``out/lm.sqlite``) or a :class:`LanguageModel`
+    object (tests; not recorded). ``examples`` replaces loading ``task``/``split`` from the
+    data directory. Per-question failures become lines with an ``error``; an
+    :class:`LMConfigError` (bad key, unknown model) stops the run at once; ``KeyboardInterrupt``
+    stops it after cancelling the questions not started (finished lines are kept).
+    """
+    from binder_py.ask import Binder
+
+    if task not in TASKS:
+        raise BinderError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
+    out = Path(out).expanduser()
+    spec = _spec_text(lm)
+    replayed: Path | None = None
+    replayed_config: dict[str, Any] = {}
+    if spec is not None and spec.startswith("replay:"):
+        replayed = Path(spec[len("replay:"):]).expanduser()
+        if replayed.resolve() == out.resolve():
+            raise BinderError(f"--out {out} is the directory being replayed; write the replay to a new --out")
+        if not (replayed / RECORDING_FILE).exists() and not replayed.suffix == ".sqlite":
+            raise BinderError(f"--lm {spec}: {replayed / RECORDING_FILE} does not exist; replay a directory written "
+                              "by 'binder-py eval --out DIR' with a live model")
+        replayed_config = (read_config(replayed) if replayed.is_dir() else None) or {}
+        # settings that default from the model (n, shots) default from the recorded run instead, so
+        # the replayed requests are the recorded ones
+        if n is None and replayed_config.get("n") and replayed_config.get("mode") == mode:
+            n = int(replayed_config["n"])
+        if shots is None and replayed_config.get("shots_effective"):
+            shots = int(replayed_config["shots_effective"])
+        recorded_code = replayed_config.get("code")
+        if progress and recorded_code and recorded_code != code_fingerprint():
+            print(f"binder-py eval: warning: the code changed since {replayed} was recorded (prompts or request "
+                  "parameters may differ, and replay then misses); replay with the recorded version "
+                  f"({replayed_config.get('versions', {}).get('git', '?')}) for exact answers", file=sys.stderr)
+    resolved_data: Path | None = None
+    if examples is None:
+        from binder_py.datasets import DATASETS, load_dataset, resolve_data_dir
+
+        split = split or DATASETS[task][0]
+        resolved_data = resolve_data_dir(data_dir, task)
+        examples = load_dataset(task, split, resolved_data)
+    split = split or "custom"
+    selected = select_examples(examples, limit=limit, ids=ids)
+
+    settings: dict[str, Any] = {"task": task, "mode": mode, "seed": seed}
+    for key, value in (("n", n), ("vote", vote), ("num_shots", shots)):
+        if value is not None:
+            settings[key] = value
+    record_dir = out if spec is not None and not spec.startswith("replay:") else None
+    binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
+                    progress=False, **settings)
+    model = binder.lm  # built now: a bad spec or key fails before anything runs
+    _prebuild_neural(binder, neural, model)
+    if replayed is not None and getattr(model, "api", None) is None:
+        api = replayed_config.get("lm_api")
+        if api:
+            model.api = api  # type: ignore[attr-defined]  # prompts are built as for the recorded model
+    vote_strategy = vote or {"wikitq": "program_biased", "tabfact": "answer_biased"}[task]
+    config = {
+        "format": 1, "task": task, "split": split, "mode": mode, "lm": spec or model.name, "lm_name": model.name,
+        "neural": neural if isinstance(neural, str) or neural is None else type(neural).__name__,
+        "n": _effective_n(n, mode, task, model), "seed": seed, "vote": vote_strategy, "shots": shots,
+        "shots_effective": _effective_shots(shots, task, model), "lm_api": _api(model),
+        "neural_weight": binder.settings.neural_weight, "cache": cache, "limit": limit,
+        "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),
+        "data_dir": str(resolved_data) if resolved_data is not None else None,
+        "recording": str(out / RECORDING_FILE) if record_dir is not None else None,
+        "command": list(command) if command is not None else None, "versions": _versions(),
+        "code": code_fingerprint(),
+        "host": {"cpus": os.cpu_count(), "platform": platform.platform()}, "started_at": _now(),
+    }
+
+    out.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(out).acquire()
+    try:
+        return _run_locked(out, config, selected, binder, model, task, split, mode, resolved_data, force,
+                           retry_errors, progress, concurrency, on_record)
+    finally:
+        lock.release()
+
+
+def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: Any, model: Any, task: str,
+                split: str, mode: str, resolved_data: Path | None, force: bool, retry_errors: bool, progress: bool,
+                concurrency: int | None, on_record: Callable[[dict[str, Any]], None] | None) -> RunSummary:
+    old = read_config(out)
+    results_path = out / RESULTS_FILE
+    if old is not None:
+        diffs = config_differences(old, config)
+        if diffs and not force:
+            raise BinderError(f"{out} holds a run with other settings ({'; '.join(diffs)}); resuming would mix "
+                              "answers. Use a new --out, or --force to move the old results aside and start over")
+        if diffs:
+            stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            for name in (RESULTS_FILE, CONFIG_FILE):
+                if (out / name).exists():
+                    os.replace(out / name, out / f"{name}.replaced-{stamp}")
+            old = None
+        else:
+            config["started_at"] = old.get("started_at", config["started_at"])
+            config["resumed_at"] = list(old.get("resumed_at", [])) + [_now()]
+    elif results_path.exists() and results_path.stat().st_size and not force:
+        raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force")
+    write_config(out, config)
+
+    found = read_results(results_path, repair=True)
+    if found.truncated_bytes and progress:
+        print(f"binder-py eval: dropped a cut-off last line ({found.truncated_bytes} bytes) in {results_path}; "
+              "that question runs again", file=sys.stderr)
+    selected_ids = {e.id for e in selected}
+    finished = {str(r["id"]): r for r in found.records if str(r["id"]) in selected_ids}
+    if retry_errors:
+        finished = {k: r for k, r in finished.items() if not r.get("error")}
+    todo = [e for e in selected if e.id not in finished]
+
+    summary = RunSummary(out=out, config=config, total=len(selected), skipped=len(finished),
+                         truncated_bytes=found.truncated_bytes)
+    usage_keys = ("requests", "prompt_tokens", "completion_tokens", "cached_requests", "cached_prompt_tokens",
+                  "cached_completion_tokens", "cost_usd")
+    summary.usage = {k: 0.0 for k in usage_keys}
+
+    def count(record: dict[str, Any]) -> None:
+        summary.finished += 1
+        summary.errors += bool(record.get("error"))
+        official, semantic = record_scores(record)
+        summary.official += official
+        summary.semantic += semantic
+        for key in usage_keys:
+            summary.usage[key] += float((record.get("usage") or {}).get(key, 0) or 0)
+
+    for record in finished.values():
+        count(record)
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(selected), initial=len(finished), desc=f"{task} {split} {mode}", unit="q",
+               file=sys.stderr, disable=not progress, dynamic_ncols=True)
+
+    def postfix() -> None:
+        if not progress:
+            return
+        u = summary.usage
+        tokens = u["prompt_tokens"] + u["completion_tokens"]
+        acc = (f"{100 * summary.official_accuracy:.0f}%" if task == "tabfact" else
+               f"sem {100 * summary.semantic_accuracy:.0f}% off {100 * summary.official_accuracy:.0f}%")
+        bar.set_postfix_str(f"acc {acc} | {tokens / 1000:.1f}k tok, {int(u['requests'])} req, "
+                            f"${u['cost_usd']:.3f} | err {summary.errors}", refresh=True)
+
+    postfix()
+    if concurrency is None:
+        from binder_py.ask import is_local_model
+
+        concurrency = 1 if is_local_model(model) else 4
+    concurrency = max(1, concurrency)
+    stop = threading.Event()
+
+    def work(example: Any) -> dict[str, Any] | None:
+        if stop.is_set():
+            return None
+        return answer_example(binder, example, task=task, split=split, data_dir=resolved_data)
+
+    started = time.perf_counter()
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="binder-eval")
+    inflight: dict[Future, Any] = {}
+    pending = iter(todo)
+    try:
+        with ResultsWriter(results_path) as writer:
+            while True:
+                while len(inflight) < concurrency:
+                    example = next(pending, None)
+                    if example is None:
+                        break
+                    inflight[pool.submit(work, example)] = example
+                if not inflight:
+                    break
+                done, _ = wait(list(inflight), timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in done:
+                    inflight.pop(future)
+                    record = future.result()  # LMConfigError / KeyboardInterrupt stop the run
+                    if record is None:
+                        continue
+                    writer.append(record)
+                    count(record)
+                    summary.answered += 1
+                    if on_record is not None:
+                        on_record(record)
+                    bar.update(1)
+                    postfix()
+    except BaseException as error:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        summary.interrupted = True
+        bar.close()
+        summary.seconds = time.perf_counter() - started
+        if isinstance(error, KeyboardInterrupt):
+            error.summary = summary  # type: ignore[attr-defined]
+        raise
+    pool.shutdown(wait=True)
+    bar.close()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+__all__ = ["RunSummary", "TASKS", "answer_example", "read_ids_file", "run_eval", "select_examples"]

@@ -1,0 +1,276 @@
+"""binder-py eval / report: run directories, resume, kills, replay, config checks, the report and plots.
+
+Most tests use e2e mode (answers come straight from the scripted model: no sandbox, fast);
+one module-scoped binder-mode run exercises candidate programs end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from binder_py.errors import BinderError
+from binder_py.lm import LMAuthError, ScriptedLM
+from binder_py.runs import (accuracy_vs_candidates, load_run, read_results, report, revote, run_eval)
+from tests.runs.conftest import CASES, asked, programs_for, prompt_text
+
+REQUIRED = ("id", "question", "gold", "prediction", "official", "semantic", "subsets", "candidates",
+            "usage", "timings", "seconds", "error", "neural_calls", "distribution", "confidence")
+
+
+def e2e_run(examples, out, lm=None, **kw):
+    lm = lm or ScriptedLM(lambda r, p: programs_for(prompt_text(r), p))
+    kw.setdefault("n", 3)
+    kw.setdefault("concurrency", 1)
+    return run_eval("wikitq", "dev", out=out, mode="e2e", lm=lm, examples=examples, progress=False, **kw), lm
+
+
+def lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def binder_run(tmp_path_factory):
+    """One binder-mode run over the fake split (real sandbox; ~1-2 s unless the sandbox stalls)."""
+    from tests.runs import conftest
+
+    tmp = tmp_path_factory.mktemp("binder")
+    table = tmp / "t.csv"
+    table.write_text(conftest.TABLE)
+    examples = [conftest.Example(id=f"q{i}", question=q, table_path=str(table), gold=gold, title="scores",
+                                 subsets=frozenset({"dev", conftest.SUBSETS[i]}))
+                for i, (q, (gold, _)) in enumerate(CASES.items())]
+    lm = ScriptedLM(lambda r, p: programs_for(prompt_text(r), p))
+    summary = run_eval("wikitq", "dev", out=tmp / "binder", mode="binder", lm=lm, n=3, examples=examples,
+                       progress=False, concurrency=1)
+    return tmp / "binder", summary
+
+
+def test_binder_run_writes_one_line_per_question_with_candidates(binder_run):
+    out, summary = binder_run
+    records = lines(out)
+    assert [r["id"] for r in sorted(records, key=lambda r: r["id"])] == [f"q{i}" for i in range(5)]
+    for record in records:
+        for key in REQUIRED:
+            assert key in record, key
+        assert record["candidates"] and all("program" in c and "votes" in c and "ok" in c
+                                            for c in record["candidates"])
+    by_id = {r["id"]: r for r in records}
+    assert by_id["q0"]["prediction"] == "bob" and by_id["q0"]["official"] and by_id["q0"]["semantic"]
+    assert by_id["q3"]["prediction"] == "carol" and not by_id["q3"]["semantic"]
+    assert summary.finished == 5 and summary.official == 4
+    config = json.loads((out / "config.json").read_text())
+    assert config["mode"] == "binder" and config["n"] == 3 and config["lm"] == "scripted"
+    assert config["vote"] == "program_biased" and "versions" in config and config["started_at"]
+
+
+def test_accuracy_vs_k_from_binder_candidates_matches_final_answers(binder_run):
+    out, _ = binder_run
+    run = load_run(out)
+    curve = dict(accuracy_vs_candidates(run))
+    # k=1: q0 bob, q1 2, q2 36 (wrong), q3 carol (wrong), q4 2 -> 3 of 5; k=3: the recorded 4 of 5
+    assert curve[1].official == 3 and curve[3].official == 4
+    for record in run.records:  # with every sampled program the re-vote gives the recorded answer
+        assert revote(record, 3, run.config) == record["prediction"]
+
+
+def test_e2e_run_fields_scores_and_accuracy_vs_k(fake_examples, tmp_path):
+    summary, lm = e2e_run(fake_examples, tmp_path / "r")
+    records = lines(tmp_path / "r")
+    assert len(records) == 5 and summary.official == 4 and summary.semantic == 4
+    assert all(set(REQUIRED) <= set(r) for r in records)
+    assert records[0]["subsets"] == ["dev", "solvable-squall"] and records[0]["usage"]["requests"] == 1
+    run = load_run(tmp_path / "r")
+    curve = {k: (a.official, a.semantic) for k, a in accuracy_vs_candidates(run)}
+    assert curve == {1: (2, 2), 2: (2, 2), 3: (4, 4)}
+    assert len(lm.calls) == 5  # no model calls while computing the curve
+
+
+def test_resume_skips_finished_ids_and_extends_the_limit(fake_examples, tmp_path):
+    out = tmp_path / "r"
+    first, _ = e2e_run(fake_examples, out, limit=2)
+    assert first.finished == 2
+    second, lm = e2e_run(fake_examples, out, limit=4)
+    assert second.skipped == 2 and second.answered == 2 and second.finished == 4
+    assert asked(lm) == [fake_examples[2].question, fake_examples[3].question]
+    third, lm = e2e_run(fake_examples, out, limit=4)
+    assert third.answered == 0 and lm.calls == []
+    assert [r["id"] for r in lines(out)] == ["q0", "q1", "q2", "q3"]
+    assert len(json.loads((out / "config.json").read_text())["resumed_at"]) == 2
+
+
+def test_a_truncated_last_line_is_dropped_and_its_question_rerun(fake_examples, tmp_path):
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=3)
+    text = (out / "results.jsonl").read_text()
+    cut = text[: text.rindex("\n", 0, len(text) - 1) + 1] + text.splitlines()[-1][:40]  # q2 cut mid-line
+    (out / "results.jsonl").write_text(cut)
+    found = read_results(out / "results.jsonl")
+    assert [r["id"] for r in found.records] == ["q0", "q1"] and found.truncated_bytes == 40
+    assert [r.id for r in []] == []
+    assert load_run(out).records[-1]["id"] == "q1"  # the report ignores the cut line too
+    summary, lm = e2e_run(fake_examples, out, limit=3)
+    assert summary.truncated_bytes == 40 and asked(lm) == [fake_examples[2].question]
+    assert [r["id"] for r in lines(out)] == ["q0", "q1", "q2"]  # the file is valid JSON Lines again
+
+
+def test_a_broken_line_in_the_middle_is_an_error(fake_examples, tmp_path):
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    rows = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text(rows[0][:30] + "\n" + rows[1] + "\n")
+    with pytest.raises(BinderError, match="line 1"):
+        e2e_run(fake_examples, out, limit=2)
+
+
+def test_a_killed_run_keeps_finished_lines_and_resumes(fake_examples, tmp_path):
+    out = tmp_path / "r"
+    seen = []
+
+    def respond(request, purpose):
+        seen.append(purpose)
+        if len(seen) == 3:
+            raise KeyboardInterrupt  # the third question is killed in flight
+        return programs_for(prompt_text(request), purpose)
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        e2e_run(fake_examples, out, lm=ScriptedLM(respond))
+    assert [r["id"] for r in lines(out)] == ["q0", "q1"]
+    assert info.value.summary.finished == 2 and info.value.summary.interrupted
+    summary, lm = e2e_run(fake_examples, out)
+    assert summary.skipped == 2 and summary.answered == 3 and len(lines(out)) == 5
+
+
+def test_question_failures_are_recorded_and_the_run_goes_on(fake_examples, tmp_path):
+    from dataclasses import replace
+
+    broken = [replace(fake_examples[0], table_path=str(tmp_path / "missing.csv"))] + fake_examples[1:3]
+    summary, _ = e2e_run(broken, tmp_path / "r")
+    records = lines(tmp_path / "r")
+    assert len(records) == 3 and summary.errors == 1
+    assert "missing" in records[0]["error"] and records[0]["prediction"] is None and not records[0]["official"]
+    assert records[1]["error"] is None
+    # --retry-errors runs only the failed question again
+    fixed, lm = e2e_run(fake_examples[:3], tmp_path / "r", retry_errors=True)
+    assert asked(lm) == [fake_examples[0].question] and fixed.errors == 0
+    assert load_run(tmp_path / "r").records[-1]["error"] is None
+
+
+def test_a_bad_key_stops_the_run_at_once(fake_examples, tmp_path):
+    def respond(request, purpose):
+        raise LMAuthError("401: invalid API key")
+
+    with pytest.raises(LMAuthError):
+        e2e_run(fake_examples, tmp_path / "r", lm=ScriptedLM(respond))
+    assert (tmp_path / "r" / "results.jsonl").read_text() == ""
+
+
+def test_resuming_with_other_settings_refuses_then_force_starts_over(fake_examples, tmp_path):
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    with pytest.raises(BinderError, match=r"n: 3 -> 2.*--force"):
+        e2e_run(fake_examples, out, limit=2, n=2)
+    with pytest.raises(BinderError, match="seed"):
+        e2e_run(fake_examples, out, limit=2, seed=7)
+    summary, _ = e2e_run(fake_examples, out, limit=2, n=2, force=True)
+    assert summary.skipped == 0 and summary.answered == 2
+    assert list(out.glob("results.jsonl.replaced-*")) and list(out.glob("config.json.replaced-*"))
+
+
+def test_replay_reproduces_the_run_offline(fake_examples, tmp_path, monkeypatch):
+    from binder_py.lm.testserver import LoopbackServer
+    from tests.runs.conftest import E2E, question_of
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+
+    def respond(body, api):
+        prompt = body["messages"][-1]["content"] if api == "chat" else body["prompt"]
+        return ["A: " + a for a in E2E[question_of(prompt)]]
+
+    with LoopbackServer(responder=respond) as server:
+        live, _ = e2e_run(fake_examples, tmp_path / "live", lm=f"openai:test-model@{server.base_url}",
+                          concurrency=4)
+        requests = server.request_count
+    assert (tmp_path / "live" / "lm.sqlite").exists() and requests >= 5
+    replayed, _ = e2e_run(fake_examples, tmp_path / "replay", lm=f"replay:{tmp_path / 'live'}")
+    a, b = (sorted(lines(tmp_path / d), key=lambda r: r["id"]) for d in ("live", "replay"))
+    assert [(r["id"], r["prediction"], r["official"]) for r in a] == [(r["id"], r["prediction"], r["official"])
+                                                                        for r in b]
+    assert sum(r["usage"]["requests"] for r in b) == 0 and sum(r["usage"]["cached_requests"] for r in b) == 5
+    with pytest.raises(BinderError, match="being replayed"):
+        e2e_run(fake_examples, tmp_path / "live", lm=f"replay:{tmp_path / 'live'}")
+
+
+def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
+    e2e_run(fake_examples, tmp_path / "e2e")
+    out, _ = binder_run
+    result = report([out, tmp_path / "e2e"], out=tmp_path / "report.md", plots_dir=tmp_path / "plots")
+    md = result.markdown
+    assert (tmp_path / "report.md").read_text() == md
+    assert "| binder | wikitq / dev | binder | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% |" in md
+    assert "| e2e | wikitq / dev | e2e | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% |" in md
+    # subsets: 3 solvable (all right in both runs), 2 unsolvable (one right)
+    assert "| binder | binder | 80.0% / 80.0% (5) | 100.0% / 100.0% (3) | 50.0% / 50.0% (2) |" in md
+    assert "| e2e | 40.0% (40.0%) | 40.0% (40.0%) | 80.0% (80.0%) |" in md
+    assert [p.name for p in result.plots] == ["accuracy_by_subset.png", "accuracy_vs_candidates.png"]
+    for path in result.plots:
+        assert path.stat().st_size > 5000 and path.read_bytes()[:4] == b"\x89PNG"
+    assert result.as_dict()["accuracy_vs_candidates"]["e2e"][2]["official"] == 4
+
+
+def test_cli_eval_and_report_on_real_dev_examples(tmp_path, monkeypatch, capsys):
+    from binder_py.cli import main
+    from binder_py.datasets.common import candidate_data_dirs
+    from binder_py.lm.testserver import LoopbackServer
+
+    if not any((d / "wikitq").is_dir() for d in candidate_data_dirs()):
+        pytest.skip("shared benchmark data not found (../shared/data)")
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    with LoopbackServer(responder=lambda body, api: "A: 1") as server:
+        code = main(["eval", "wikitq", "--split", "dev", "--mode", "e2e", "--n", "1", "--limit", "3", "--quiet",
+                     "--lm", f"openai:m@{server.base_url}", "--out", str(tmp_path / "live")])
+    assert code == 0 and "3/3 questions finished" in capsys.readouterr().out
+    assert main(["eval", "wikitq", "--split", "dev", "--mode", "e2e", "--n", "1", "--limit", "3", "--quiet",
+                 "--lm", f"replay:{tmp_path / 'live'}", "--record-lm", str(tmp_path / "replay")]) == 0
+    assert [r["prediction"] for r in lines(tmp_path / "live")] == [r["prediction"] for r in lines(tmp_path / "replay")]
+    assert main(["eval", "wikitq", "--split", "dev", "--mode", "python", "--limit", "3", "--quiet",
+                 "--lm", f"replay:{tmp_path / 'live'}", "--out", str(tmp_path / "replay")]) == 2
+    assert "other settings (mode: 'e2e' -> 'python'" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "live"), str(tmp_path / "replay"), "--plots", str(tmp_path / "p")]) == 0
+    printed = capsys.readouterr().out
+    assert "| live | wikitq / dev | e2e | `openai:m` |" in printed and "## Accuracy by subset" in printed
+    assert (tmp_path / "p" / "accuracy_by_subset.png").exists()
+    assert main(["evaluate", "--gold", "a|b", "--pred", "b|a"]) == 0  # the older sub-command still works
+
+
+def test_neural_calls_are_recorded_and_do_not_hang(fake_examples, tmp_path):
+    """A program with f_val: its call is on the line (and the run does not deadlock building the backend)."""
+    def respond(request, purpose):
+        if purpose == "parse":
+            return ['df.loc[df["points"].idxmax(), "name"]', 'f_val("who is the best?", df["name"])']
+        return "bob"
+
+    summary = run_eval("wikitq", "dev", out=tmp_path / "r", lm=ScriptedLM(respond), n=2,
+                       examples=fake_examples[:1], progress=False)
+    record = lines(tmp_path / "r")[0]
+    assert summary.official == 1 and record["neural_calls"] == {"calls": 1, "programs_with_calls": 1}
+    neural = [c for c in record["candidates"] if c["has_neural_calls"]][0]
+    assert neural["ok"] and neural["voted"] and neural["run"]["calls"]
+    assert record["distribution"][0]["weight"] == 11.0  # program-biased: 10 for the neural program + 1
+
+
+def test_two_runs_never_write_one_directory(fake_examples, tmp_path):
+    from binder_py.runs.records import RunLock
+
+    (tmp_path / "r").mkdir()
+    lock = RunLock(tmp_path / "r").acquire()
+    try:
+        with pytest.raises(BinderError, match="in use by a running"):
+            e2e_run(fake_examples, tmp_path / "r")
+    finally:
+        lock.release()
+    summary, _ = e2e_run(fake_examples, tmp_path / "r")
+    assert summary.answered == 5
