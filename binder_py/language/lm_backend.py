@@ -114,6 +114,36 @@ def parse_map_output(text: str, rows_by_id: dict[int, Sequence[str]]) -> _Parsed
     return parsed
 
 
+#: where a demonstration's answer starts (the end of the "QA map@"/"QA ans@" line)
+_OUTPUT_MARKERS = ("QA map@ output:", "QA ans@ output:")
+
+
+def _is_chat(lm: Any) -> bool:
+    backend = getattr(lm, "backend", None)
+    return getattr(backend, "api", getattr(lm, "api", None)) == "chat"
+
+
+def chat_turns(prompt: str) -> tuple[tuple[str, str], ...]:
+    """A neural-call prompt as chat turns: the instruction as the system message, each
+    demonstration as a user turn (table and question) answered by an assistant turn (its
+    output), and the target as the last user turn. Chat models answer one long user message
+    with prose; as turns they continue the pattern (see docs/LANGUAGE.md)."""
+    parts = [p for p in prompt.split("\n\n\n") if p.strip()]
+    if len(parts) < 2:
+        return (("user", prompt.strip()),)
+    turns: list[tuple[str, str]] = [("system", parts[0].strip())]
+    for part in parts[1:]:
+        cut = max(part.rfind(m) + len(m) if m in part else -1 for m in _OUTPUT_MARKERS)
+        if cut < 0:
+            turns.append(("user", part.strip()))
+            continue
+        question, answer = part[:cut].strip(), part[cut:].strip()
+        turns.append(("user", question))
+        if answer.endswith("*/") or (answer and not answer.startswith("/*")):
+            turns.append(("assistant", answer))  # a demonstration; the target's answer is left to the model
+    return tuple(turns)
+
+
 class LMNeuralBackend:
     """Answer neural requests with a language model (temperature 0, like the paper)."""
 
@@ -224,7 +254,11 @@ class LMNeuralBackend:
 
     def _complete(self, prompt: str, max_tokens: int, stop: tuple[str, ...], request: NeuralRequest,
                   result: NeuralAnswer, usage_lock: Any = None) -> str:
-        lm_request = LMRequest(prompt=prompt, temperature=0.0, top_p=1.0, max_tokens=max_tokens, stop=stop)
+        if _is_chat(self.lm):
+            lm_request = LMRequest(messages=chat_turns(prompt), temperature=0.0, top_p=1.0, max_tokens=max_tokens,
+                                   stop=stop)
+        else:
+            lm_request = LMRequest(prompt=prompt, temperature=0.0, top_p=1.0, max_tokens=max_tokens, stop=stop)
         tags = {"kind": request.kind, "question": request.question[:200]}
         if request.site is not None:
             tags["site"] = str(request.site)

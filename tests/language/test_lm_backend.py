@@ -140,3 +140,32 @@ def test_real_pool_is_loaded_by_default():
     assert len(backend.pool) >= 50
     demos = backend.demonstrations(col_request(["paris"]))
     assert len(demos) == 8 and all(d["kind"] == "col" for d in demos)
+
+
+def test_chat_models_get_demonstrations_as_turns():
+    from binder_py.language.lm_backend import LMNeuralBackend
+    from binder_py.language.requests import NeuralRequest
+    from binder_py.lm import ScriptedLM
+
+    seen = []
+
+    def respond(request, purpose):
+        seen.append(request)
+        if "QA ans@" in request.messages[-1][1]:
+            return "china"
+        return "/*\nrow_id\tmade in\tq\n0\tmexico\tyes\n1\tchina\tno\n*/"
+
+    lm = ScriptedLM(respond)
+    lm.api = "chat"
+    backend = LMNeuralBackend(lm, shots=3)
+    col = backend.answer(NeuralRequest(kind="col", question="Is it in North America?", columns=["made in"],
+                                       rows=[["mexico"], ["china"]], keys=["mexico", "china"]))
+    assert col.answers == {"mexico": "yes", "china": "no"}
+    roles = [role for role, _ in seen[0].messages]
+    assert roles == ["system"] + ["user", "assistant"] * 3 + ["user"]
+    assert seen[0].messages[-1][1].endswith("QA map@ output:")
+    assert all(text.startswith("/*") and text.endswith("*/") for role, text in seen[0].messages
+               if role == "assistant")
+    val = backend.answer(NeuralRequest(kind="val", question="Which is in Asia?", columns=["made in"],
+                                       rows=[["mexico"], ["china"]], keys=["mexico", "china"]))
+    assert val.value == "china" and seen[1].messages[-1][1].endswith("QA ans@ output:")
