@@ -15,6 +15,7 @@ from binder_py.jsonable import to_jsonable
 from binder_py.language.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
 from binder_py.language.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.language.cache import NeuralCache, Resolution
+from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.language.outcome import failed_outcome
 from binder_py.language.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
@@ -36,6 +37,8 @@ class ProgramRun:
     title: str | None = None
     backend: str | None = None
     seconds: float = 0.0
+    #: column literals the program misspelt and that were read as the table's columns
+    column_fixes: list[ColumnFix] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -59,7 +62,8 @@ class ProgramRun:
 
     @property
     def warnings(self) -> list[str]:
-        return [f"site {c.site} (line {c.line}): {w}" for c in self.calls for w in c.warnings]
+        return ([str(fix) for fix in self.column_fixes]
+                + [f"site {c.site} (line {c.line}): {w}" for c in self.calls for w in c.warnings])
 
     def to_json(self) -> dict[str, Any]:
         out = self.outcome
@@ -228,6 +232,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
                           sites=parsed.sites, title=title, backend=backend_name,
                           seconds=time.perf_counter() - start)
     module = rewrite(parsed)
+    column_fixes = resolve_columns(module, list(table.columns))
     handler = _NeuralHandler(parsed, neural, cache if cache is not None else NeuralCache(), title)
     if sandbox is None:
         from sandbox import default_sandbox  # type: ignore[import-not-found]
@@ -256,4 +261,4 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     calls = list(handler.calls) + handler.unused_prefetches()
     return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,
                       rewritten_code=rewritten_source(module), title=title, backend=backend_name,
-                      seconds=time.perf_counter() - start)
+                      seconds=time.perf_counter() - start, column_fixes=column_fixes)

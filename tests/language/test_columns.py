@@ -1,0 +1,66 @@
+"""Misspelt column literals are read as the table's columns, and reported."""
+
+from __future__ import annotations
+
+import ast
+
+import pandas as pd
+import pytest
+
+from binder_py.language import OracleBackend, execute
+from binder_py.language.columns import resolve_columns
+
+COLUMNS = ["made in", "Units Sold", "shirt", "team", "Team Name"]
+
+
+def fixed(source: str) -> tuple[str, list[str]]:
+    module = ast.parse(source)
+    fixes = resolve_columns(module, COLUMNS)
+    return ast.unparse(module), [f.column for f in fixes]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('df["Made In"]', "df['made in']"),
+    ('df[["SHIRT", "units_sold"]]', "df[['shirt', 'Units Sold']]"),
+    ('df.loc[:, "units  sold"]', "df.loc[:, 'Units Sold']"),
+    ('df.sort_values("units sold", ascending=False)', "df.sort_values('Units Sold', ascending=False)"),
+    ('df.sort_values(by=["Units_Sold"])', "df.sort_values(by=['Units Sold'])"),
+    ('df.groupby("Made_In")["units sold"].sum()', "df.groupby('made in')['Units Sold'].sum()"),
+    ('df.nlargest(3, "UNITS SOLD")', "df.nlargest(3, 'Units Sold')"),
+    ('df.apply(lambda r: r["Shirt"], axis=1)', "df.apply(lambda r: r['shirt'], axis=1)"),
+])
+def test_column_positions_are_resolved(source, expected):
+    assert fixed(source)[0] == expected
+
+
+@pytest.mark.parametrize("source", [
+    'df[df["team"] == "Team"]',  # a value, not a column position
+    'df["team"]',  # exact already
+    'df["nonexistent"]',  # nothing matches: the program fails with its own KeyError
+    'x = "Made In"',  # not a column position
+    'df.replace("Shirt", "x")',
+])
+def test_everything_else_is_left_alone(source):
+    code, fixes = fixed(source)
+    assert fixes == [] and ast.dump(ast.parse(code)) == ast.dump(ast.parse(source))
+
+
+def test_ambiguous_spellings_are_left_alone():
+    module = ast.parse('df["a b"]')
+    assert resolve_columns(module, ["A B", "a_b"]) == []
+
+
+def test_execute_reports_the_resolution():
+    table = pd.DataFrame({"shirt": ["a", "b"], "Units Sold": [3, 5]})
+    run = execute('df.sort_values("units sold", ascending=False)["Shirt"].iloc[0]', table, neural=None)
+    assert run.ok and run.value == "b"
+    assert [f.column for f in run.column_fixes] == ["Units Sold", "shirt"]
+    assert "column 'units sold' read as 'Units Sold'" in run.warnings[0]
+    assert run.to_json()["warnings"] == run.warnings
+
+
+def test_neural_contexts_keep_working_with_resolved_columns():
+    table = pd.DataFrame({"made in": ["Canada", "China"], "sales": [1, 2]})
+    oracle = OracleBackend({"f_col": {"Is it in North America?": {"canada": "yes", "china": "no"}}})
+    run = execute('df[f_col("Is it in North America?", ["Made In"])]["Sales"].sum()', table, neural=oracle)
+    assert run.ok and run.value == 1
