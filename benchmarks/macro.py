@@ -13,9 +13,13 @@ candidate concurrency      8                               1 (sequential)
 neural answers             one NeuralCache per run,        a fresh NeuralCache per program
                            shared by all candidates        (nothing shared across candidates)
 rows sent by ``f_col``     distinct rows (by key)          every row, repeats included
-row batches                token budget, <= 60 rows,       fixed chunks of 50 rows,
-                           up to 4 concurrent              one after the other
+row batches                token budget (4,096 output      fixed chunks of 50 rows,
+                           tokens), <= 200 rows,           one after the other
+                           up to 4 concurrent
 prefetch                   on (predictable calls early)    off
+question-level plan        on: predictable f_col calls of  off (needs the shared cache)
+                           all candidates, several
+                           questions per prompt
 =========================  ==============================  =================================
 """
 
@@ -93,14 +97,24 @@ class Responder:
         return block.split("/*", 1)[1].split("*/", 1)[0].strip("\n").splitlines()
 
     def _qa_map(self, text: str) -> tuple[str, str, int]:
-        m = re.findall(r'Q: Answer question "(.*)" row by row\.', text)
-        question = m[-1] if m else "?"
+        questions = self._questions(text)
         lines = self._target_table(text)
-        out = [lines[0] + "\t" + question] if lines else []
+        out = [lines[0] + "\t" + "\t".join(questions)] if lines else []
         for line in lines[1:]:
             cells = line.split("\t")
-            out.append(line + "\t" + neural_answer(question, cells[1:]))
-        return question, "\n".join(out) + "\n*/", max(0, len(lines) - 1)
+            out.append(line + "".join("\t" + neural_answer(q, cells[1:]) for q in questions))
+        return " | ".join(questions), "\n".join(out) + "\n*/", max(0, len(lines) - 1)
+
+    @staticmethod
+    def _questions(text: str) -> list[str]:
+        """The target's question(s): one (``Answer question "..." row by row.``) or a numbered
+        list (the multi-question prompt of the question-level plan); whichever comes last."""
+        single = [(m.start(), [m.group(1)]) for m in re.finditer(r'Q: Answer question "(.*)" row by row\.', text)]
+        many = []
+        for m in re.finditer(r"Q: Answer these questions row by row[^\n]*\n((?:\d+\. [^\n]*\n)+)", text):
+            many.append((m.start(), [re.sub(r"^\d+\. ", "", q) for q in m.group(1).splitlines()]))
+        found = sorted(single + many)
+        return found[-1][1] if found else ["?"]
 
     def _qa_ans(self, text: str) -> tuple[str, str]:
         m = re.findall(r'Q: Answer question "(.*)" for the table\.', text)

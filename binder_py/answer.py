@@ -86,6 +86,9 @@ class Answer:
     warnings: list[str] = field(default_factory=list)
     lm: str | None = None
     neural: str | None = None
+    #: binder_py.language.plan.NeuralPlan: the neural requests asked for all candidates before they
+    #: ran (several questions per prompt); its usage is included in ``usage``
+    plan: Any = None
 
     # --- views -----------------------------------------------------------------------
     @property
@@ -136,6 +139,11 @@ class Answer:
                 lines.append(f"  neural call {call.name} (line {call.line}) {call.question!r} on "
                              f"{call.columns}: {len(call.keys) if call.kind == 'col' else 1} answer(s) "
                              f"from {source}: {_show(answers, 200)}")
+        if self.plan is not None and self.plan.steps:
+            pu = self.plan.usage
+            lines.append(f"Planned neural calls: {len(self.plan.steps)} step(s) answered before the programs ran "
+                         f"({pu.requests} model request(s), {pu.prompt_tokens + pu.completion_tokens} tokens; "
+                         "the programs' calls read them from the cache)")
         u = self.usage
         lines.append(f"Usage: {u.requests} model request(s), {u.prompt_tokens} prompt + "
                      f"{u.completion_tokens} completion tokens, {u.cached_requests} answered from cache, "
@@ -157,6 +165,7 @@ class Answer:
             "candidates": [c.to_json() for c in self.candidates],
             "usage": self.usage.as_dict(), "prompt": to_jsonable(self.prompt),
             "timings": self.timings, "warnings": list(self.warnings),
+            "plan": self.plan.to_json() if self.plan is not None else None,
         }
 
     def _repr_html_(self) -> str:

@@ -56,6 +56,9 @@ class AskSettings:
     concurrency: int = 8  # candidate programs executing at once
     share_neural_cache: bool = True  # False: every program asks its own neural calls (original Binder)
     prefetch: bool | None = None  # answer a program's independent neural calls concurrently (None: backend's default)
+    # answer the predictable f_col calls of ALL candidates before they run, several questions per prompt
+    # (binder mode, a backend with answer_many, and only with share_neural_cache; see language/plan.py)
+    plan_neural: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -280,6 +283,7 @@ class _Question:
         self.lowercase = lowercase
         self.table = lowercase_text_cells(df) if lowercase else df
         self.usage = Usage()
+        self.plan: Any = None  # binder_py.language.plan.NeuralPlan of the question's neural calls
         self.warnings: list[str] = []
         self.timings: dict[str, float] = {}
         self.started = time.perf_counter()
@@ -328,6 +332,9 @@ class _Question:
         repairs = self._repair(lm, prompt, candidates)
         candidates.extend(repairs)
         self.timings["execute"] = time.perf_counter() - t1
+        if self.plan is not None:
+            self.usage += self.plan.usage
+            self.warnings.extend(self.plan.warnings)
         for candidate in candidates:
             if candidate.run is not None:
                 self.usage += candidate.run.usage
@@ -404,6 +411,8 @@ class _Question:
         allow_neural = self.settings.mode == "binder"
         neural = self.binder.neural if allow_neural and any(_mentions_neural(c.program) for c in candidates) else None
         sandbox = self.binder.sandbox
+        if neural is not None and self.settings.plan_neural and self.settings.share_neural_cache:
+            self._plan(neural, candidates)
 
         def run_one(candidate: Candidate) -> None:
             from binder_py.language import NeuralCache
@@ -420,6 +429,19 @@ class _Question:
                 future.result()
                 bar.update(1)
         bar.close()
+
+    def _plan(self, neural: Any, candidates: list[Candidate]) -> None:
+        """Answer the candidates' predictable f_col calls into the shared cache, several
+        questions per prompt, before they run (binder_py.language.plan)."""
+        from binder_py.language.plan import plan_neural_calls, supports_planning
+
+        if not supports_planning(neural):
+            return
+        t0 = time.perf_counter()
+        plan = plan_neural_calls([c.program for c in candidates], self.table, neural, self.binder.neural_cache,
+                                 title=self.title)
+        self.timings["plan"] = self.timings.get("plan", 0.0) + time.perf_counter() - t0
+        self.plan = plan if self.plan is None else self.plan.merged(plan)
 
     def _succeeded(self, candidate: Candidate) -> bool:
         from binder_py.normalize import normalize_answer
@@ -510,7 +532,8 @@ class _Question:
         return Answer(question=self.question, value=value, confidence=result.confidence, candidates=candidates,
                       distribution=list(result.distribution), usage=self.usage, mode=self.settings.mode,
                       task=self.settings.task, title=self.title, table=self.original_table, prompt=prompt_info,
-                      timings=dict(self.timings), warnings=_unique(self.warnings), lm=lm.name, neural=neural_name)
+                      timings=dict(self.timings), warnings=_unique(self.warnings), lm=lm.name, neural=neural_name,
+                      plan=self.plan)
 
     # --- end-to-end baseline ------------------------------------------------------------
     def _answer_e2e(self) -> Answer:

@@ -24,6 +24,7 @@ class CacheStats:
     val_hits: int = 0
     val_misses: int = 0
     backend_calls: int = 0
+    prefilled_rows: int = 0  # col answers stored by store_col (the question-level plan)
 
 
 @dataclass
@@ -35,6 +36,17 @@ class Resolution:
     cached_keys: list[str]  # col: keys answered from the cache (or by a concurrent request)
     from_cache: bool  # everything came from the cache
     computed: list[NeuralAnswer]  # what the backend returned for this call (provenance)
+
+
+@dataclass
+class Reservation:
+    """Rows of one ``col`` question claimed by :meth:`NeuralCache.reserve_col`."""
+
+    backend_id: str
+    question: str
+    columns: tuple[str, ...]
+    keys: list[str]
+    event: threading.Event
 
 
 class NeuralCache:
@@ -53,6 +65,51 @@ class NeuralCache:
         with self._lock:
             self._rows.clear()
             self._vals.clear()
+
+    # ------------------------------------------------------------ prefill (the question-level plan)
+    def reserve_col(self, backend_id: str, question: str, columns: list[str] | tuple[str, ...],
+                    keys: list[str]) -> Reservation:
+        """Claim the rows of ``keys`` that are neither cached nor being asked: the caller
+        will answer them (then :meth:`store_col`) and MUST :meth:`release` the reservation
+        (in a ``finally``). Meanwhile requests for those rows wait (single-flight); a row
+        released without an answer is asked by the waiting request itself."""
+        base = (backend_id, "col", question, tuple(columns))
+        event = threading.Event()
+        mine: list[str] = []
+        with self._lock:
+            for k in dict.fromkeys(keys):
+                ck = base + (k,)
+                if ck in self._rows or ck in self._inflight:
+                    continue
+                self._inflight[ck] = event
+                mine.append(k)
+        return Reservation(backend_id, question, tuple(columns), mine, event)
+
+    def store_col(self, backend_id: str, question: str, columns: list[str] | tuple[str, ...],
+                  answers_by_key: dict[str, Any]) -> int:
+        """Prefill ``col`` answers (row key → raw answer) for ``question`` over ``columns``,
+        keyed like :meth:`resolve_col` keys them. Rows already cached keep their answer.
+        Returns how many rows were stored."""
+        base = (backend_id, "col", question, tuple(columns))
+        stored = 0
+        with self._lock:
+            for k, v in answers_by_key.items():
+                ck = base + (k,)
+                if ck not in self._rows:
+                    self._rows[ck] = v
+                    stored += 1
+            self.stats.prefilled_rows += stored
+        return stored
+
+    def release(self, reservation: Reservation) -> None:
+        """End a :meth:`reserve_col` reservation: waiting requests read the stored rows and
+        ask for the others themselves."""
+        base = (reservation.backend_id, "col", reservation.question, reservation.columns)
+        with self._lock:
+            for k in reservation.keys:
+                if self._inflight.get(base + (k,)) is reservation.event:
+                    del self._inflight[base + (k,)]
+        reservation.event.set()
 
     # ------------------------------------------------------------ col
     def resolve_col(self, backend_id: str, request: NeuralRequest,

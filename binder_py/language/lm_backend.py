@@ -6,6 +6,11 @@ LAST). For ``f_col`` the model copies the table with one more column; every outp
 line is matched to a row BY ITS row_id, never by position. Rows are sent in batches
 that fit the model's context; rows that come back missing are asked again once, then
 left NA with a warning.
+
+:meth:`LMNeuralBackend.answer_many` asks SEVERAL ``f_col`` questions about the same
+context columns in one prompt (one answer column per question); the question-level
+planner (:mod:`binder_py.language.plan`) uses it to answer the predictable calls of all
+candidate programs of a question before they run.
 """
 
 from __future__ import annotations
@@ -81,6 +86,82 @@ class _Parsed:
     unparsed: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _ParsedMany:
+    answers: dict[int, list[str]] = field(default_factory=dict)  # row_id -> one answer per question
+    extra: list[str] = field(default_factory=list)
+    duplicate: list[int] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+
+
+def _split_fields(raw: str) -> list[str]:
+    line = raw.strip()
+    fields = [f.strip() for f in line.split("\t")]
+    if len(fields) == 1:
+        fields = [f.strip() for f in re.split(r"\s{2,}", line)]
+    return fields
+
+
+def parse_multi_output(text: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> _ParsedMany:
+    """Parse a multi-question QA-map output: each line ``row_id<TAB>cells...<TAB>answer1...<TAB>answerK``.
+
+    Rows are matched by row_id. A line is read only when it has exactly the row's cells
+    plus ``n_questions`` answers, or exactly ``n_questions`` answers after the row_id (the
+    cells left out); any other shape is ambiguous (which answer belongs to which question?)
+    and the row counts as not answered."""
+    parsed = _ParsedMany()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("/*") or line.startswith("*/") or line.lower().startswith("row_id"):
+            continue
+        fields = _split_fields(raw)
+        m = re.match(r"^(\d+)\.?$", fields[0])
+        if not m or len(fields) < 2:
+            parsed.unparsed.append(line)
+            continue
+        rid = int(m.group(1))
+        if rid not in rows_by_id:
+            parsed.extra.append(line)
+            continue
+        rest = fields[1:]
+        cells = [_cell(c).lower() for c in rows_by_id[rid]]
+        if len(rest) == len(cells) + n_questions:
+            answers = rest[len(cells):]
+        elif len(rest) == n_questions and [_cell(f).lower() for f in rest[:len(cells)]] != cells:
+            answers = rest  # the answers alone (a row copied with answers missing is not read)
+        else:
+            parsed.unparsed.append(line)
+            continue
+        if rid in parsed.answers:
+            parsed.duplicate.append(rid)
+            continue
+        parsed.answers[rid] = answers
+    return parsed
+
+
+@dataclass
+class ManyAnswer:
+    """What :meth:`LMNeuralBackend.answer_many` returns: per question, row key → raw answer
+    (a row the model did not answer is absent), and the provenance of the prompts that
+    answered them all (each prompt is counted once, not once per question)."""
+
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    prompts: list[str] = field(default_factory=list)
+    raw_outputs: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[str] = field(default_factory=list)
+
+
+def default_max_output_tokens(lm: Any) -> int:
+    """The output budget of one neural request: 1,024 tokens for the embedded local model and
+    models with a context of 8k tokens or less, 4,096 for larger (remote) models."""
+    name = str(getattr(lm, "name", ""))
+    window = int(getattr(lm, "context_window", 0) or 0)
+    if name.startswith("local") or name.startswith("replay:local") or (0 < window <= 8192):
+        return 1024
+    return 4096
+
+
 def parse_map_output(text: str, rows_by_id: dict[int, Sequence[str]]) -> _Parsed:
     """Parse a QA-map output table: each line ``row_id<TAB>cells...<TAB>answer``, keyed by row_id."""
     parsed = _Parsed()
@@ -148,9 +229,10 @@ class LMNeuralBackend:
     """Answer neural requests with a language model (temperature 0, like the paper)."""
 
     def __init__(self, lm: LanguageModel, *, pool: list[dict[str, Any]] | str | Path | None = None,
-                 shots: int = 8, demo_rows: int = 8, max_output_tokens: int = 1024,
-                 max_batch_rows: int = 60, max_workers: int = 4, title: str | None = None,
-                 chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True):
+                 shots: int = 8, demo_rows: int = 8, max_output_tokens: int | None = None,
+                 max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
+                 chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
+                 max_questions: int = 6):
         self.lm = lm
         self.name = f"lm:{getattr(lm, 'name', type(lm).__name__)}"
         self.cache_id = self.name
@@ -162,12 +244,15 @@ class LMNeuralBackend:
         self.pool = pool if isinstance(pool, list) else load_pool(pool)
         self.shots = shots
         self.demo_rows = demo_rows
-        self.max_output_tokens = max_output_tokens
+        # None: from the model (default_max_output_tokens); the context window caps it too
+        self.max_output_tokens = default_max_output_tokens(lm) if max_output_tokens is None else max_output_tokens
+        self.max_questions = max(1, max_questions)  # questions asked together by answer_many
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
         self.templates = {name: _read_prompt(f"{name}.txt").rstrip("\n") for name in
-                          ("col_instruction", "col_item", "val_instruction", "val_item")}
+                          ("col_instruction", "col_item", "val_instruction", "val_item", "multi_instruction",
+                           "multi_item")}
         self._indexes: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
         for kind in ("col", "val"):
             items = [p for p in self.pool if p.get("kind") == kind]
@@ -253,7 +338,7 @@ class LMNeuralBackend:
         return self._answer_val(request)
 
     def _complete(self, prompt: str, max_tokens: int, stop: tuple[str, ...], request: NeuralRequest,
-                  result: NeuralAnswer, usage_lock: Any = None) -> str:
+                  result: Any, usage_lock: Any = None, extra_tags: dict[str, str] | None = None) -> str:
         if _is_chat(self.lm):
             lm_request = LMRequest(messages=chat_turns(prompt), temperature=0.0, top_p=1.0, max_tokens=max_tokens,
                                    stop=stop)
@@ -262,6 +347,7 @@ class LMNeuralBackend:
         tags = {"kind": request.kind, "question": request.question[:200]}
         if request.site is not None:
             tags["site"] = str(request.site)
+        tags.update(extra_tags or {})
         start = time.perf_counter()
         completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
         elapsed = time.perf_counter() - start
@@ -274,7 +360,8 @@ class LMNeuralBackend:
             result.usage.wall_seconds += elapsed
         return text
 
-    def _batches(self, request: NeuralRequest, ids: list[int], header_tokens: int) -> list[list[int]]:
+    def _batches(self, request: NeuralRequest, ids: list[int], header_tokens: int,
+                 n_answers: int = 1) -> list[list[int]]:
         if self.chunk_rows:
             return [ids[i:i + self.chunk_rows] for i in range(0, len(ids), self.chunk_rows)]
         window, max_out = self._budget()
@@ -284,7 +371,7 @@ class LMNeuralBackend:
         for rid in ids:
             line = render_table(request.columns, [request.rows[rid]], [rid]).split("\n", 1)[1]
             tin = self._count(line) + 1
-            tout = tin + 6
+            tout = tin + 6 * n_answers
             fits = (header_tokens + used_in + tin + max_out <= window and used_out + tout <= max_out
                     and len(current) < self.max_batch_rows)
             if current and not fits:
@@ -369,6 +456,128 @@ class LMNeuralBackend:
             return (self._ask_batch(request, prefix, batch[:half], part)
                     + self._ask_batch(request, prefix, batch[half:], part))
         return [parse_map_output(text, {r: request.rows[r] for r in batch})]
+
+    # ------------------------------------------------------------ several questions, one prompt
+    @staticmethod
+    def _question_list(questions: Sequence[str]) -> str:
+        return "\n".join(f"{i}. {_cell(q)}" for i, q in enumerate(questions, 1))
+
+    def render_multi_demo(self, item: dict[str, Any]) -> str:
+        """A ``col`` pool item in the multi-question layout (its one question as the list)."""
+        columns = item.get("columns", [])
+        rows = item.get("rows", [])[: self.demo_rows]
+        answers = item.get("answers", [])[: len(rows)]
+        ids = list(range(len(rows)))
+        output = render_table(list(columns) + [item["question"]],
+                              [list(r) + [a] for r, a in zip(rows, answers)], ids)
+        return self._fill(self.templates["multi_item"], title=item.get("title") or "table",
+                          questions=self._question_list([item["question"]]),
+                          table=render_table(columns, rows, ids), output=output)
+
+    def _target_multi(self, title: str, columns: list[str], questions: list[str], ids: list[int],
+                      rows: list[list[str]]) -> str:
+        text = self._fill(self.templates["multi_item"], title=title, questions=self._question_list(questions),
+                          table=render_table(columns, rows, ids))
+        head, _, _ = text.partition("{output}")
+        return head + render_table(list(columns) + list(questions), [], []) + "\n"
+
+    def _fit_multi_prefix(self, probe: NeuralRequest, reserve: int) -> str:
+        window, _ = self._budget()
+        demos = self.demonstrations(probe)
+        while True:
+            prefix = "\n\n\n".join([self.templates["multi_instruction"]]
+                                     + [self.render_multi_demo(d) for d in demos]) + "\n\n\n"
+            if not demos or self._count(prefix) + reserve <= window:
+                return prefix
+            demos = demos[1:]
+
+    def answer_many(self, requests: Sequence[NeuralRequest]) -> ManyAnswer:
+        """Answer several ``f_col`` requests over the SAME context columns with prompts that
+        ask up to ``max_questions`` questions about each row at once: the output table gets
+        one column per question, rows are matched by row_id. A row the model did not answer
+        (missing, ambiguous line) is left out of that question's answers, and is not asked
+        again here: the caller's normal path asks for it. Returns per question, row key →
+        raw answer, with every prompt, output and token counted once."""
+        result = ManyAnswer()
+        requests = [r for r in requests if r.keys]
+        if not requests:
+            return result
+        columns = list(requests[0].columns)
+        if any(r.kind != "col" or list(r.columns) != columns for r in requests):
+            raise BinderError("answer_many needs f_col requests over the same context columns")
+        wanted: dict[str, set[str]] = {}
+        row_of: dict[str, list[str]] = {}
+        title = next((r.title for r in requests if r.title), None) or self.default_title or "table"
+        for r in requests:
+            wanted.setdefault(r.question, set()).update(r.keys)
+            for row, key in zip(r.rows, r.keys):
+                row_of.setdefault(key, list(row))
+        questions = list(wanted)
+        for start in range(0, len(questions), self.max_questions):
+            chunk = questions[start:start + self.max_questions]
+            keys = [k for k in row_of if any(k in wanted[q] for q in chunk)]
+            union = NeuralRequest("col", " | ".join(chunk), columns, [row_of[k] for k in keys], keys, title=title)
+            got = self._ask_many(union, chunk, result)
+            for q_index, question in enumerate(chunk):
+                answers = result.answers.setdefault(question, {})
+                for rid, values in got.items():
+                    if keys[rid] in wanted[question]:
+                        answers.setdefault(keys[rid], values[q_index])
+            missing = sum(1 for q in chunk for k in wanted[q] if k not in result.answers[q])
+            if missing:
+                result.warnings.append(f"{missing} (question, row) answer(s) missing from the multi-question "
+                                       "output; not cached, the program's call asks again")
+        return result
+
+    def _ask_many(self, union: NeuralRequest, questions: list[str], result: ManyAnswer) -> dict[int, list[str]]:
+        window, max_out = self._budget()
+        probe = NeuralRequest("col", " ".join(questions), union.columns, [], [])
+        prefix = self._fit_multi_prefix(probe, reserve=max_out + 256)
+        header = self._count(prefix + self._target_multi(union.title or "table", union.columns, questions, [], []))
+        batches = self._batches(union, list(range(len(union.rows))), header, n_answers=len(questions))
+
+        def run(batch: list[int]) -> tuple[dict[int, list[str]], ManyAnswer]:
+            part = ManyAnswer()
+            return self._ask_many_batch(union, questions, prefix, batch, part), part
+
+        if len(batches) > 1 and self.max_workers > 1:
+            with ThreadPoolExecutor(max_workers=min(self.max_workers, len(batches))) as pool:
+                done = list(pool.map(run, batches))
+        else:
+            done = [run(b) for b in batches]
+        out: dict[int, list[str]] = {}
+        for answers, part in done:  # merged in batch order: provenance is deterministic
+            result.prompts.extend(part.prompts)
+            result.raw_outputs.extend(part.raw_outputs)
+            result.usage += part.usage
+            result.warnings.extend(part.warnings)
+            out.update(answers)
+        return out
+
+    def _ask_many_batch(self, union: NeuralRequest, questions: list[str], prefix: str, batch: list[int],
+                        part: ManyAnswer) -> dict[int, list[str]]:
+        rows = [union.rows[r] for r in batch]
+        prompt = prefix + self._target_multi(union.title or "table", union.columns, questions, batch, rows)
+        _, max_out = self._budget()
+        out_estimate = sum(self._count("\t".join(r)) + 2 + 6 * len(questions) for r in rows) + 16
+        max_tokens = max(32, min(max_out, int(out_estimate * 1.5)))
+        try:
+            text = self._complete(prompt, max_tokens, ("*/", "\n\n"), union, part,
+                                  extra_tags={"questions": str(len(questions)), "plan": "multi"})
+        except LMContextTooLong:
+            if len(batch) == 1:
+                part.warnings.append(f"row {union.keys[batch[0]]!r} does not fit the model's context")
+                return {}
+            half = len(batch) // 2
+            first = self._ask_many_batch(union, questions, prefix, batch[:half], part)
+            first.update(self._ask_many_batch(union, questions, prefix, batch[half:], part))
+            return first
+        parsed = parse_multi_output(text, {r: union.rows[r] for r in batch}, len(questions))
+        if parsed.extra:
+            part.warnings.append(f"ignored {len(parsed.extra)} output line(s) with row ids not asked for")
+        if parsed.duplicate:
+            part.warnings.append(f"row ids answered twice (first answer kept): {sorted(set(parsed.duplicate))}")
+        return parsed.answers
 
     def _answer_val(self, request: NeuralRequest) -> NeuralAnswer:
         result = NeuralAnswer()
