@@ -19,7 +19,9 @@ row batches                token budget (4,096 output      fixed chunks of 50 ro
 prefetch                   on (predictable calls early)    off
 question-level plan        on: predictable f_col calls of  off (needs the shared cache)
                            all candidates, several
-                           questions per prompt
+                           questions per prompt, several
+                           column sets (sub-tables) per
+                           prompt when they fit
 =========================  ==============================  =================================
 """
 
@@ -64,7 +66,10 @@ class Responder:
     def __call__(self, body: dict[str, Any], api: str) -> Any:
         text = body.get("prompt") or "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
         text = str(text)
-        if "QA map@" in text:
+        if "QA map@" in text and self._is_tables(text):
+            question, reply, rows = self._qa_tables(text)
+            kind = "col"
+        elif "QA map@" in text:
             question, reply, rows = self._qa_map(text)
             kind = "col"
         elif "QA ans@" in text:
@@ -115,6 +120,30 @@ class Responder:
             many.append((m.start(), [re.sub(r"^\d+\. ", "", q) for q in m.group(1).splitlines()]))
         found = sorted(single + many)
         return found[-1][1] if found else ["?"]
+
+    @staticmethod
+    def _is_tables(text: str) -> bool:
+        """The target is a multi-table prompt (several column sets, one labelled sub-table each)."""
+        return "Q: Answer the questions of every table" in text.rsplit("Give a database as shown below:", 1)[1]
+
+    def _qa_tables(self, text: str) -> tuple[str, str, int]:
+        """One labelled output table per sub-table of the target, with the same answer per
+        (question, row) as the single- and multi-question layouts."""
+        block = text.rsplit("Give a database as shown below:", 1)[1]
+        out: list[str] = []
+        asked: list[str] = []
+        n_rows = 0
+        for m in re.finditer(r"Table ([A-Z]{1,2}): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n"
+                             r"((?:\d+\. [^\n]*\n)+)", block, re.S):
+            lines = m.group(2).splitlines()
+            questions = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
+            asked += questions
+            out += [f"Table {m.group(1)}", lines[0] + "\t" + "\t".join(questions)]
+            for line in lines[1:]:
+                cells = line.split("\t")
+                out.append(line + "".join("\t" + neural_answer(q, cells[1:]) for q in questions))
+            n_rows += len(lines) - 1
+        return " | ".join(asked), "\n".join(out) + "\n*/", n_rows
 
     def _qa_ans(self, text: str) -> tuple[str, str]:
         m = re.findall(r'Q: Answer question "(.*)" for the table\.', text)

@@ -42,18 +42,23 @@ def send(sock: socket.socket, kind: int, payload: bytes = b"") -> None:
         sock.sendall(payload)
 
 
+def _arm(sock: socket.socket, deadline: float | None) -> None:
+    """Set the socket's timeout to what is left before ``deadline`` (None: block); Timeout if none is."""
+    if deadline is None:
+        sock.settimeout(None)
+        return
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise Timeout()
+    sock.settimeout(remaining)
+
+
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     if n >= _LARGE:
         return _recv_large(sock, n, deadline)
     buf = bytearray()
     while len(buf) < n:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise Timeout()
-            sock.settimeout(remaining)
-        else:
-            sock.settimeout(None)
+        _arm(sock, deadline)
         try:
             chunk = sock.recv(min(n - len(buf), 1 << 20))
         except socket.timeout:
@@ -72,13 +77,7 @@ def _recv_large(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     got = 0
     try:
         while got < n:
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise Timeout()
-                sock.settimeout(remaining)
-            else:
-                sock.settimeout(None)
+            _arm(sock, deadline)
             try:
                 k = sock.recv_into(view[got:], min(n - got, 1 << 20))
             except socket.timeout:

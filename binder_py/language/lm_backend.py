@@ -10,7 +10,10 @@ left NA with a warning.
 :meth:`LMNeuralBackend.answer_many` asks SEVERAL ``f_col`` questions about the same
 context columns in one prompt (one answer column per question); the question-level
 planner (:mod:`binder_py.language.plan`) uses it to answer the predictable calls of all
-candidate programs of a question before they run.
+candidate programs of a question before they run. :meth:`LMNeuralBackend.answer_tables`
+goes one step further: several column sets in ONE prompt, each a labelled sub-table
+(Table A, B, ...) with its own rows and questions, read back section by section by label
+and row_id (``combine_tables``; :meth:`LMNeuralBackend.plan_tables` says what fits).
 """
 
 from __future__ import annotations
@@ -102,6 +105,42 @@ def _split_fields(raw: str) -> list[str]:
     return fields
 
 
+def _multi_line(raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> tuple[str, int, list[str]]:
+    """Read one line of a multi-question output: (status, row_id, answers), status one of
+    ``skip`` (blank, comment, header), ``unparsed``, ``extra`` (a row_id not asked for), ``ok``."""
+    line = raw.strip()
+    if not line or line.startswith("/*") or line.startswith("*/") or line.startswith("```") \
+            or line.lower().startswith("row_id"):
+        return "skip", -1, []
+    fields = _split_fields(raw)
+    m = re.match(r"^(\d+)\.?$", fields[0])
+    if not m or len(fields) < 2:
+        return "unparsed", -1, []
+    rid = int(m.group(1))
+    if rid not in rows_by_id:
+        return "extra", rid, []
+    rest = fields[1:]
+    cells = [_cell(c).lower() for c in rows_by_id[rid]]
+    if len(rest) == len(cells) + n_questions:
+        return "ok", rid, rest[len(cells):]
+    if len(rest) == n_questions and [_cell(f).lower() for f in rest[:len(cells)]] != cells:
+        return "ok", rid, rest  # the answers alone (a row copied with answers missing is not read)
+    return "unparsed", rid, []
+
+
+def _add_multi_line(parsed: _ParsedMany, raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> None:
+    status, rid, answers = _multi_line(raw, rows_by_id, n_questions)
+    if status == "unparsed":
+        parsed.unparsed.append(raw.strip())
+    elif status == "extra":
+        parsed.extra.append(raw.strip())
+    elif status == "ok":
+        if rid in parsed.answers:
+            parsed.duplicate.append(rid)
+        else:
+            parsed.answers[rid] = answers
+
+
 def parse_multi_output(text: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> _ParsedMany:
     """Parse a multi-question QA-map output: each line ``row_id<TAB>cells...<TAB>answer1...<TAB>answerK``.
 
@@ -111,32 +150,85 @@ def parse_multi_output(text: str, rows_by_id: dict[int, Sequence[str]], n_questi
     and the row counts as not answered."""
     parsed = _ParsedMany()
     for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("/*") or line.startswith("*/") or line.lower().startswith("row_id"):
-            continue
-        fields = _split_fields(raw)
-        m = re.match(r"^(\d+)\.?$", fields[0])
-        if not m or len(fields) < 2:
-            parsed.unparsed.append(line)
-            continue
-        rid = int(m.group(1))
-        if rid not in rows_by_id:
-            parsed.extra.append(line)
-            continue
-        rest = fields[1:]
-        cells = [_cell(c).lower() for c in rows_by_id[rid]]
-        if len(rest) == len(cells) + n_questions:
-            answers = rest[len(cells):]
-        elif len(rest) == n_questions and [_cell(f).lower() for f in rest[:len(cells)]] != cells:
-            answers = rest  # the answers alone (a row copied with answers missing is not read)
-        else:
-            parsed.unparsed.append(line)
-            continue
-        if rid in parsed.answers:
-            parsed.duplicate.append(rid)
-            continue
-        parsed.answers[rid] = answers
+        _add_multi_line(parsed, raw, rows_by_id, n_questions)
     return parsed
+
+
+#: a section label line of a multi-table output: ``Table A`` (``Table A:``, ``**Table A**``, ...)
+_LABEL = re.compile(r"^[#*\s]*table\s+([A-Za-z]{1,2})\s*(?::[^\t]*)?[*\s]*$", re.IGNORECASE)
+
+
+@dataclass
+class _ParsedTables:
+    sections: dict[str, _ParsedMany] = field(default_factory=dict)  # label -> its rows
+    unlabelled: list[str] = field(default_factory=list)  # row lines before any label
+    unknown_labels: list[str] = field(default_factory=list)  # labels not asked for (their lines ignored)
+    repeated_labels: list[str] = field(default_factory=list)
+
+
+def parse_tables_output(text: str, sections: dict[str, tuple[dict[int, Sequence[str]], int]]) -> _ParsedTables:
+    """Parse a multi-table QA-map output: sections introduced by a label line (``Table A``),
+    each read like :func:`parse_multi_output` against ITS OWN rows and questions
+    (``sections``: label -> (rows by row_id, number of questions)). Lines before any label,
+    under a label not asked for, or whose row_id is not one of the current section's rows
+    (a row written under the wrong label) are not read; never matched by position."""
+    parsed = _ParsedTables(sections={label: _ParsedMany() for label in sections})
+    current: str | None = None
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        m = _LABEL.match(raw.strip())
+        if m:
+            label = m.group(1).upper()
+            if label not in sections:
+                parsed.unknown_labels.append(label)
+                current = ""
+            else:
+                if label in seen:
+                    parsed.repeated_labels.append(label)
+                seen.add(label)
+                current = label
+            continue
+        if current is None:
+            if _multi_line(raw, {}, 1)[0] != "skip":
+                parsed.unlabelled.append(raw.strip())
+            continue
+        if current == "":
+            continue
+        rows_by_id, n_questions = sections[current]
+        _add_multi_line(parsed.sections[current], raw, rows_by_id, n_questions)
+    return parsed
+
+
+@dataclass
+class TablesAnswer:
+    """What :meth:`LMNeuralBackend.answer_tables` returns: per group (in the order given), per
+    question, row key → raw answer (rows the model did not answer are absent), and the
+    provenance of the ONE prompt that asked them all."""
+
+    sections: list[dict[str, dict[str, Any]]] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)
+    raw_outputs: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Section:
+    """One sub-table of a multi-table prompt: its columns, questions and distinct rows, shown
+    with row_ids ``first_id .. first_id + len(rows) - 1`` (unique across the prompt)."""
+
+    label: str
+    title: str
+    columns: list[str]
+    questions: list[str]
+    keys: list[str]
+    rows: list[list[str]]
+    wanted: dict[str, set[str]]
+    first_id: int = 0
+
+    @property
+    def ids(self) -> list[int]:
+        return list(range(self.first_id, self.first_id + len(self.rows)))
 
 
 @dataclass
@@ -232,7 +324,7 @@ class LMNeuralBackend:
                  shots: int = 8, demo_rows: int = 8, max_output_tokens: int | None = None,
                  max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
-                 max_questions: int = 6):
+                 max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8):
         self.lm = lm
         self.name = f"lm:{getattr(lm, 'name', type(lm).__name__)}"
         self.cache_id = self.name
@@ -247,12 +339,16 @@ class LMNeuralBackend:
         # None: from the model (default_max_output_tokens); the context window caps it too
         self.max_output_tokens = default_max_output_tokens(lm) if max_output_tokens is None else max_output_tokens
         self.max_questions = max(1, max_questions)  # questions asked together by answer_many
+        # the plan asks about several column sets (sub-tables) in one prompt (answer_tables);
+        # off: one prompt per column set, as answer_many does (for models that mix tables up)
+        self.combine_tables = combine_tables
+        self.max_tables = max(1, min(26, max_tables))  # sub-tables per prompt (labels A..Z)
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
         self.templates = {name: _read_prompt(f"{name}.txt").rstrip("\n") for name in
                           ("col_instruction", "col_item", "val_instruction", "val_item", "multi_instruction",
-                           "multi_item")}
+                           "multi_item", "multi_table_instruction", "multi_table_item", "multi_table_section")}
         self._indexes: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
         for kind in ("col", "val"):
             items = [p for p in self.pool if p.get("kind") == kind]
@@ -578,6 +674,192 @@ class LMNeuralBackend:
         if parsed.duplicate:
             part.warnings.append(f"row ids answered twice (first answer kept): {sorted(set(parsed.duplicate))}")
         return parsed.answers
+
+    # ------------------------------------------------------------ several tables, one prompt
+    @staticmethod
+    def _label(index: int) -> str:
+        return chr(ord("A") + index)
+
+    def _sections(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[_Section]:
+        sections: list[_Section] = []
+        next_id = 0
+        for index, group in enumerate(groups):
+            group = [r for r in group if r.keys]
+            if not group:
+                raise BinderError("answer_tables needs at least one row per group")
+            columns = list(group[0].columns)
+            if any(r.kind != "col" or list(r.columns) != columns for r in group):
+                raise BinderError("answer_tables needs f_col requests over the same context columns per group")
+            wanted: dict[str, set[str]] = {}
+            row_of: dict[str, list[str]] = {}
+            for r in group:
+                wanted.setdefault(r.question, set()).update(r.keys)
+                for row, key in zip(r.rows, r.keys):
+                    row_of.setdefault(key, list(row))
+            title = next((r.title for r in group if r.title), None) or self.default_title or "table"
+            keys = list(row_of)
+            sections.append(_Section(self._label(index), title, columns, list(wanted), keys,
+                                     [row_of[k] for k in keys], wanted, next_id))
+            next_id += len(keys)
+        return sections
+
+    def _render_section(self, section: _Section) -> str:
+        return self._fill(self.templates["multi_table_section"], label=section.label, title=section.title,
+                          questions=self._question_list(section.questions),
+                          table=render_table(section.columns, section.rows, section.ids))
+
+    @staticmethod
+    def _section_output(section: _Section, answers: Sequence[Sequence[str]] | None = None) -> str:
+        rows = [list(r) + list(a) for r, a in zip(section.rows, answers)] if answers is not None else []
+        ids = section.ids[: len(rows)]
+        return f"Table {section.label}\n" + render_table(list(section.columns) + list(section.questions), rows, ids)
+
+    def render_tables_demo(self, items: Sequence[dict[str, Any]]) -> str:
+        """``col`` pool items shown as ONE multi-table demonstration (one sub-table each, its
+        one question as the list, row_ids continuing from table to table)."""
+        sections, outputs, next_id = [], [], 0
+        for index, item in enumerate(items):
+            rows = [list(r) for r in item.get("rows", [])[: self.demo_rows]]
+            answers = [[a] for a in item.get("answers", [])[: len(rows)]]
+            rows = rows[: len(answers)]
+            section = _Section(self._label(index), item.get("title") or "table", list(item.get("columns", [])),
+                               [item["question"]], [], rows, {}, next_id)
+            next_id += len(rows)
+            sections.append(self._render_section(section))
+            outputs.append(self._section_output(section, answers))
+        return self._fill(self.templates["multi_table_item"], tables="\n".join(sections), output="\n".join(outputs))
+
+    def _tables_prefix(self, probe: NeuralRequest, reserve: int) -> str:
+        """The multi-table instruction and demonstrations (the BM25-retrieved ``col`` items,
+        two sub-tables per demonstration, most similar last), dropping the least similar
+        until ``reserve`` tokens of the context are free."""
+        window, _ = self._budget()
+        demos = self.demonstrations(probe)
+        while True:
+            pairs = [demos[max(0, i - 2):i] for i in range(len(demos), 0, -2)][::-1]
+            prefix = "\n\n\n".join([self.templates["multi_table_instruction"]]
+                                     + [self.render_tables_demo(p) for p in pairs]) + "\n\n\n"
+            if not demos or self._count(prefix) + reserve <= window:
+                return prefix
+            demos = demos[1:]
+
+    def _target_tables(self, sections: Sequence[_Section]) -> str:
+        text = self._fill(self.templates["multi_table_item"],
+                          tables="\n".join(self._render_section(s) for s in sections))
+        head, _, _ = text.partition("{output}")
+        return head
+
+    @staticmethod
+    def _tables_probe(sections: Sequence[_Section]) -> NeuralRequest:
+        questions = [q for s in sections for q in s.questions]
+        columns = list(dict.fromkeys(c for s in sections for c in s.columns))
+        return NeuralRequest("col", " | ".join(questions), columns, [], [])
+
+    def _section_costs(self, section: _Section) -> tuple[int, int]:
+        """(prompt tokens, expected output tokens) of one sub-table."""
+        tin = self._count(self._render_section(section)) + 1
+        header = render_table(list(section.columns) + list(section.questions), [])
+        tout = self._count(f"Table {section.label}\n{header}") + 2
+        for row in section.rows:
+            tout += self._count("0\t" + "\t".join(_cell(c) for c in row)) + 1 + 6 * len(section.questions)
+        return tin, tout
+
+    def plan_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[list[int]]:
+        """Which groups (``f_col`` requests over the same context columns, as for
+        :meth:`answer_many`) to ask together with :meth:`answer_tables`: packs of group
+        indices, each of two or more groups that fit ONE prompt (prompt + reserved output
+        within the context window, expected output within ``max_output_tokens``, at most
+        ``max_batch_rows`` rows, ``max_tables`` sub-tables and ``max_questions`` questions
+        per sub-table), filled in order. Groups in no pack are left to the caller (asked
+        per column set, batched). ``[]`` when ``combine_tables`` is off."""
+        if not self.combine_tables or self.chunk_rows or len(groups) < 2:
+            return []
+        window, max_out = self._budget()
+        candidates: list[tuple[int, int, int, int]] = []  # group index, rows, tokens in, tokens out
+        sections: list[_Section] = []
+        for index, group in enumerate(groups):
+            try:
+                section = self._sections([group])[0]
+            except BinderError:
+                continue
+            if len(section.questions) > self.max_questions:
+                continue
+            sections.append(section)
+            candidates.append((index, len(section.rows), *self._section_costs(section)))
+        if len(candidates) < 2:
+            return []
+        prefix = self._tables_prefix(self._tables_probe(sections), reserve=max_out + 256)
+        fixed = self._count(prefix + self._target_tables([])) + 8
+        packs: list[list[int]] = []
+        current: list[int] = []
+        rows = tin = tout = 0
+        for index, n_rows, s_in, s_out in candidates:
+            fits = (len(current) < self.max_tables and rows + n_rows <= self.max_batch_rows
+                    and fixed + tin + s_in + max_out <= window and tout + s_out <= max_out)
+            if current and not fits:
+                packs.append(current)
+                current, rows, tin, tout = [], 0, 0, 0
+                fits = (n_rows <= self.max_batch_rows and fixed + s_in + max_out <= window and s_out <= max_out)
+            if fits:
+                current.append(index)
+                rows, tin, tout = rows + n_rows, tin + s_in, tout + s_out
+        if current:
+            packs.append(current)
+        return [p for p in packs if len(p) > 1]
+
+    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> TablesAnswer:
+        """Answer the ``f_col`` requests of several groups (each over ONE set of context
+        columns, up to ``max_questions`` questions) with ONE prompt: every group is a labelled
+        sub-table (Table A, B, ...) with its own columns, rows (row_ids unique across the
+        prompt) and numbered questions, and the model writes one labelled output table per
+        sub-table. Each section is read by its label and row_ids (never by position), as
+        strictly as :func:`parse_multi_output`; a (question, row) the model did not answer is
+        left out, not asked again here (the caller's normal path asks for it). Use
+        :meth:`plan_tables` to know what fits; raises ``LMContextTooLong`` when the model
+        says the prompt is too long."""
+        result = TablesAnswer()
+        sections = self._sections(groups)
+        if any(len(s.questions) > self.max_questions for s in sections) or len(sections) > 26:
+            raise BinderError("answer_tables: too many questions or sub-tables for one prompt")
+        _, max_out = self._budget()
+        probe = self._tables_probe(sections)
+        target = self._target_tables(sections)
+        prefix = self._tables_prefix(probe, reserve=max_out + self._count(target) + 16)
+        out_estimate = sum(self._section_costs(s)[1] for s in sections) + 16
+        max_tokens = max(64, min(max_out, int(out_estimate * 1.5)))
+        probe.title = sections[0].title
+        text = self._complete(prefix + target, max_tokens, ("*/",), probe, result,
+                              extra_tags={"plan": "tables", "tables": str(len(sections)),
+                                          "questions": str(sum(len(s.questions) for s in sections))})
+        parsed = parse_tables_output(text, {s.label: ({i: r for i, r in zip(s.ids, s.rows)}, len(s.questions))
+                                            for s in sections})
+        if parsed.unlabelled:
+            result.warnings.append(f"ignored {len(parsed.unlabelled)} output line(s) before any table label")
+        if parsed.unknown_labels:
+            result.warnings.append(f"ignored output under table label(s) not asked for: "
+                                   f"{sorted(set(parsed.unknown_labels))}")
+        missing = 0
+        for section in sections:
+            got = parsed.sections[section.label]
+            if got.extra:
+                result.warnings.append(f"table {section.label}: ignored {len(got.extra)} output line(s) with "
+                                       "row ids not of this table")
+            if got.duplicate:
+                result.warnings.append(f"table {section.label}: row ids answered twice (first answer kept): "
+                                       f"{sorted(set(got.duplicate))}")
+            answers: dict[str, dict[str, Any]] = {}
+            for q_index, question in enumerate(section.questions):
+                mine = answers.setdefault(question, {})
+                for rid, values in got.answers.items():
+                    key = section.keys[rid - section.first_id]
+                    if key in section.wanted[question]:
+                        mine[key] = values[q_index]
+                missing += len(section.wanted[question]) - len(mine)
+            result.sections.append(answers)
+        if missing:
+            result.warnings.append(f"{missing} (question, row) answer(s) missing from the multi-table output; "
+                                   "not cached, the program's call asks again")
+        return result
 
     def _answer_val(self, request: NeuralRequest) -> NeuralAnswer:
         result = NeuralAnswer()

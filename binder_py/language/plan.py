@@ -14,6 +14,12 @@ about the same columns. Before they run, the planner
    ``max_questions`` questions (one answer column per question, rows matched by row_id);
    a group of one question is asked the ordinary way (``backend.answer``); predictable
    ``f_val`` requests are asked in the same wave (through the cache);
+   with ``combine_tables`` (the backend's, on by default) groups that fit ONE prompt
+   together (``backend.plan_tables``: token budget of input and output, rows, sub-tables)
+   are asked with :meth:`LMNeuralBackend.answer_tables` — one labelled sub-table per
+   column set, each output section read by its label and row_ids —; groups that do not
+   fit, and every group when the model says the combined prompt is too long, are asked
+   per column set as above;
 4. stores every answer in the cache by row key (``NeuralCache.store_col``). A row the
    model did not answer is not stored: the program's own call asks for it again.
 
@@ -42,7 +48,7 @@ from binder_py.language.cache import NeuralCache, Reservation
 from binder_py.language.prefetch import predictable_requests
 from binder_py.language.program import parse_program
 from binder_py.language.requests import NeuralRequest
-from binder_py.lm.types import Usage
+from binder_py.lm.types import LMContextTooLong, Usage
 
 
 @dataclass
@@ -51,7 +57,7 @@ class PlanStep:
 
     ``asked``/``answered`` count rows per question (kind ``val``: 1 or 0)."""
 
-    kind: str  # "multi" | "col" | "val"
+    kind: str  # "tables" | "multi" | "col" | "val"
     columns: list[str]
     questions: list[str]
     asked: dict[str, int] = field(default_factory=dict)
@@ -63,9 +69,13 @@ class PlanStep:
     error: str | None = None
     from_cache: bool = False  # val: the answer was already cached
     seconds: float = 0.0
+    #: kind "tables": one entry per sub-table (columns, questions, asked, answered); the step's
+    #: own asked/answered add up the sub-tables per question
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    fallback: bool = False  # asked per column set because the combined prompt was too long
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "columns": list(self.columns), "questions": list(self.questions),
+        return {"kind": self.kind, "tables": to_jsonable(self.tables), "fallback": self.fallback, "columns": list(self.columns), "questions": list(self.questions),
                 "asked": dict(self.asked), "answered": dict(self.answered), "prompts": list(self.prompts),
                 "raw_outputs": list(self.raw_outputs), "usage": self.usage.as_dict(),
                 "warnings": list(self.warnings), "error": self.error, "from_cache": self.from_cache,
@@ -133,10 +143,12 @@ def collect_requests(programs: Iterable[str], table: pd.DataFrame,
 
 
 def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache: NeuralCache, *,
-                      title: str | None = None, max_workers: int = 4, vals: bool = True) -> NeuralPlan:
+                      title: str | None = None, max_workers: int = 4, vals: bool = True,
+                      combine_tables: bool | None = None) -> NeuralPlan:
     """Answer the predictable neural requests of ``programs`` into ``cache`` (see the module
     docstring). Never raises: a failing step is recorded in its ``error`` and the programs'
-    own calls ask again."""
+    own calls ask again. ``combine_tables`` (default: the backend's ``combine_tables``) asks
+    several column sets in one prompt when they fit (``backend.plan_tables``)."""
     start = time.perf_counter()
     programs = list(programs)
     plan = NeuralPlan(backend=str(getattr(backend, "name", type(backend).__name__)), programs=len(programs))
@@ -156,14 +168,33 @@ def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any
             cache.release(reservation)
             continue
         groups.setdefault(tuple(request.columns), []).append((request.subset(reservation.keys), reservation))
-    for members in groups.values():
-        jobs.append(lambda m=members: _col_step(m, backend, cache, backend_id))
+    group_list = list(groups.values())
+    packed: set[int] = set()
+    if combine_tables is None:
+        combine_tables = bool(getattr(backend, "combine_tables", False))
+    if combine_tables and len(group_list) > 1 and callable(getattr(backend, "plan_tables", None)):
+        try:
+            packs = backend.plan_tables([[r for r, _ in members] for members in group_list])
+        except Exception as error:  # noqa: BLE001 - asked per column set instead
+            packs = []
+            plan.warnings.append(f"combining column sets failed, asked per column set: {type(error).__name__}: {error}")
+        for pack in packs:
+            pack = [i for i in pack if i not in packed]
+            if len(pack) > 1:
+                packed.update(pack)
+                jobs.append(lambda ms=[group_list[i] for i in pack]: _tables_step(ms, backend, cache, backend_id))
+    for index, members in enumerate(group_list):
+        if index not in packed:
+            jobs.append(lambda m=members: _col_step(m, backend, cache, backend_id))
+    done: list[Any] = []
     if jobs:
         if len(jobs) > 1 and max_workers > 1:
             with ThreadPoolExecutor(max_workers=min(max_workers, len(jobs)), thread_name_prefix="binder-plan") as pool:
-                plan.steps = list(pool.map(lambda job: job(), jobs))
+                done = list(pool.map(lambda job: job(), jobs))
         else:
-            plan.steps = [job() for job in jobs]
+            done = [job() for job in jobs]
+    for item in done:
+        plan.steps.extend(item if isinstance(item, list) else [item])
     plan.steps = [s for s in plan.steps if s is not None]
     plan.seconds = time.perf_counter() - start
     return plan
@@ -200,6 +231,47 @@ def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, ca
             cache.release(reservation)
         step.seconds = time.perf_counter() - start
     return step
+
+
+def _tables_step(groups: list[list[tuple[NeuralRequest, Reservation]]], backend: Any, cache: NeuralCache,
+                 backend_id: str) -> list[PlanStep]:
+    """Several column sets in ONE prompt (``backend.answer_tables``). When the model says the
+    prompt is too long, each column set is asked as today (``_col_step``, batched)."""
+    columns = list(dict.fromkeys(c for members in groups for c in members[0][0].columns))
+    step = PlanStep(kind="tables", columns=columns,
+                    questions=list(dict.fromkeys(r.question for members in groups for r, _ in members)))
+    for members in groups:
+        step.tables.append({"columns": list(members[0][0].columns), "questions": [r.question for r, _ in members],
+                            "asked": {r.question: len(r.keys) for r, _ in members}, "answered": {}})
+        for r, _ in members:
+            step.asked[r.question] = step.asked.get(r.question, 0) + len(r.keys)
+    start = time.perf_counter()
+    fallback: list[PlanStep] = []
+    try:
+        result = backend.answer_tables([[r for r, _ in members] for members in groups])
+        step.prompts, step.raw_outputs = list(result.prompts), list(result.raw_outputs)
+        step.usage, step.warnings = result.usage, list(result.warnings)
+        for members, by_question, entry in zip(groups, result.sections, step.tables):
+            for request, _ in members:
+                wanted = set(request.keys)
+                got = {k: v for k, v in (by_question.get(request.question) or {}).items() if k in wanted}
+                cache.store_col(backend_id, request.question, request.columns, got)
+                entry["answered"][request.question] = len(got)
+                step.answered[request.question] = step.answered.get(request.question, 0) + len(got)
+    except LMContextTooLong as error:
+        step.error = f"{type(error).__name__}: {error}"
+        step.warnings.append("the combined prompt is too long for the model; asked per column set")
+        fallback = [_col_step(members, backend, cache, backend_id) for members in groups]
+        for s in fallback:
+            s.fallback = True
+    except Exception as error:  # noqa: BLE001 - the programs' own calls ask again and report errors
+        step.error = f"{type(error).__name__}: {error}"
+    finally:
+        for members in groups:
+            for _, reservation in members:
+                cache.release(reservation)
+        step.seconds = time.perf_counter() - start
+    return [step] + fallback
 
 
 def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_id: str) -> PlanStep:

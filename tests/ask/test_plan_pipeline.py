@@ -33,6 +33,16 @@ def model(programs):
         block = text.rsplit("Give a database as shown below:", 1)[1]
         if "QA ans@" in block:
             return "pure cotton oxford shirt"
+        if "Answer the questions of every table" in block:  # several column sets, one labelled table each
+            out = []
+            for m in re.finditer(r"Table ([A-Z]): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n"
+                                 r"((?:\d+\. [^\n]*\n)+)", block, re.S):
+                questions = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
+                out.append(f"Table {m.group(1)}")
+                for line in m.group(2).splitlines()[1:]:
+                    cells = line.split("\t")
+                    out.append("\t".join(cells + [NEURAL[q](cells[1]) for q in questions]))
+            return "\n".join(out) + "\n*/"
         lines = block.split("/*", 1)[1].split("*/", 1)[0].strip().splitlines()[1:]
         listed = re.search(r"row by row[^\n]*\n((?:\d+\. [^\n]*\n)+)", block)
         questions = ([re.sub(r"^\d+\. ", "", q) for q in listed.group(1).splitlines()] if listed
@@ -45,9 +55,12 @@ def model(programs):
     return ScriptedLM(respond)
 
 
-def ask(shirts, **settings):
+def ask(shirts, combine_tables=False, **settings):
+    from binder_py.language import LMNeuralBackend
+
     lm = model([P1, P2, P1, PLAIN_PROGRAM, P3])
-    binder = Binder(lm=lm, task="analyst", n=5, **settings)
+    neural = None if combine_tables else LMNeuralBackend(lm, combine_tables=False)  # None: the default backend
+    binder = Binder(lm=lm, neural=neural, task="analyst", n=5, **settings)
     return binder.ask(shirts, QUESTION, title="shirts"), lm
 
 
@@ -80,6 +93,20 @@ def test_plan_answers_predictable_calls_in_one_wave(shirts):
     assert data["plan"]["steps"][0]["prompts"] or data["plan"]["steps"][1]["prompts"]
     assert "Planned neural calls" in answer.explain()
     assert "plan" in answer.timings
+
+
+def test_plan_asks_several_column_sets_in_one_prompt_by_default(shirts):
+    answer, lm = ask(shirts, combine_tables=True)
+    assert answer.value == "pure cotton oxford shirt"
+    (step,) = answer.plan.steps
+    assert step.kind == "tables" and sorted(t["columns"] for t in step.tables) == [["made in"], ["shirt"]]
+    assert answer.plan.usage.requests == 1
+    assert len(lm.requests) == 3 and answer.usage.requests == 3  # parse + the plan's prompt + P3's f_val
+    assert any(tags.get("plan") == "tables" and tags.get("tables") == "2" for tags in neural_purposes(lm))
+    for candidate in answer.candidates:
+        for call in candidate.neural_calls:
+            if call.kind == "col":
+                assert call.from_cache and call.usage.requests == 0
 
 
 def test_plan_neural_false_disables_it(shirts):

@@ -37,12 +37,45 @@ def target(request):
     return questions, rows
 
 
-def responder(skip=(), reverse=True):
-    """Answers single- and multi-question QA-map prompts from ANSWERS (rows in reverse order,
-    so answers must be matched by row_id); rows whose first cell is in ``skip`` are left
-    out of multi-question outputs."""
+def sections(request):
+    """[(label, questions, [(row_id, cells)])] of a multi-table prompt's target; None for other prompts."""
+    block = _text(request).rsplit("Give a database as shown below:", 1)[1]
+    if "Answer the questions of every table" not in block:
+        return None
+    found = []
+    for m in re.finditer(r"Table ([A-Z]): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n((?:\d+\. [^\n]*\n)+)",
+                         block, re.S):
+        rows = [(int(line.split("\t")[0]), line.split("\t")[1:]) for line in m.group(2).splitlines()[1:]]
+        found.append((m.group(1), [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()], rows))
+    return found
+
+
+def tables_output(found, skip=(), drop=()):
+    """A multi-table output from ANSWERS: sections in reverse order and rows reversed (so they
+    must be read by label and row_id); rows whose first cell is in ``skip`` and sections whose
+    label is in ``drop`` are left out."""
+    out = []
+    for label, questions, rows in reversed(found):
+        if label in drop:
+            continue
+        out.append(f"Table {label}")
+        for rid, cells in reversed(rows):
+            if cells[0].lower() not in skip:
+                out.append("\t".join([str(rid)] + cells + [ANSWERS[q].get(cells[0].lower(), "unknown")
+                                                            for q in questions]))
+    return "\n".join(out) + "\n*/"
+
+
+def responder(skip=(), reverse=True, drop=()):
+    """Answers single-, multi-question and multi-table QA-map prompts from ANSWERS (rows in
+    reverse order, so answers must be matched by row_id); rows whose first cell is in ``skip``
+    are left out of multi-question and multi-table outputs, tables labelled in ``drop`` out
+    of multi-table outputs."""
     def respond(request, purpose):
         assert purpose == "neural"
+        found = sections(request)
+        if found is not None:
+            return tables_output(found, skip, drop)
         questions, rows = target(request)
         out = []
         for rid, cells in (reversed(rows) if reverse else rows):
@@ -73,7 +106,7 @@ PROGRAMS = [
 
 def test_groups_by_columns_and_asks_several_questions_in_one_request(table):
     lm = ScriptedLM(responder())
-    backend = LMNeuralBackend(lm, pool=[])
+    backend = LMNeuralBackend(lm, pool=[], combine_tables=False)
     cache = NeuralCache()
     plan = plan_neural_calls(PROGRAMS, table, backend, cache, title="shirts")
     assert plan.predicted == 4 and len(lm.requests) == 2  # "made in": 2 questions in 1 prompt; "shirt": 1
@@ -262,3 +295,142 @@ def test_batch_limits_follow_the_model():
     ANSWERS.setdefault("Is he a goalkeeper?", {})
     result = backend.answer(NeuralRequest("col", "Is he a goalkeeper?", ["name"], rows, [row_key(r) for r in rows]))
     assert len(lm.requests) == 1 and len(result.answers) == 180
+
+
+# ----------------------------------------------------------------------------- several column sets, one prompt
+def test_several_column_sets_are_asked_in_one_request(table):
+    lm = ScriptedLM(responder())
+    backend = LMNeuralBackend(lm, pool=[])
+    assert backend.combine_tables
+    cache = NeuralCache()
+    plan = plan_neural_calls(PROGRAMS, table, backend, cache, title="shirts")
+    assert len(lm.requests) == 1 and plan.requests == 1  # "made in" (2 questions) and "shirt" together
+    (step,) = plan.steps
+    assert step.kind == "tables" and not step.error and not step.warnings
+    assert [t["columns"] for t in step.tables] == [["made in"], ["shirt"]]
+    assert step.tables[0]["answered"] == {"Made in North America?": 4, "Country code?": 4}
+    assert step.tables[1]["answered"] == {"No chemicals?": 4}
+    assert lm.calls[0][2]["plan"] == "tables" and lm.calls[0][2]["tables"] == "2"
+    found = sections(lm.requests[0])
+    assert [(label, qs) for label, qs, _ in found] == [("A", ["Made in North America?", "Country code?"]),
+                                                      ("B", ["No chemicals?"])]
+    assert [rid for _, _, rows in found for rid, _ in rows] == list(range(8))  # row ids unique across tables
+    assert step.to_json()["tables"][1]["questions"] == ["No chemicals?"]
+    values = []
+    for program in PROGRAMS:
+        run = execute(program, table, neural=backend, sandbox=_sandbox(), cache=cache, title="shirts")
+        assert run.ok, run.error
+        values.append(run.value)
+        assert all(call.from_cache for call in run.calls)
+    assert len(lm.requests) == 1
+    assert values == [["Tuxedo shirt", "Polo", "Flannel", "Tuxedo shirt"], ["US", "CN", "MX", "CA", "US"], 3, 4]
+
+
+def test_parse_tables_output_reads_sections_by_label_and_row_id():
+    from binder_py.language.lm_backend import parse_tables_output
+
+    wanted = {"A": ({0: ["paris"], 1: ["tokyo"]}, 2), "B": ({2: ["red", "big"], 3: ["blue", "small"]}, 1)}
+    text = ("/*\n0\tparis\tyes\t1\n"  # before any label: not read
+            "**Table B**\nrow_id\tcolour\tsize\tq\n3\tblue\tsmall\tno\n"
+            "1\ttokyo\tno\t2\n"  # table A's row under label B: not read
+            "2\tred\tbig\n"  # the answer missing: ambiguous, not read
+            "Table C\n2\tred\tbig\tyes\n"  # a label not asked for
+            "Table A:\n1\ttokyo\tno\t13\n0\tparis\tyes\n"  # one answer for two questions: not read
+            "Table B\n3\tblue\tsmall\tyes\n*/")
+    parsed = parse_tables_output(text, wanted)
+    assert parsed.sections["A"].answers == {1: ["no", "13"]}
+    assert parsed.sections["B"].answers == {3: ["no"]}
+    assert parsed.sections["B"].duplicate == [3] and len(parsed.sections["B"].extra) == 1
+    assert len(parsed.unlabelled) == 1 and parsed.unknown_labels == ["C"] and parsed.repeated_labels == ["B"]
+
+
+def test_a_missing_section_or_row_is_not_cached_and_asked_again(table):
+    lm = ScriptedLM(responder(skip={"china"}, drop={"B"}))
+    backend = LMNeuralBackend(lm, pool=[])
+    cache = NeuralCache()
+    plan = plan_neural_calls(PROGRAMS, table, backend, cache)
+    (step,) = plan.steps
+    assert step.kind == "tables" and len(lm.requests) == 1
+    assert step.answered == {"Made in North America?": 3, "Country code?": 3, "No chemicals?": 0}
+    assert any("not cached" in w for w in step.warnings)
+    # the row left out of table A: asked again by the program's own call, alone
+    run = execute(PROGRAMS[0], table, neural=backend, sandbox=_sandbox(), cache=cache, prefetch=False)
+    assert run.ok and run.value == ["Tuxedo shirt", "Polo", "Flannel", "Tuxedo shirt"]
+    assert sorted(run.calls[0].cached_keys) == ["canada", "mexico", "usa"]
+    questions, rows = target(lm.requests[-1])
+    assert questions == ["Made in North America?"] and [cells for _, cells in rows] == [["China"]]
+    # the table left out: its question is asked by the normal path, every row
+    run = execute(PROGRAMS[2], table, neural=backend, sandbox=_sandbox(), cache=cache, prefetch=False)
+    assert run.ok and run.value == 3 and not run.calls[0].from_cache and not run.calls[0].cached_keys
+    questions, rows = target(lm.requests[-1])
+    assert questions == ["No chemicals?"] and len(rows) == 4 and len(lm.requests) == 3
+
+
+def test_falls_back_to_one_prompt_per_column_set_when_they_do_not_fit(table):
+    lm = ScriptedLM(responder())
+    backend = LMNeuralBackend(lm, pool=[], max_batch_rows=5)  # 4 + 4 rows do not fit one prompt
+    plan = plan_neural_calls(PROGRAMS, table, backend, NeuralCache())
+    assert sorted(s.kind for s in plan.steps) == ["col", "multi"] and len(lm.requests) == 2
+    assert not any(sections(r) for r in lm.requests)
+    lm = ScriptedLM(responder())
+    backend = LMNeuralBackend(lm, pool=[], max_output_tokens=64)  # the outputs together exceed the budget
+    plan = plan_neural_calls(PROGRAMS, table, backend, NeuralCache())
+    assert sorted(s.kind for s in plan.steps) == ["col", "multi"]
+
+
+def test_a_combined_prompt_the_model_refuses_as_too_long_is_asked_per_column_set(table):
+    from binder_py.lm.types import LMContextTooLong
+
+    plain = responder()
+
+    def respond(request, purpose):
+        if sections(request) is not None:
+            raise LMContextTooLong("too long", prompt_tokens=10**6, limit=1000)
+        return plain(request, purpose)
+
+    lm = ScriptedLM(respond)
+    backend = LMNeuralBackend(lm, pool=[])
+    cache = NeuralCache()
+    plan = plan_neural_calls(PROGRAMS, table, backend, cache)
+    kinds = [s.kind for s in plan.steps]
+    assert kinds[0] == "tables" and plan.steps[0].error and sorted(kinds[1:]) == ["col", "multi"]
+    assert all(s.fallback for s in plan.steps[1:]) and len(lm.requests) == 3  # the refused one + 2
+    assert [sections(r) is not None for r in lm.requests].count(True) == 1
+    run = execute(PROGRAMS[2], table, neural=backend, sandbox=_sandbox(), cache=cache)
+    assert run.ok and run.value == 3 and run.calls[0].from_cache and len(lm.requests) == 3
+
+
+def test_combining_tables_can_be_switched_off(table):
+    lm = ScriptedLM(responder())
+    plan = plan_neural_calls(PROGRAMS, table, LMNeuralBackend(lm, pool=[], combine_tables=False), NeuralCache())
+    assert sorted(s.kind for s in plan.steps) == ["col", "multi"] and len(lm.requests) == 2
+    lm = ScriptedLM(responder())
+    plan = plan_neural_calls(PROGRAMS, table, LMNeuralBackend(lm, pool=[]), NeuralCache(), combine_tables=False)
+    assert sorted(s.kind for s in plan.steps) == ["col", "multi"] and len(lm.requests) == 2
+
+
+def test_multi_table_prompt_demonstrations_and_chat_turns(table):
+    seen = []
+
+    def respond(request, purpose):
+        seen.append(request)
+        return "/*\nTable B\nrow_id\tshirt\tNo chemicals?\n1\tT-shirt\tno\nTable A\n0\tUSA\tyes\n*/"
+
+    lm = ScriptedLM(respond)
+    lm.api = "chat"
+    backend = LMNeuralBackend(lm, shots=4)
+    rows_a, rows_b = [["USA"]], [["T-shirt"]]
+    groups = [[NeuralRequest("col", "Made in North America?", ["made in"], rows_a, ["usa"])],
+              [NeuralRequest("col", "No chemicals?", ["shirt"], rows_b, ["t-shirt"])]]
+    assert backend.plan_tables(groups) == [[0, 1]]
+    result = backend.answer_tables(groups)
+    assert result.sections == [{"Made in North America?": {"usa": "yes"}}, {"No chemicals?": {"t-shirt": "no"}}]
+    assert result.usage.requests == 1 and len(result.prompts) == 1
+    roles = [role for role, _ in seen[0].messages]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user"]  # 4 shots: 2 demos of 2 tables
+    assert "several tables" in seen[0].messages[0][1]
+    demo_out = seen[0].messages[2][1]
+    assert demo_out.startswith("/*\nTable A\nrow_id") and "\nTable B\nrow_id" in demo_out and demo_out.endswith("*/")
+    last = seen[0].messages[-1][1]
+    assert last.endswith("QA map@ output:") and "Table A: table" in last and "Table B: table" in last
+    assert "1. Made in North America?" in last and "1. No chemicals?" in last
