@@ -36,7 +36,7 @@ _SANDBOX_PRELOAD = ("binder_py.language.bridge",)
 class AskSettings:
     """Everything that shapes how one question is answered (``None`` = the task's default)."""
 
-    task: str = "wikitq"  # prompt set: wikitq | tabfact | analyst
+    task: str = "analyst"  # prompt set: analyst (your own data) | wikitq | tabfact
     mode: str = "binder"  # binder | python | e2e
     n: int | None = None  # candidate programs sampled (20 for remote models, 5 for the local one)
     temperature: float | None = None
