@@ -90,6 +90,50 @@ def _recv_large(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     return buf  # type: ignore[return-value]
 
 
+class PayloadReader:
+    """A read-only file over the next ``length`` bytes of ``sock``, for ``pickle.load``.
+
+    The worker unpickles its job straight from the socket, so a large table is never held
+    twice (once as received bytes, once as the unpickled DataFrame)."""
+
+    def __init__(self, sock: socket.socket, length: int):
+        self._sock = sock
+        self._left = length
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self._left)
+        got = 0
+        while got < want:
+            k = self._sock.recv_into(view[got:want], want - got)
+            if not k:
+                raise ProtocolError("connection closed")
+            got += k
+        self._left -= got
+        return got
+
+    def read(self, n: int = -1) -> bytes:
+        n = self._left if n is None or n < 0 else min(n, self._left)
+        buffer = bytearray(n)
+        self.readinto(buffer)
+        return bytes(buffer)
+
+    def readline(self) -> bytes:
+        line = bytearray()
+        while self._left and not line.endswith(b"\n"):
+            line += self.read(1)
+        return bytes(line)
+
+
+def recv_header(sock: socket.socket) -> tuple[int, int]:
+    """The next frame's (kind, payload length); the payload is left on the socket."""
+    sock.settimeout(None)
+    length, kind = HEADER.unpack(_recv_exact(sock, HEADER.size, None))
+    if length > MAX_PAYLOAD:
+        raise ProtocolError(f"message too large ({length} bytes)")
+    return kind, length
+
+
 def recv(sock: socket.socket, deadline: float | None = None) -> tuple[int, bytes]:
     length, kind = HEADER.unpack(_recv_exact(sock, HEADER.size, deadline))
     if length > MAX_PAYLOAD:

@@ -195,11 +195,12 @@ def _outcome_bytes(out: dict[str, Any], buffer: runner.BoundedBuffer) -> bytes:
 def handle(conn: socket.socket) -> None:
     """Serve one job on ``conn`` (already accepted). Called in the worker."""
     protocol.send(conn, protocol.PID, struct.pack("!i", os.getpid()))
-    kind, payload = protocol.recv(conn)
+    kind, length = protocol.recv_header(conn)
     if kind != protocol.JOB:
         return
-    job = pickle.loads(payload)  # trusted direction: parent -> worker
-    del payload  # the received bytes are about the table's size: do not keep them for the whole run
+    # trusted direction (parent -> worker); read from the socket as it is unpickled, so the
+    # table is never held twice (received bytes + DataFrame)
+    job = pickle.load(protocol.PayloadReader(conn, length))
     limits = job["limits"]
     buffer = runner.BoundedBuffer(limits.stdout_bytes)
     filename = job["filename"]
