@@ -130,6 +130,15 @@ class Answer:
         if failures:
             lines.append("Failed: " + ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items())))
         winner = self.winner
+        if winner is None:
+            failing = sorted((c for c in self.candidates if c.run is not None), key=lambda c: -c.count)[:3]
+            if failing:
+                lines.append("No answer. The most sampled programs and why they gave none:")
+            for c in failing:
+                lines.extend("    " + line for line in c.program.splitlines())
+                error = c.error
+                lines.append(f"  -> {error.kind} error{f' (line {error.line})' if error.line else ''}: "
+                             f"{_show(error.message, 200)}" if error is not None else "  -> an empty result")
         if winner is not None and winner.run is not None:
             lines.append("Winning program:")
             lines.extend("    " + line for line in winner.program.splitlines())

@@ -210,3 +210,9 @@ def test_neural_calls_through_the_prompting_model(shirts):
     purposes = [purpose for _, purpose, _ in lm.calls]
     assert purposes[0] == "parse" and "neural" in purposes
     assert answer.candidates[0].neural_calls and answer.candidates[0].run.warnings  # unanswered rows are NA
+
+
+def test_explain_without_an_answer_shows_the_failing_programs(shirts):
+    lm = scripted([BROKEN_PROGRAM], repair="")
+    text = Binder(lm=lm, task="analyst", n=2).ask(shirts, QUESTION).explain()
+    assert "No answer." in text and BROKEN_PROGRAM in text and "runtime error" in text
