@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from binder_py.ask import MODES, VOTE_STRATEGIES
 from binder_py.errors import BinderError
 
 
@@ -23,13 +24,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--neural", metavar="SPEC",
                         help="who answers neural calls: oracle:FILE.json, lm (the --lm model, default) or lm:SPEC")
     parser.add_argument("--n", type=int, metavar="N", help="candidate programs to sample (default 20; 5 locally)")
-    parser.add_argument("--mode", choices=("binder", "python", "e2e"), default="binder",
+    parser.add_argument("--mode", choices=MODES, default="binder",
                         help="binder: programs with neural calls (default); python: plain pandas only; "
                              "e2e: the model answers from the table directly")
     parser.add_argument("--task", default="analyst", choices=("analyst", "wikitq", "tabfact"),
                         help="the prompt set (default analyst: your own data, cells kept as they are)")
     parser.add_argument("--title", help="the table's title (default: the file name)")
-    parser.add_argument("--vote", choices=("majority", "probability", "answer_biased", "program_biased"),
+    parser.add_argument("--vote", choices=VOTE_STRATEGIES,
                         help="voting strategy (default depends on --task)")
     parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
     parser.add_argument("--seed", type=int, help="sampling seed, where the model supports one")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from binder_py.ask import MODES, VOTE_STRATEGIES
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
 
@@ -138,7 +139,7 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("task", choices=("wikitq", "tabfact"), help="the benchmark")
     parser.add_argument("--split", help="wikitq: dev (default), test, unsolvable-squall, unsolvable-binder, "
                                         "solvable-squall, solvable-binder; tabfact: test-small")
-    parser.add_argument("--mode", choices=("binder", "python", "e2e"), default="binder",
+    parser.add_argument("--mode", choices=MODES, default="binder",
                         help="binder: programs with neural calls (default); python: plain pandas; e2e: direct answers")
     parser.add_argument("--lm", metavar="SPEC", help="the model (docs/LM.md); replay:DIR reruns a recorded run offline")
     parser.add_argument("--neural", metavar="SPEC", help="who answers neural calls: lm (default), lm:SPEC, oracle:FILE.json")
@@ -152,7 +153,7 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data-dir", metavar="DIR", help="data directory (default: $BINDER_DATA, else ../shared/data)")
     parser.add_argument("--concurrency", type=int, metavar="C",
                         help="questions at once (default 1 for the local model, 4 otherwise)")
-    parser.add_argument("--vote", choices=("majority", "probability", "answer_biased", "program_biased"),
+    parser.add_argument("--vote", choices=VOTE_STRATEGIES,
                         help="voting strategy (default: program_biased for wikitq, answer_biased for tabfact)")
     parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
