@@ -105,22 +105,27 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
         return rows, keys, np.zeros(n, dtype=np.int64)
     per_column = [_column_codes(ctx.iloc[:, j]) for j in range(width)]
     combined = per_column[0][0]
-    for codes, texts in per_column[1:]:  # codes of the row tuple, kept below n * n per step
-        combined, _ = pd.factorize(combined * max(1, len(texts)) + codes)
-        combined = np.asarray(combined, dtype=np.int64)
-    # pd.factorize numbers values in order of first appearance, so the running maximum of
-    # the codes steps up (by one) exactly at each code's first row: O(n), no sort
-    steps = np.maximum.accumulate(combined)
-    first = np.flatnonzero(np.diff(steps, prepend=-1))
-    del steps
+    if width == 1:
+        # one column: its codes are the row codes, and code c's row is its c-th display text
+        # (no pass over the rows needed, and no row-sized temporaries: this is the common case)
+        representatives = [[text] for text in per_column[0][1]]
+    else:
+        for codes, texts in per_column[1:]:  # codes of the row tuple, kept below n * n per step
+            combined, _ = pd.factorize(combined * max(1, len(texts)) + codes)
+            combined = np.asarray(combined, dtype=np.int64)
+        # pd.factorize numbers values in order of first appearance, so the running maximum of
+        # the codes steps up (by one) exactly at each code's first row: O(n), no sort
+        steps = np.maximum.accumulate(combined)
+        first = np.flatnonzero(np.diff(steps, prepend=-1))
+        del steps
+        representatives = [[texts[codes[position]] for codes, texts in per_column] for position in first.tolist()]
     key_index: dict[str, int] = {}
     rows_d: list[list[str]] = []
     keys_d: list[str] = []
     raw_rows: list[list[str]] = []
     raw_keys: list[str] = []
-    raw_to_key = np.empty(len(first), dtype=np.int64)
-    for code, position in enumerate(first.tolist()):
-        row = [texts[codes[position]] for codes, texts in per_column]
+    raw_to_key = np.empty(len(representatives), dtype=np.int64)
+    for code, row in enumerate(representatives):
         key = row_key(row)
         raw_rows.append(row)
         raw_keys.append(key)
