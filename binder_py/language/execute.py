@@ -55,10 +55,7 @@ class ProgramRun:
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
-        for call in self.calls:
-            total += call.usage
-        return total
+        return sum((call.usage for call in self.calls), Usage())
 
     @property
     def warnings(self) -> list[str]:

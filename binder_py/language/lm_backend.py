@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
@@ -404,10 +404,6 @@ class LMNeuralBackend:
         head, _, _ = text.partition("{output}")
         return head.rstrip(" ") + " "
 
-    def _prefix(self, kind: str, demos: list[dict[str, Any]]) -> str:
-        parts = [self.templates[f"{kind}_instruction"]] + [self.render_demo(d) for d in demos]
-        return "\n\n\n".join(parts) + "\n\n\n"
-
     def _count(self, text: str) -> int:
         return int(self.lm.count_tokens(text))
 
@@ -416,16 +412,22 @@ class LMNeuralBackend:
         max_out = max(64, min(self.max_output_tokens, window // 2))
         return window, max_out
 
-    def _fit_prefix(self, request: NeuralRequest, reserve: int) -> tuple[str, list[dict[str, Any]]]:
-        """The instruction and demonstrations, dropping the least similar ones until
-        the prefix leaves ``reserve`` tokens of the context free."""
+    def _fit_demos(self, request: NeuralRequest, reserve: int, instruction: str,
+                   blocks: Callable[[list[dict[str, Any]]], list[str]]) -> tuple[str, list[dict[str, Any]]]:
+        """``instruction`` and the demonstrations rendered by ``blocks``, dropping the least
+        similar demonstration until the prefix leaves ``reserve`` tokens of the context free."""
         window, _ = self._budget()
         demos = self.demonstrations(request)
         while True:
-            prefix = self._prefix(request.kind, demos)
+            prefix = "\n\n\n".join([instruction] + blocks(demos)) + "\n\n\n"
             if not demos or self._count(prefix) + reserve <= window:
                 return prefix, demos
             demos = demos[1:]
+
+    def _fit_prefix(self, request: NeuralRequest, reserve: int) -> tuple[str, list[dict[str, Any]]]:
+        """The single-question instruction and demonstrations."""
+        return self._fit_demos(request, reserve, self.templates[f"{request.kind}_instruction"],
+                               lambda demos: [self.render_demo(d) for d in demos])
 
     # ------------------------------------------------------------ answering
     def answer(self, request: NeuralRequest) -> NeuralAnswer:
@@ -578,14 +580,8 @@ class LMNeuralBackend:
         return head + render_table(list(columns) + list(questions), [], []) + "\n"
 
     def _fit_multi_prefix(self, probe: NeuralRequest, reserve: int) -> str:
-        window, _ = self._budget()
-        demos = self.demonstrations(probe)
-        while True:
-            prefix = "\n\n\n".join([self.templates["multi_instruction"]]
-                                     + [self.render_multi_demo(d) for d in demos]) + "\n\n\n"
-            if not demos or self._count(prefix) + reserve <= window:
-                return prefix
-            demos = demos[1:]
+        return self._fit_demos(probe, reserve, self.templates["multi_instruction"],
+                               lambda demos: [self.render_multi_demo(d) for d in demos])[0]
 
     def answer_many(self, requests: Sequence[NeuralRequest]) -> ManyAnswer:
         """Answer several ``f_col`` requests over the SAME context columns with prompts that
@@ -733,15 +729,11 @@ class LMNeuralBackend:
         """The multi-table instruction and demonstrations (the BM25-retrieved ``col`` items,
         two sub-tables per demonstration, most similar last), dropping the least similar
         until ``reserve`` tokens of the context are free."""
-        window, _ = self._budget()
-        demos = self.demonstrations(probe)
-        while True:
+        def blocks(demos: list[dict[str, Any]]) -> list[str]:
             pairs = [demos[max(0, i - 2):i] for i in range(len(demos), 0, -2)][::-1]
-            prefix = "\n\n\n".join([self.templates["multi_table_instruction"]]
-                                     + [self.render_tables_demo(p) for p in pairs]) + "\n\n\n"
-            if not demos or self._count(prefix) + reserve <= window:
-                return prefix
-            demos = demos[1:]
+            return [self.render_tables_demo(p) for p in pairs]
+
+        return self._fit_demos(probe, reserve, self.templates["multi_table_instruction"], blocks)[0]
 
     def _target_tables(self, sections: Sequence[_Section]) -> str:
         text = self._fill(self.templates["multi_table_item"],

@@ -95,10 +95,7 @@ class NeuralPlan:
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
-        for step in self.steps:
-            total += step.usage
-        return total
+        return sum((step.usage for step in self.steps), Usage())
 
     @property
     def requests(self) -> int:
