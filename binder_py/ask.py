@@ -240,15 +240,13 @@ def lowercase_text_cells(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def is_chat_model(lm: Any) -> bool:
-    backend = getattr(lm, "backend", None)
-    return getattr(backend, "api", getattr(lm, "api", "completions")) == "chat"
+def is_chat_model(lm: LanguageModel) -> bool:
+    return lm.capabilities.chat
 
 
-def is_local_model(lm: Any) -> bool:
+def is_local_model(lm: LanguageModel) -> bool:
     """The embedded local model, or a replay of a run recorded with it."""
-    name = str(getattr(lm, "name", ""))
-    return name.startswith("local") or name.startswith("replay:local")
+    return lm.capabilities.embedded
 
 
 def program_identity(program: str) -> str:

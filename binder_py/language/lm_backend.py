@@ -247,9 +247,8 @@ class ManyAnswer:
 def default_max_output_tokens(lm: Any) -> int:
     """The output budget of one neural request: 1,024 tokens for the embedded local model and
     models with a context of 8k tokens or less, 4,096 for larger (remote) models."""
-    name = str(getattr(lm, "name", ""))
-    window = int(getattr(lm, "context_window", 0) or 0)
-    if name.startswith("local") or name.startswith("replay:local") or (0 < window <= 8192):
+    window = lm.context_window
+    if lm.capabilities.embedded or (0 < window <= 8192):
         return 1024
     return 4096
 
@@ -291,9 +290,8 @@ def parse_map_output(text: str, rows_by_id: dict[int, Sequence[str]]) -> _Parsed
 _OUTPUT_MARKERS = ("QA map@ output:", "QA ans@ output:")
 
 
-def _is_chat(lm: Any) -> bool:
-    backend = getattr(lm, "backend", None)
-    return getattr(backend, "api", getattr(lm, "api", None)) == "chat"
+def _is_chat(lm: LanguageModel) -> bool:
+    return lm.capabilities.chat
 
 
 def chat_turns(prompt: str) -> tuple[tuple[str, str], ...]:

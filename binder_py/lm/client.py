@@ -23,14 +23,14 @@ import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
 
 from binder_py.lm.accounting import PriceTable, UsageLedger, estimate_tokens
 from binder_py.lm.store import LMStore, cache_key, request_key
-from binder_py.lm.types import Choice, Completion, LMContextTooLong, LMReplayMiss, LMRequest, Usage
+from binder_py.lm.types import Capabilities, Choice, Completion, LMContextTooLong, LMReplayMiss, LMRequest, Usage
 
 MESSAGE_OVERHEAD_TOKENS = 4  # role markers and separators per chat message (an estimate)
 
@@ -53,6 +53,7 @@ class Backend(Protocol):
     api: str  # "chat" or "completions"
     context_window: int | None
     exact_tokens: bool  # count_tokens is the model's real tokenizer
+    capabilities: Capabilities
 
     def count_tokens(self, text: str) -> int: ...
 
@@ -116,6 +117,7 @@ class LMClient(_AsyncMixin):
         self.backend = backend
         self.name = backend.name
         self.context_window = backend.context_window or 0
+        self.capabilities: Capabilities = backend.capabilities
         self.store = store
         self.read_cache = read_cache
         self.recorder = recorder
@@ -296,8 +298,15 @@ class ReplayLM(_AsyncMixin):
         self.ledger = ledger if ledger is not None else UsageLedger()
         self._executor = None
         self._executor_lock = threading.Lock()
-        #: "chat" or "completions" as recorded, so callers build the same requests as the recorded run
-        self.api = self._recorded_api()
+        # prompts are built as for the recorded model: its API ("chat" or "completions") and, for the
+        # embedded model, its small-model settings
+        self.capabilities = Capabilities(api=self._recorded_api() or "completions", exact_tokens=True,
+                                         embedded=any(name.startswith("local:") for name in self.recorded))
+
+    def with_api(self, api: str) -> ReplayLM:
+        """Replay as a model of ``api`` (for runs recorded before the API was stored)."""
+        self.capabilities = replace(self.capabilities, api=api)
+        return self
 
     def _recorded_api(self) -> str | None:
         apis = self.store.recorded_apis(self.only_lm)

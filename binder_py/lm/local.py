@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from binder_py.lm.client import RawResult
-from binder_py.lm.types import Choice, LMConfigError, LMContextTooLong, LMError, LMRequest, LMUnavailable
+from binder_py.lm.types import Capabilities, Choice, LMConfigError, LMContextTooLong, LMError, LMRequest, LMUnavailable
 
 DEFAULT_MODEL_FILENAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 DEFAULT_MODEL_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m"
@@ -132,6 +132,7 @@ class LocalBackend:
 
     api = "chat"
     exact_tokens = True
+    capabilities = Capabilities(api="chat", exact_tokens=True, embedded=True)
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX,
                  n_threads: int = DEFAULT_THREADS, startup_timeout: float = 900.0):

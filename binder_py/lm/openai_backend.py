@@ -20,7 +20,7 @@ import openai
 from binder_py.lm.accounting import estimate_tokens
 from binder_py.lm.client import RawResult, request_text
 from binder_py.lm.reliability import Limiter, RetryPolicy, parse_retry_after
-from binder_py.lm.types import (Choice, LMAuthError, LMContextTooLong, LMError, LMModelNotFound, LMRequest,
+from binder_py.lm.types import (Capabilities, Choice, LMAuthError, LMContextTooLong, LMError, LMModelNotFound, LMRequest,
                                 LMUnavailable)
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
@@ -96,6 +96,11 @@ class OpenAIBackend:
         self._n_supported: bool | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(api=self.api, logprobs=True, n_in_one_request=self._n_supported is not False,
+                            parallel_requests=self.limiter.max_concurrency, exact_tokens=False)
 
     def count_tokens(self, text: str) -> int:
         return estimate_tokens(text)

@@ -28,7 +28,7 @@ from typing import Union
 
 from binder_py.lm.accounting import UsageLedger
 from binder_py.lm.client import _AsyncMixin, excerpt, request_text
-from binder_py.lm.types import Choice, Completion, LMContextTooLong, LMRequest, Usage
+from binder_py.lm.types import Capabilities, Choice, Completion, LMContextTooLong, LMRequest, Usage
 
 Answer = Union[str, list[str]]
 Responder = Callable[[LMRequest, str], Answer]
@@ -36,9 +36,11 @@ Responder = Callable[[LMRequest, str], Answer]
 
 class ScriptedLM(_AsyncMixin):
     def __init__(self, responder: Responder | Iterable[Answer], *, name: str = "scripted",
-                 context_window: int = 32_768, ledger: UsageLedger | None = None):
+                 context_window: int = 32_768, ledger: UsageLedger | None = None,
+                 capabilities: Capabilities | None = None):
         self.name = name
         self.context_window = context_window
+        self.capabilities = capabilities or Capabilities()
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.calls: list[tuple[LMRequest, str, dict[str, str]]] = []
         self._lock = threading.Lock()

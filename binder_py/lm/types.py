@@ -26,6 +26,12 @@ class LMRequest:
     max_tokens: int = 512
     seed: int | None = None
     logprobs: bool = False
+    #: GBNF grammar the output must match (only for models whose ``capabilities.grammar``)
+    grammar: str | None = None
+    #: JSON schema (as JSON text) the output must match (only for ``capabilities.json_schema``)
+    json_schema: str | None = None
+    #: how many top alternatives to report per generated token (0: none); needs ``capabilities.logprobs``
+    top_logprobs: int = 0
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
@@ -77,6 +83,28 @@ class Choice:
     text: str
     mean_logprob: float | None = None  # mean token log-probability, when the server gives it
     finish_reason: str | None = None
+    #: per generated token: (token text, log-probability), when the request asked for logprobs
+    token_logprobs: tuple[tuple[str, float], ...] | None = None
+    #: per generated token: its top alternatives ((token text, log-probability), ...), when asked for
+    top_logprobs: tuple[tuple[tuple[str, float], ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a model accepts and returns; callers read this instead of probing attributes."""
+
+    api: str = "completions"  # "chat" (messages with roles) or "completions" (one prompt text)
+    logprobs: bool = False  # returns token log-probabilities (Choice.mean_logprob / token_logprobs)
+    grammar: bool = False  # honours LMRequest.grammar (GBNF)
+    json_schema: bool = False  # honours LMRequest.json_schema
+    n_in_one_request: bool = False  # draws LMRequest.n samples from one evaluated prompt
+    parallel_requests: int = 1  # requests worth sending at once (1: send one after another)
+    exact_tokens: bool = False  # count_tokens is the model's real tokenizer
+    embedded: bool = False  # the small embedded model (its task profile's small-model settings apply)
+
+    @property
+    def chat(self) -> bool:
+        return self.api == "chat"
 
 
 @dataclass
@@ -98,7 +126,8 @@ class LanguageModel(Protocol):
     """What every client (OpenAI-compatible, local llama.cpp, replay, scripted) provides."""
 
     name: str  # e.g. "openai:gpt-4o-mini" or "local:qwen2.5-coder-0.5b-instruct-q4_k_m"
-    context_window: int  # tokens
+    context_window: int  # tokens (0: unknown)
+    capabilities: Capabilities
 
     def complete(
         self, request: LMRequest, *, purpose: str = "", tags: Mapping[str, str] | None = None
@@ -109,6 +138,8 @@ class LanguageModel(Protocol):
     ) -> Completion: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+    def close(self) -> None: ...
 
 
 class LMError(Exception):

@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
+from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
@@ -300,10 +301,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
                     progress=False, **settings)
     model = binder.lm  # built now: a bad spec or key fails before anything runs
     _prebuild_neural(binder, neural, model)
-    if replayed is not None and getattr(model, "api", None) is None:
-        api = replayed_config.get("lm_api")
-        if api:
-            model.api = api  # type: ignore[attr-defined]  # prompts are built as for the recorded model
+    if isinstance(model, ReplayLM) and replayed_config.get("lm_api"):
+        model.with_api(replayed_config["lm_api"])  # prompts are built as for the recorded model
     vote_strategy = vote or {"wikitq": "program_biased", "tabfact": "answer_biased"}[task]
     config = {
         "format": 1, "task": task, "split": split, "mode": mode, "lm": spec or model.name, "lm_name": model.name,

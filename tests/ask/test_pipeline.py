@@ -10,6 +10,7 @@ import pytest
 
 from binder_py import Binder, BinderError
 from binder_py.lm import ScriptedLM
+from binder_py.lm.types import Capabilities
 from tests.ask.shirts_case import BROKEN_PROGRAM, NEURAL_PROGRAM, PLAIN_PROGRAM, QUESTION
 
 
@@ -186,8 +187,7 @@ def test_chat_models_get_exemplar_turns_and_a_repair_turn(shirts, oracle_spec):
     def respond(request, purpose):
         return NEURAL_PROGRAM if purpose == "repair" else BROKEN_PROGRAM
 
-    lm = ScriptedLM(respond)
-    lm.api = "chat"
+    lm = ScriptedLM(respond, capabilities=Capabilities(api="chat"))
     answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=2).ask(shirts, QUESTION)
     assert answer.value == "pure cotton oxford shirt"
     parse, repair = lm.calls[0][0], lm.calls[1][0]

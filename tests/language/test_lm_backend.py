@@ -6,6 +6,7 @@ from binder_py.language import NeuralCache, execute
 from binder_py.language.lm_backend import LMNeuralBackend, parse_map_output
 from binder_py.language.requests import NeuralRequest, row_key
 from binder_py.lm import ScriptedLM
+from binder_py.lm.types import Capabilities
 
 POOL = [
     {"id": "c1", "kind": "col", "title": "peaks", "question": "What is the value in feet?",
@@ -155,8 +156,7 @@ def test_chat_models_get_demonstrations_as_turns():
             return "china"
         return "/*\nrow_id\tmade in\tq\n0\tmexico\tyes\n1\tchina\tno\n*/"
 
-    lm = ScriptedLM(respond)
-    lm.api = "chat"
+    lm = ScriptedLM(respond, capabilities=Capabilities(api="chat"))
     backend = LMNeuralBackend(lm, shots=3)
     col = backend.answer(NeuralRequest(kind="col", question="Is it in North America?", columns=["made in"],
                                        rows=[["mexico"], ["china"]], keys=["mexico", "china"]))

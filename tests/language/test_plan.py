@@ -11,6 +11,7 @@ from binder_py.language.lm_backend import LMNeuralBackend, default_max_output_to
 from binder_py.language.plan import collect_requests, plan_neural_calls, supports_planning
 from binder_py.language.requests import NeuralRequest, row_key
 from binder_py.lm import ScriptedLM
+from binder_py.lm.types import Capabilities
 
 ANSWERS = {
     "Made in North America?": {"usa": "yes", "china": "no", "mexico": "yes", "canada": "yes"},
@@ -267,8 +268,7 @@ def test_multi_prompt_demonstrations_and_chat_turns():
         seen.append(request)
         return "/*\nrow_id\tcountry\tq1\tq2\n0\tfrance\tyes\tparis\n*/"
 
-    lm = ScriptedLM(respond)
-    lm.api = "chat"
+    lm = ScriptedLM(respond, capabilities=Capabilities(api="chat"))
     backend = LMNeuralBackend(lm, shots=2)
     reqs = [NeuralRequest("col", q, ["country"], [["france"]], ["france"])
             for q in ("Does it use the euro?", "What is the capital?")]
@@ -416,8 +416,7 @@ def test_multi_table_prompt_demonstrations_and_chat_turns(table):
         seen.append(request)
         return "/*\nTable B\nrow_id\tshirt\tNo chemicals?\n1\tT-shirt\tno\nTable A\n0\tUSA\tyes\n*/"
 
-    lm = ScriptedLM(respond)
-    lm.api = "chat"
+    lm = ScriptedLM(respond, capabilities=Capabilities(api="chat"))
     backend = LMNeuralBackend(lm, shots=4)
     rows_a, rows_b = [["USA"]], [["T-shirt"]]
     groups = [[NeuralRequest("col", "Made in North America?", ["made in"], rows_a, ["usa"])],
