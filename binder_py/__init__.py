@@ -10,7 +10,7 @@ Importing the package registers the DataFrame accessor ``df.binder.ask(...)``.
 from binder_py.answer import Answer, Candidate
 from binder_py.ask import AskSettings, Binder
 from binder_py.errors import BinderError, ProgramError, TableError
-from binder_py.notebook import BinderAccessor, set_default_binder
+from binder_py.accessor import BinderAccessor, set_default_binder
 
 __version__ = "0.1.0"
 __all__ = ["Answer", "AskSettings", "Binder", "BinderAccessor", "BinderError", "Candidate", "ProgramError",

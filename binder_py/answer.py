@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.types import Usage
 
+if TYPE_CHECKING:
+    from binder_py.language.execute import ProgramRun
+    from binder_py.neural.plan import NeuralPlan
+    from binder_py.vote import VoteShare
 
-@dataclass
+
+@dataclass(frozen=True)
 class Candidate:
     """One distinct candidate program (or, in ``e2e`` mode, one distinct direct answer).
 
@@ -25,7 +30,7 @@ class Candidate:
     origin: str  # "sample" | "repair" | "e2e"
     sample_orders: tuple[int, ...]
     mean_logprob: float | None = None
-    run: Any = None  # binder_py.language.ProgramRun (None in e2e mode)
+    run: ProgramRun | None = None  # None in e2e mode, and before the run stage
     direct_value: Any = None  # e2e mode: the parsed answer
     answer_key: str | None = None  # the normalised answer the candidate voted for ("" when empty)
     votes: float = 0.0  # the weight it gave its answer (0 when it did not vote)
@@ -75,7 +80,7 @@ class Answer:
     value: Any
     confidence: float
     candidates: list[Candidate]
-    distribution: list[Any]  # binder_py.vote.VoteShare, best first
+    distribution: list[VoteShare]  # best first
     usage: Usage
     mode: str
     task: str
@@ -86,9 +91,9 @@ class Answer:
     warnings: list[str] = field(default_factory=list)
     lm: str | None = None
     neural: str | None = None
-    #: binder_py.language.plan.NeuralPlan: the neural requests asked for all candidates before they
-    #: ran (several questions per prompt); its usage is included in ``usage``
-    plan: Any = None
+    #: the neural requests asked for all candidates before they ran (several questions per
+    #: prompt); its usage is included in ``usage``
+    plan: NeuralPlan | None = None
 
     # --- views -----------------------------------------------------------------------
     @property
@@ -189,7 +194,7 @@ def lm_made_columns(table: pd.DataFrame, calls: list[Any]) -> pd.DataFrame | Non
     Rows are matched by their key (the context cells), never by position; rows the call did
     not see stay empty.
     """
-    from binder_py.language.requests import cell_text, row_key
+    from binder_py.neural.requests import cell_text, row_key
 
     out = table.copy()
     added = False

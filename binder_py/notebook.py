@@ -1,4 +1,5 @@
-"""Jupyter support: ``df.binder.ask(...)`` and the HTML view of an :class:`~binder_py.answer.Answer`.
+"""The HTML view of an :class:`~binder_py.answer.Answer` (what Jupyter shows; ``df.binder.ask`` is
+:mod:`binder_py.accessor`).
 
 The view shows the answer and its confidence, a vote bar per distinct answer, the winning
 program with its neural calls highlighted (from their source spans), each call's answers,
@@ -96,37 +97,3 @@ def _text(value: Any, limit: int = 120) -> str:
         return "—"
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@pd.api.extensions.register_dataframe_accessor("binder")
-class BinderAccessor:
-    """``df.binder.ask("question")``: answer a question about this DataFrame.
-
-    The first call builds a default :class:`~binder_py.Binder` (``BINDER_LM`` or
-    ``OPENAI_API_KEY``, else the embedded local model); pass ``binder=`` to use your own,
-    or set one for all DataFrames with :func:`set_default_binder`.
-    """
-
-    def __init__(self, df: pd.DataFrame):
-        self._df = df
-
-    def ask(self, question: str, title: str | None = None, *, binder: Any = None, **settings: Any) -> Answer:
-        return (binder or default_binder()).ask(self._df, question, title, **settings)
-
-
-_DEFAULT_BINDER: Any = None
-
-
-def default_binder() -> Any:
-    global _DEFAULT_BINDER
-    if _DEFAULT_BINDER is None:
-        from binder_py.ask import Binder
-
-        _DEFAULT_BINDER = Binder(task="analyst")
-    return _DEFAULT_BINDER
-
-
-def set_default_binder(binder: Any) -> None:
-    """Use ``binder`` for every ``df.binder.ask`` call that does not name one."""
-    global _DEFAULT_BINDER
-    _DEFAULT_BINDER = binder

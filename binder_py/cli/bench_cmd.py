@@ -2,8 +2,8 @@
 
 Parts: ``macro`` (this pipeline against the original Binder strategy on WikiTQ dev
 questions with scripted programs, over a loopback OpenAI-compatible server with a fixed
-latency), ``sandbox`` (benchmarks/sandbox_overhead.py), ``scale`` (one ``f_col`` over
-synthetic tables of growing size). The code lives in ``benchmarks/`` at the repository root.
+latency), ``sandbox`` (binder_py/bench/sandbox_overhead.py), ``scale`` (one ``f_col`` over
+synthetic tables of growing size). The code lives in :mod:`binder_py.bench`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any
 from binder_py.errors import BinderError
 
 PARTS = ("macro", "sandbox", "scale")
-_ROOT = Path(__file__).resolve().parents[2]
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +34,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--distinct", default="100,10000", help="scale: distinct values of the f_col column")
     p.add_argument("--scale-backends", default="counting,lm", help="scale: counting and/or lm")
     p.add_argument("--sandbox-args", default="--repeats 30 --threads 4 --total 200",
-                   help="arguments for benchmarks/sandbox_overhead.py")
+                   help="arguments for python -m binder_py.bench.sandbox_overhead")
     p.add_argument("--json", dest="json_path", default=None, help="write the raw results as JSON here")
     p.add_argument("--markdown", dest="md_path", default=None, help="write the tables as Markdown here")
     p.set_defaults(func=run)
@@ -69,21 +68,12 @@ def machine() -> str:
             f"Python {platform.python_version()}, pandas {pd.__version__}")
 
 
-def _benchmarks() -> None:
-    if not (_ROOT / "benchmarks" / "macro.py").exists():
-        raise BinderError("binder-py bench needs the repository's benchmarks/ folder (run it from a source "
-                          "checkout installed with pip install -e .)")
-    if str(_ROOT) not in sys.path:
-        sys.path.insert(0, str(_ROOT))
-
-
 def run_sandbox_part(args_text: str) -> dict[str, Any]:
-    script = _ROOT / "benchmarks" / "sandbox_overhead.py"
-    cmd = [sys.executable, str(script), *args_text.split()]
+    cmd = [sys.executable, "-m", "binder_py.bench.sandbox_overhead", *args_text.split()]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         raise BinderError(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-2000:]}")
-    return {"command": "python benchmarks/sandbox_overhead.py " + args_text, "output": proc.stdout.strip()}
+    return {"command": "python -m binder_py.bench.sandbox_overhead " + args_text, "output": proc.stdout.strip()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
     unknown = set(parts) - set(PARTS)
     if unknown:
         raise BinderError(f"unknown part(s) {sorted(unknown)}; use {', '.join(PARTS)}")
-    _benchmarks()
     out: dict[str, Any] = {"machine": machine(), "argv": sys.argv[1:]}
     md: list[str] = [f"Machine: {out['machine']}", ""]
 
@@ -99,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         print(text, file=sys.stderr, flush=True)
 
     if "macro" in parts:
-        from benchmarks import macro
+        from binder_py.bench import macro
 
         say(f"macro: {args.questions or len(macro.QUESTIONS)} question(s), n={args.n}, latency {args.latency} s")
         t0 = time.perf_counter()
@@ -110,11 +99,11 @@ def run(args: argparse.Namespace) -> int:
         md += ["## Macro: binder-py vs the original strategy", "", macro.markdown(results, args.latency), "",
                f"(macro part took {time.perf_counter() - t0:.0f} s)", ""]
     if "sandbox" in parts:
-        say("sandbox: benchmarks/sandbox_overhead.py " + args.sandbox_args)
+        say("sandbox: python -m binder_py.bench.sandbox_overhead " + args.sandbox_args)
         out["sandbox"] = run_sandbox_part(args.sandbox_args)
         md += ["## Sandbox", "", "```", out["sandbox"]["output"], "```", ""]
     if "scale" in parts:
-        from benchmarks import scale
+        from binder_py.bench import scale
 
         backends = tuple(b.strip() for b in args.scale_backends.split(",") if b.strip())
         say(f"scale: rows {args.rows}, distinct {args.distinct}, backends {backends}")

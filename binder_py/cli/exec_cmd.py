@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> Any:
     """The neural backend named on the command line (None when there is none)."""
-    from binder_py.language.backends import OracleBackend
+    from binder_py.neural.backends import OracleBackend
 
     if neural is None:
         neural = "lm" if lm_spec else None
@@ -54,7 +54,7 @@ def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> 
             raise BinderError("--neural oracle: needs a file, as in --neural oracle:answers.json")
         return OracleBackend.from_file(path)
     if neural == "lm" or neural.startswith("lm:"):
-        from binder_py.language.lm_backend import LMNeuralBackend
+        from binder_py.neural.lm_backend import LMNeuralBackend
         from binder_py.lm import lm_from_spec
 
         spec = lm_spec if lm_spec else (neural[3:] or None if neural.startswith("lm:") else None)

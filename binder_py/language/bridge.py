@@ -5,7 +5,7 @@ The sandbox imports this module in the worker and calls
 program's globals. The bridge resolves a call's context to a sub-table, computes
 row keys, sends only DISTINCT rows (kind ``col``) as plain data to the parent
 callback ``binder_neural``, maps the answers back BY KEY to the context's rows and
-types them (see :mod:`binder_py.language.requests`).
+types them (see :mod:`binder_py.neural.requests`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
-from binder_py.language.requests import context_rows, type_column, type_value
+from binder_py.neural.requests import context_rows, type_column, type_value
 
 
 class NeuralCallError(Exception):

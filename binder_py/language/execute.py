@@ -12,17 +12,17 @@ import pandas as pd
 
 from binder_py.errors import ProgramError
 from binder_py.jsonable import to_jsonable
-from binder_py.language.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
+from binder_py.neural.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
 from binder_py.language.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
-from binder_py.language.cache import NeuralCache, Resolution
+from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
-from binder_py.language.outcome import failed_outcome
 from binder_py.language.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
-from binder_py.language.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
 from binder_py.lm.types import Usage
+from sandbox import Outcome, ProgramFailure, Sandbox, default_sandbox
 
 
 @dataclass
@@ -30,7 +30,7 @@ class ProgramRun:
     """A program's run: its outcome (a ``sandbox.Outcome``) and full provenance."""
 
     program: str
-    outcome: Any
+    outcome: Outcome
     sites: list[CallSite] = field(default_factory=list)
     calls: list[NeuralCallTrace] = field(default_factory=list)
     rewritten_code: str | None = None
@@ -49,8 +49,8 @@ class ProgramRun:
         return self.outcome.value
 
     @property
-    def error(self) -> Any:
-        """The ``sandbox.ProgramFailure`` (kind, message, line, exception_type) or None."""
+    def error(self) -> ProgramFailure | None:
+        """The failure (kind, message, line, exception_type), or None."""
         return self.outcome.error
 
     @property
@@ -64,7 +64,6 @@ class ProgramRun:
 
     def to_json(self) -> dict[str, Any]:
         out = self.outcome
-        timings = getattr(out, "timings", None)
         return {
             "program": self.program,
             "title": self.title,
@@ -73,9 +72,8 @@ class ProgramRun:
             "ok": self.ok,
             "value": to_jsonable(self.value),
             "error": failure_json(self.error),
-            "stdout": getattr(out, "stdout", ""),
-            "timings": to_jsonable(vars(timings)) if timings is not None and hasattr(timings, "__dict__")
-            else to_jsonable(timings),
+            "stdout": out.stdout,
+            "timings": to_jsonable(vars(out.timings)),
             "seconds": self.seconds,
             "sites": sites_json(self.sites),
             "calls": [c.to_json() for c in self.calls],
@@ -129,7 +127,7 @@ class _NeuralHandler:
             site = self.parsed.sites[site_id]
             trace = NeuralCallTrace(order=-1, site=site.id, name=site.name, kind=site.kind, span=site.span,
                                     line=site.line, col=site.col, text=site.text, question="", columns=[],
-                                    rows=[], keys=[], n_rows=0, backend=getattr(self.backend, "name", "none"))
+                                    rows=[], keys=[], n_rows=0, backend=self.backend.name if self.backend is not None else "none")
             trace.prefetched = True
             trace.warnings.append("prefetched, but the program never made this call")
             self._record(trace, computed)
@@ -150,7 +148,7 @@ class _NeuralHandler:
                 order=order, site=site.id, name=site.name, kind=request.kind, span=site.span, line=site.line,
                 col=site.col, text=site.text, question=request.question, columns=request.columns,
                 rows=request.rows, keys=request.keys, n_rows=int(payload.get("n_rows", len(request.rows))),
-                backend=getattr(self.backend, "name", "none"))
+                backend=self.backend.name if self.backend is not None else "none")
             self.calls.append(trace)
         try:
             if self.backend is None:
@@ -195,7 +193,7 @@ class _NeuralHandler:
             trace.warnings.extend(answer.warnings)
 
 
-def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Any | None = None,
+def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Sandbox | None = None,
             title: str | None = None, cache: NeuralCache | None = None, allow_neural: bool = True,
             limits: Any | None = None, filename: str = "<program>", prefetch: bool | None = None,
             dedup: bool | None = None) -> ProgramRun:
@@ -214,7 +212,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     start = time.perf_counter()
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"execute needs a pandas DataFrame, got {type(table).__name__}")
-    backend_name = getattr(neural, "name", None) if neural is not None else None
+    backend_name = neural.name if neural is not None else None
     try:
         parsed = parse_program(program, filename=filename)
     except ProgramError as error:
@@ -232,16 +230,14 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     column_fixes = resolve_columns(module, list(table.columns))
     handler = _NeuralHandler(parsed, neural, cache if cache is not None else NeuralCache(), title)
     if sandbox is None:
-        from sandbox import default_sandbox  # type: ignore[import-not-found]
-
         sandbox = default_sandbox()
     kwargs: dict[str, Any] = {}
     if limits is not None:
         kwargs["limits"] = limits
     if prefetch is None:
-        prefetch = bool(getattr(neural, "prefetch", False))
+        prefetch = neural.prefetch if neural is not None else False
     if dedup is None:
-        dedup = bool(getattr(neural, "dedup", True))
+        dedup = neural.dedup if neural is not None else True
     requests = predictable_requests(parsed, table, title, dedup) if prefetch and neural is not None else []
     pool = ThreadPoolExecutor(max_workers=min(4, len(requests)), thread_name_prefix="binder-prefetch") \
         if requests else None
@@ -259,3 +255,9 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,
                       rewritten_code=rewritten_source(module), title=title, backend=backend_name,
                       seconds=time.perf_counter() - start, column_fixes=column_fixes)
+
+
+def failed_outcome(kind: str, message: str, line: int | None, exception_type: str | None = None) -> Outcome:
+    """The outcome of a program that never reached the sandbox (a syntax or policy failure)."""
+    return Outcome(ok=False, error=ProgramFailure(kind=kind, message=message,  # type: ignore[arg-type]
+                                                  line=line, exception_type=exception_type))

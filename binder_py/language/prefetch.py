@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.language.program import ParsedProgram
-from binder_py.language.requests import NeuralRequest, context_rows
+from binder_py.neural.requests import NeuralRequest, context_rows
 
 _SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 _CONDITIONAL = (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

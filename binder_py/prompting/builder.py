@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from binder_py.errors import BinderError
-from binder_py.prompting.defaults import marker_for, task_defaults
+from binder_py.prompting.defaults import marker_for
+from binder_py.tasks import task_profile
 from binder_py.prompting.exemplars import Exemplar, load_exemplars, load_instruction
 from binder_py.prompting.retrieval import Strategy, select_exemplars
 from binder_py.prompting.table_format import DEFAULT_MAX_CELL_CHARS, TableStyle, TableText
@@ -168,11 +169,11 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
     literals the model copies from a lower-cased prompt are lower-case.
     """
     marker = marker_for(mode)
-    defaults = task_defaults(task)
+    defaults = task_profile(task)
     if not isinstance(question, str) or not question.strip():
         raise BinderError("the question is empty; ask a question about the table")
-    pool = load_exemplars(task) if exemplars is None else list(exemplars)
-    instruction_text = load_instruction(task, mode) if instruction is None else instruction
+    pool = load_exemplars(defaults.prompts) if exemplars is None else list(exemplars)
+    instruction_text = load_instruction(defaults.prompts, mode) if instruction is None else instruction
     k = defaults.num_shots if num_shots is None else num_shots
     chosen = select_exemplars(pool, question, table, k=k, strategy=selection, mode=mode)
 

@@ -11,14 +11,15 @@ import ast
 import re
 import textwrap
 
-from binder_py.prompting.defaults import MARKERS, TASK_DEFAULTS
+from binder_py.prompting.defaults import MARKERS
+from binder_py.tasks import PROFILES
 
 __all__ = ["as_chat_messages", "extract_program"]
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _PYTHON_TAGS = {"python", "py", "python3", "pandas"}
 _PROSE = re.compile(r"[A-Za-z]{2,}[,;:]? +[A-Za-z]{2,}")
-_LEADING_LABELS = tuple(sorted({*MARKERS.values(), "Program:", "Binder:", *(d.question_label for d in TASK_DEFAULTS.values())}))
+_LEADING_LABELS = tuple(sorted({*MARKERS.values(), "Program:", "Binder:", *(p.question_label for p in PROFILES.values())}))
 
 
 def as_chat_messages(prompt: str, *, system: str | None = None) -> tuple[tuple[str, str], ...]:

@@ -15,7 +15,8 @@ import pandas as pd
 
 from binder_py.errors import BinderError
 from binder_py.prompting.builder import BuiltPrompt, TokenCounter, _one_line, fit_prompt, join_prompt
-from binder_py.prompting.defaults import E2E_DEFAULTS, task_defaults
+from binder_py.prompting.defaults import E2E_DEFAULTS
+from binder_py.tasks import task_profile
 from binder_py.prompting.exemplars import Exemplar, load_exemplars
 from binder_py.prompting.retrieval import Strategy, select_exemplars
 from binder_py.prompting.table_format import DEFAULT_MAX_CELL_CHARS, TableStyle, TableText
@@ -49,7 +50,7 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
     ``exemplar_rows=None`` shows exemplar tables in full (paper). Exemplars
     without an ``answer`` are skipped.
     """
-    defaults = task_defaults(task)
+    defaults = task_profile(task)
     if not isinstance(question, str) or not question.strip():
         raise BinderError("the question is empty; ask a question about the table")
     if max_output_tokens is None:

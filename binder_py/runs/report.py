@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
 from binder_py.runs.scoring import record_scores, score_prediction
@@ -120,18 +121,16 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
 
 def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     """The answer the run would have given with only its first ``k`` sampled programs."""
-    from binder_py.normalize import is_yes_no_question, key_text
-    from binder_py.vote import TABFACT_ANSWER_WEIGHTS, vote_prefix
+    from binder_py.normalize import key_text
+    from binder_py.vote import vote_prefix
 
-    task = config.get("task") or record.get("dataset") or "wikitq"
-    strategy = config.get("vote") or {"wikitq": "program_biased", "tabfact": "answer_biased"}.get(task, "majority")
-    yes_no = task == "tabfact" or is_yes_no_question(record.get("question") or "")
-    weights = TABFACT_ANSWER_WEIGHTS if strategy == "answer_biased" and task == "tabfact" else None
-    result = vote_prefix(vote_candidates(record), k, strategy=strategy, yes_no=yes_no, answer_weights=weights,
+    profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
+    strategy = profile.vote_strategy(config.get("vote"))  # the live run's rules (binder_py/pipeline/vote.py)
+    result = vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
+                         yes_no=profile.is_yes_no(record.get("question") or ""),
+                         answer_weights=profile.vote_weights(strategy, None),
                          neural_weight=float(config.get("neural_weight", 10.0)))
-    if task == "tabfact" and result.value is not None:
-        return key_text(result.key) in ("yes", "true")
-    return result.value
+    return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
 
 
 def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tuple[int, Accuracy]]:
@@ -153,7 +152,7 @@ def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tu
             prediction = revote(record, k, run.config)
             scores = score_prediction(task, record.get("question") or "", record.get("gold"), prediction,
                                       record.get("gold_canon"))
-            if task == "tabfact":
+            if task_profile(task).statements:
                 acc.add(scores["correct"], scores["correct"])
             else:
                 acc.add(scores["official"], scores["semantic"])

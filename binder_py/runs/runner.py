@@ -24,12 +24,13 @@ from typing import Any, Callable, Sequence
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
-from binder_py.lm.types import LMConfigError
+from binder_py.lm.types import LanguageModel, LMConfigError
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.scoring import record_scores, score_prediction
+from binder_py.tasks import BENCHMARK_TASKS, task_profile
 
-TASKS = ("wikitq", "tabfact")
+TASKS = BENCHMARK_TASKS
 
 
 @dataclass
@@ -60,7 +61,7 @@ class RunSummary:
 
     def format(self) -> str:
         task = self.config.get("task")
-        acc = (f"accuracy {100 * self.official_accuracy:.1f}%" if task == "tabfact" else
+        acc = (f"accuracy {100 * self.official_accuracy:.1f}%" if task and task_profile(task).statements else
                f"official {100 * self.official_accuracy:.1f}%, semantic {100 * self.semantic_accuracy:.1f}%")
         tokens = int(self.usage.get("prompt_tokens", 0) + self.usage.get("completion_tokens", 0))
         cached = int(self.usage.get("cached_prompt_tokens", 0) + self.usage.get("cached_completion_tokens", 0))
@@ -147,50 +148,6 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
-def _effective_n(n: int | None, mode: str, task: str, lm: Any) -> int:
-    from binder_py.ask import LOCAL_DEFAULT_N, is_local_model
-    from binder_py.prompting import task_defaults
-
-    if n is not None:
-        return n
-    if mode == "e2e":
-        return 1
-    return LOCAL_DEFAULT_N if is_local_model(lm) else task_defaults(task).n
-
-
-def _prebuild_neural(binder: Any, neural: Any, model: Any) -> None:
-    """Build the LM-backed neural backend up front (the same one ``Binder`` would build).
-
-    Works around ``Binder.neural`` building it lazily under the lock that ``Binder.lm``
-    takes too (a deadlock on the first program with a neural call); oracle and
-    callable backends are left to ``Binder``.
-    """
-    from binder_py.language import LMNeuralBackend
-
-    if neural is None or neural == "lm":
-        backend = LMNeuralBackend(model)
-    elif isinstance(neural, str) and neural.startswith("lm:"):
-        backend = LMNeuralBackend(binder._make_lm(neural[3:]))
-    else:
-        return
-    binder._neural_backend = backend
-
-
-def _effective_shots(shots: int | None, task: str, lm: Any) -> int:
-    from binder_py.ask import LOCAL_DEFAULT_SHOTS, is_local_model
-    from binder_py.prompting import task_defaults
-
-    if shots is not None:
-        return shots
-    return LOCAL_DEFAULT_SHOTS if is_local_model(lm) else task_defaults(task).num_shots
-
-
-def _api(lm: Any) -> str:
-    from binder_py.ask import is_chat_model
-
-    return "chat" if is_chat_model(lm) else "completions"
-
-
 def _spec_text(lm: Any) -> str | None:
     if lm is None:
         from binder_py.lm import default_spec
@@ -257,8 +214,9 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     """
     from binder_py.ask import Binder
 
-    if task not in TASKS:
-        raise BinderError(f"unknown task {task!r}; use one of {', '.join(TASKS)}")
+    if task not in BENCHMARK_TASKS:
+        raise BinderError(f"unknown task {task!r}; use one of {', '.join(BENCHMARK_TASKS)}")
+    profile = task_profile(task)
     out = Path(out).expanduser()
     spec = _spec_text(lm)
     replayed: Path | None = None
@@ -300,15 +258,15 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=False, **settings)
     model = binder.lm  # built now: a bad spec or key fails before anything runs
-    _prebuild_neural(binder, neural, model)
+    binder.neural  # and the neural backend (a bad oracle file fails now too)
     if isinstance(model, ReplayLM) and replayed_config.get("lm_api"):
         model.with_api(replayed_config["lm_api"])  # prompts are built as for the recorded model
-    vote_strategy = vote or {"wikitq": "program_biased", "tabfact": "answer_biased"}[task]
+    vote_strategy = profile.vote_strategy(vote)
     config = {
         "format": 1, "task": task, "split": split, "mode": mode, "lm": spec or model.name, "lm_name": model.name,
         "neural": neural if isinstance(neural, str) or neural is None else type(neural).__name__,
-        "n": _effective_n(n, mode, task, model), "seed": seed, "vote": vote_strategy, "shots": shots,
-        "shots_effective": _effective_shots(shots, task, model), "lm_api": _api(model),
+        "n": profile.effective_n(model, n, mode=mode), "seed": seed, "vote": vote_strategy, "shots": shots,
+        "shots_effective": profile.effective_shots(model, shots), "lm_api": model.capabilities.api,
         "neural_weight": binder.settings.neural_weight, "cache": cache, "limit": limit,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),
         "data_dir": str(resolved_data) if resolved_data is not None else None,
@@ -388,16 +346,14 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
             return
         u = summary.usage
         tokens = u["prompt_tokens"] + u["completion_tokens"]
-        acc = (f"{100 * summary.official_accuracy:.0f}%" if task == "tabfact" else
+        acc = (f"{100 * summary.official_accuracy:.0f}%" if task_profile(task).statements else
                f"sem {100 * summary.semantic_accuracy:.0f}% off {100 * summary.official_accuracy:.0f}%")
         bar.set_postfix_str(f"acc {acc} | {tokens / 1000:.1f}k tok, {int(u['requests'])} req, "
                             f"${u['cost_usd']:.3f} | err {summary.errors}", refresh=True)
 
     postfix()
     if concurrency is None:
-        from binder_py.ask import is_local_model
-
-        concurrency = 1 if is_local_model(model) else 4
+        concurrency = 1 if model.capabilities.embedded else 4
     concurrency = max(1, concurrency)
     stop = threading.Event()
 

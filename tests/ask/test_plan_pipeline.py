@@ -56,7 +56,7 @@ def model(programs):
 
 
 def ask(shirts, combine_tables=False, **settings):
-    from binder_py.language import LMNeuralBackend
+    from binder_py.neural import LMNeuralBackend
 
     lm = model([P1, P2, P1, PLAIN_PROGRAM, P3])
     neural = None if combine_tables else LMNeuralBackend(lm, combine_tables=False)  # None: the default backend

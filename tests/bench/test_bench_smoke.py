@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from benchmarks import macro, scale
-from benchmarks.questions import QUESTIONS
+from binder_py.bench import macro, scale
+from binder_py.bench.questions import QUESTIONS
 from binder_py.cli import main
 from binder_py.errors import BinderError
 

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from binder_py.language.outcome import _Failure, _Outcome, _Timings
+from sandbox import Outcome, ProgramFailure
 
 def real_sandbox_available() -> bool:
     try:
@@ -99,9 +99,9 @@ class InProcessSandbox:
             for frame in traceback.extract_tb(sys.exc_info()[2]):
                 if frame.filename == filename:
                     line = frame.lineno
-            return _Outcome(False, None, _Failure("runtime", f"{type(error).__name__}: {error}", line,
-                                                  type(error).__name__), "", False, _Timings())
-        return _Outcome(True, _plain_value(value), None, "", False, _Timings())
+            return Outcome(False, None, ProgramFailure("runtime", f"{type(error).__name__}: {error}", line,
+                                                       type(error).__name__))
+        return Outcome(True, _plain_value(value), None)
 
 
 def _plain_value(value: Any) -> Any:

@@ -7,7 +7,8 @@ import ast
 import pandas as pd
 import pytest
 
-from binder_py.language import OracleBackend, execute
+from binder_py.neural import OracleBackend
+from binder_py.language import execute
 from binder_py.language.columns import resolve_columns
 
 COLUMNS = ["made in", "Units Sold", "shirt", "team", "Team Name"]

@@ -6,8 +6,9 @@ import threading
 import pandas as pd
 import pytest
 
-from binder_py.language import CallableBackend, NeuralCache, OracleBackend, execute
-from binder_py.language.requests import NeuralRequest
+from binder_py.neural import CallableBackend, NeuralCache, OracleBackend
+from binder_py.language import execute
+from binder_py.neural.requests import NeuralRequest
 
 
 def run(runner, program, table, backend, **kw):
@@ -241,7 +242,7 @@ def test_single_flight_across_threads():
         calls.append(list(request.keys))
         started.set()
         release.wait(5)
-        from binder_py.language.backends import NeuralAnswer
+        from binder_py.neural.backends import NeuralAnswer
 
         return NeuralAnswer(answers={k: "yes" for k in request.keys})
 

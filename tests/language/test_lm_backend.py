@@ -2,9 +2,10 @@
 
 import pytest
 
-from binder_py.language import NeuralCache, execute
-from binder_py.language.lm_backend import LMNeuralBackend, parse_map_output
-from binder_py.language.requests import NeuralRequest, row_key
+from binder_py.neural import NeuralCache
+from binder_py.language import execute
+from binder_py.neural.lm_backend import LMNeuralBackend, parse_map_output
+from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.lm import ScriptedLM
 from binder_py.lm.types import Capabilities
 
@@ -144,8 +145,8 @@ def test_real_pool_is_loaded_by_default():
 
 
 def test_chat_models_get_demonstrations_as_turns():
-    from binder_py.language.lm_backend import LMNeuralBackend
-    from binder_py.language.requests import NeuralRequest
+    from binder_py.neural.lm_backend import LMNeuralBackend
+    from binder_py.neural.requests import NeuralRequest
     from binder_py.lm import ScriptedLM
 
     seen = []

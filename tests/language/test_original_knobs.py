@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from binder_py.language import CallableBackend, NeuralAnswer, execute
-from binder_py.language.lm_backend import LMNeuralBackend
+from binder_py.neural import CallableBackend, NeuralAnswer
+from binder_py.language import execute
+from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.language.prefetch import build_request
-from binder_py.language.requests import cell_text, context_rows, row_key
+from binder_py.neural.requests import cell_text, context_rows, row_key
 from binder_py.lm import ScriptedLM
 
 from test_lm_backend import answer_by, col_request, target_rows

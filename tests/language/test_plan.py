@@ -6,10 +6,11 @@ import re
 import pandas as pd
 import pytest
 
-from binder_py.language import CallableBackend, NeuralCache, OracleBackend, execute
-from binder_py.language.lm_backend import LMNeuralBackend, default_max_output_tokens, parse_multi_output
-from binder_py.language.plan import collect_requests, plan_neural_calls, supports_planning
-from binder_py.language.requests import NeuralRequest, row_key
+from binder_py.neural import CallableBackend, NeuralCache, OracleBackend
+from binder_py.language import execute
+from binder_py.neural.lm_backend import LMNeuralBackend, default_max_output_tokens, parse_multi_output
+from binder_py.neural.plan import collect_requests, plan_neural_calls, supports_planning
+from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.lm import ScriptedLM
 from binder_py.lm.types import Capabilities
 
@@ -327,7 +328,7 @@ def test_several_column_sets_are_asked_in_one_request(table):
 
 
 def test_parse_tables_output_reads_sections_by_label_and_row_id():
-    from binder_py.language.lm_backend import parse_tables_output
+    from binder_py.neural.lm_backend import parse_tables_output
 
     wanted = {"A": ({0: ["paris"], 1: ["tokyo"]}, 2), "B": ({2: ["red", "big"], 3: ["blue", "small"]}, 1)}
     text = ("/*\n0\tparis\tyes\t1\n"  # before any label: not read

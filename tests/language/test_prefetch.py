@@ -4,7 +4,8 @@ import threading
 
 import pandas as pd
 
-from binder_py.language import CallableBackend, NeuralCache, execute, parse_program
+from binder_py.neural import CallableBackend, NeuralCache
+from binder_py.language import execute, parse_program
 from binder_py.language.prefetch import predictable_requests
 
 

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from binder_py.language.requests import (cell_text, classify, normalize_key, parse_number, row_key, type_column,
+from binder_py.neural.requests import (cell_text, classify, normalize_key, parse_number, row_key, type_column,
                                          type_value)
 
 

@@ -3,7 +3,8 @@ import pytest
 
 from binder_py.errors import BinderError
 from binder_py.prompting.builder import build_parse_prompt
-from binder_py.prompting.defaults import parse_request, task_defaults
+from binder_py.prompting.defaults import parse_request
+from binder_py.tasks import task_profile as task_defaults
 from binder_py.prompting.templates import fill, template_text
 
 

@@ -10,7 +10,8 @@ import math
 
 import pytest
 
-from binder_py.language import OracleBackend, execute
+from binder_py.neural import OracleBackend
+from binder_py.language import execute
 from binder_py.prompting import available_tasks, load_exemplars
 
 CASES = [(task, ex) for task in available_tasks() for ex in load_exemplars(task)]

@@ -149,7 +149,7 @@ class ScaleResult:
 
 
 def _counting_backend() -> tuple[Any, dict[str, int]]:
-    from binder_py.language import CallableBackend, NeuralAnswer
+    from binder_py.neural import CallableBackend, NeuralAnswer
 
     seen = {"requests": 0, "rows": 0}
     lock = threading.Lock()
@@ -166,7 +166,7 @@ def _counting_backend() -> tuple[Any, dict[str, int]]:
 
 
 def _lm_responder(log: dict[str, int]) -> Any:
-    from benchmarks.macro import Responder
+    from binder_py.bench.macro import Responder
 
     lock = threading.Lock()
 
@@ -186,7 +186,8 @@ def _lm_responder(log: dict[str, int]) -> Any:
 
 def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *, check: bool = True
             ) -> ScaleResult:
-    from binder_py.language import LMNeuralBackend, NeuralCache, execute
+    from binder_py.neural import LMNeuralBackend, NeuralCache
+    from binder_py.language import execute
 
     rows = len(df)
     table_bytes = int(df.memory_usage(deep=True).sum())

@@ -43,11 +43,11 @@ from typing import Any
 import pandas as pd
 
 from binder_py.jsonable import to_jsonable
-from binder_py.language.backends import backend_cache_id
-from binder_py.language.cache import NeuralCache, Reservation
+from binder_py.neural.backends import NeuralBackend, PlanningBackend, backend_cache_id
+from binder_py.neural.cache import NeuralCache, Reservation
 from binder_py.language.prefetch import predictable_requests
 from binder_py.language.program import parse_program
-from binder_py.language.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest
 from binder_py.lm.types import LMContextTooLong, Usage
 
 
@@ -112,9 +112,9 @@ class NeuralPlan:
                 "warnings": list(self.warnings), "steps": [to_jsonable(s.to_json()) for s in self.steps]}
 
 
-def supports_planning(backend: Any) -> bool:
+def supports_planning(backend: NeuralBackend) -> bool:
     """The backend can answer several questions in one prompt (and sends distinct rows)."""
-    return callable(getattr(backend, "answer_many", None)) and bool(getattr(backend, "dedup", True))
+    return isinstance(backend, PlanningBackend) and backend.dedup
 
 
 def collect_requests(programs: Iterable[str], table: pd.DataFrame,
@@ -148,9 +148,10 @@ def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any
     several column sets in one prompt when they fit (``backend.plan_tables``)."""
     start = time.perf_counter()
     programs = list(programs)
-    plan = NeuralPlan(backend=str(getattr(backend, "name", type(backend).__name__)), programs=len(programs))
+    plan = NeuralPlan(backend=backend.name, programs=len(programs))
     if not supports_planning(backend):
         return plan
+    assert isinstance(backend, PlanningBackend)
     plan.predicted, requests = collect_requests(programs, table, title)
     backend_id = backend_cache_id(backend)
     groups: dict[tuple[str, ...], list[tuple[NeuralRequest, Reservation]]] = {}
@@ -168,8 +169,8 @@ def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any
     group_list = list(groups.values())
     packed: set[int] = set()
     if combine_tables is None:
-        combine_tables = bool(getattr(backend, "combine_tables", False))
-    if combine_tables and len(group_list) > 1 and callable(getattr(backend, "plan_tables", None)):
+        combine_tables = backend.combine_tables
+    if combine_tables and len(group_list) > 1:
         try:
             packs = backend.plan_tables([[r for r, _ in members] for members in group_list])
         except Exception as error:  # noqa: BLE001 - asked per column set instead

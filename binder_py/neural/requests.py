@@ -283,7 +283,7 @@ def type_value(answer: Any) -> Any:
         if not parts:
             return None
         series = type_column(parts)
-        return [None if pd.isna(v) else _plain(v) for v in series.tolist()]
+        return [None if pd.isna(v) else plain_scalar(v) for v in series.tolist()]
     kind, value = classify(answer)
     if kind == "na":
         return None
@@ -295,7 +295,8 @@ def type_value(answer: Any) -> Any:
     return value
 
 
-def _plain(value: Any) -> Any:
+def plain_scalar(value: Any) -> Any:
+    """A numpy scalar as the Python scalar it holds (anything else as it is)."""
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, np.integer):

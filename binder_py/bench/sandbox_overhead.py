@@ -1,7 +1,7 @@
 """Sandbox overhead: per-program cost of `Sandbox.run` against plain in-process
 `exec` of the same programs, and throughput with a warm worker pool.
 
-    python benchmarks/sandbox_overhead.py [--repeats 30] [--threads 4] [--total 200]
+    python -m binder_py.bench.sandbox_overhead [--repeats 30] [--threads 4] [--total 200]
 """
 from __future__ import annotations
 
@@ -12,12 +12,10 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
+import pandas as pd
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from sandbox import Sandbox  # noqa: E402
+from sandbox import Sandbox
 
 PROGRAMS = [
     'df.groupby("team")["score"].sum().idxmax()',

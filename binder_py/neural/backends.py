@@ -4,7 +4,7 @@
   "perfect neural module" ablations);
 * :class:`CallableBackend` — any Python function a user binds (the paper's
   appendix D: bind a specialised model);
-* :class:`binder_py.language.lm_backend.LMNeuralBackend` — the prompted LM.
+* :class:`binder_py.neural.lm_backend.LMNeuralBackend` — the prompted LM.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from binder_py.errors import BinderError
-from binder_py.language.requests import NeuralRequest, normalize_key
+from binder_py.neural.requests import NeuralRequest, normalize_key, plain_scalar
 from binder_py.lm.types import Usage
 
 
@@ -40,28 +40,46 @@ class NeuralAnswer:
 
 @runtime_checkable
 class NeuralBackend(Protocol):
-    """Answers neural requests. ``name`` is shown in traces; ``cache_id`` (optional, defaults
-    to ``name``) identifies the backend's answers in a shared :class:`NeuralCache`."""
+    """Answers neural requests.
+
+    ``name`` is shown in traces; ``cache_id`` identifies the backend's answers in a shared
+    :class:`NeuralCache`; ``prefetch``: a program's predictable requests are asked
+    concurrently while it starts; ``dedup``: each distinct row of an ``f_col`` context is
+    sent once (False: every row, like the original Binder).
+    """
 
     name: str
+    cache_id: str
+    prefetch: bool
+    dedup: bool
 
     def answer(self, request: NeuralRequest) -> NeuralAnswer: ...
 
 
-def backend_cache_id(backend: Any) -> str:
-    return str(getattr(backend, "cache_id", None) or getattr(backend, "name", None) or repr(backend))
+@runtime_checkable
+class PlanningBackend(NeuralBackend, Protocol):
+    """A backend that answers several questions, and several column sets, in one prompt
+    (what :mod:`binder_py.neural.plan` uses to answer a question's calls up front)."""
+
+    combine_tables: bool
+
+    def answer_many(self, requests: Sequence[NeuralRequest]) -> Any: ...
+
+    def plan_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[list[int]]: ...
+
+    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> Any: ...
+
+
+def backend_cache_id(backend: NeuralBackend) -> str:
+    return backend.cache_id
 
 
 def plain_answer(value: Any) -> Any:
     """An answer as plain data that can cross the sandbox boundary."""
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
+    if isinstance(value, np.generic):
+        return plain_scalar(value)
     if isinstance(value, (list, tuple)):
         return [plain_answer(v) for v in value]
     return str(value)
@@ -96,6 +114,8 @@ class OracleBackend:
         self._val_folded = {_norm_question(q): v for q, v in self._val.items()}
         digest = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
         self.cache_id = f"{name}:{digest}"
+        self.prefetch = False
+        self.dedup = True
         self.requests: list[NeuralRequest] = []  # every request answered, for tests and demos
         self._lock = threading.Lock()
 
@@ -138,6 +158,8 @@ class CallableBackend:
         self.fn = fn
         self.name = name
         self.cache_id = f"callable:{name}:{id(fn):x}"
+        self.prefetch = False
+        self.dedup = True
 
     @classmethod
     def per_row(cls, row_fn: Callable[[str, dict[str, str]], Any],

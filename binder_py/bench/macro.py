@@ -35,7 +35,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchmarks.questions import QUESTIONS, ScriptedQuestion
+from binder_py.bench.questions import QUESTIONS, ScriptedQuestion
 from binder_py.lm.accounting import estimate_tokens
 
 STRATEGIES = ("binder-py", "original")
@@ -190,44 +190,18 @@ class QuestionResult:
 
 def _binder(strategy: str, lm: Any, sandbox: Any, n: int) -> Any:
     from binder_py import Binder
-    from binder_py.language import LMNeuralBackend
+    from binder_py.neural import LMNeuralBackend
 
     if strategy == "original":
         neural = LMNeuralBackend(lm, chunk_rows=50, dedup=False, max_workers=1, prefetch=False)
+        # the original Binder executes every sampled program, identical ones included
         return Binder(lm=lm, neural=neural, sandbox=sandbox, cache=False, task="wikitq", n=n, concurrency=1,
-                      share_neural_cache=False, prefetch=False)
+                      share_neural_cache=False, prefetch=False, group_identical=False)
     return Binder(lm=lm, neural=LMNeuralBackend(lm), sandbox=sandbox, cache=False, task="wikitq", n=n)
 
 
-def _ask(strategy: str, binder: Any, example: Any) -> Any:
-    if strategy != "original":
-        return binder.ask(example.load_table(), example.question, example.title, question_id=example.id)
-    return _EverySample(binder, binder.settings, example.load_table(), example.question, example.title,
-                        example.id).answer()
-
-
-def _every_sample_class() -> type:
-    from binder_py.answer import Candidate
-    from binder_py.ask import _Question
-
-    class EverySample(_Question):
-        """The original Binder executes every sampled program, identical ones included."""
-
-        def _group(self, programs, origin="sample", first_order=0):  # type: ignore[no-untyped-def]
-            return [Candidate(program=p, count=1, origin=origin, sample_orders=(first_order + i,), mean_logprob=lp)
-                    for i, (p, lp) in enumerate(programs)]
-
-    return EverySample
-
-
-class _Lazy:
-    cls: type | None = None
-
-
-def _EverySample(*args: Any) -> Any:  # noqa: N802 - a lazily built class
-    if _Lazy.cls is None:
-        _Lazy.cls = _every_sample_class()
-    return _Lazy.cls(*args)
+def _ask(binder: Any, example: Any) -> Any:
+    return binder.ask(example.load_table(), example.question, example.title, question_id=example.id)
 
 
 def run_strategy(strategy: str, examples: list[Any], *, latency: float, n: int, sandbox: Any,
@@ -245,7 +219,7 @@ def run_strategy(strategy: str, examples: list[Any], *, latency: float, n: int, 
         for example in examples:
             before_req, before_log = server.request_count, len(responder.log)
             t0 = time.perf_counter()
-            answer = _ask(strategy, binder, example)
+            answer = _ask(binder, example)
             seconds = time.perf_counter() - t0
             log = responder.log[before_log:]
             overheads = []

@@ -9,7 +9,7 @@ left NA with a warning.
 
 :meth:`LMNeuralBackend.answer_many` asks SEVERAL ``f_col`` questions about the same
 context columns in one prompt (one answer column per question); the question-level
-planner (:mod:`binder_py.language.plan`) uses it to answer the predictable calls of all
+planner (:mod:`binder_py.neural.plan`) uses it to answer the predictable calls of all
 candidate programs of a question before they run. :meth:`LMNeuralBackend.answer_tables`
 goes one step further: several column sets in ONE prompt, each a labelled sub-table
 (Table A, B, ...) with its own rows and questions, read back section by section by label
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from binder_py.errors import BinderError
-from binder_py.language.backends import NeuralAnswer
-from binder_py.language.requests import NeuralRequest
+from binder_py.neural.backends import NeuralAnswer
+from binder_py.neural.requests import NeuralRequest
 from binder_py.lm.types import LanguageModel, LMContextTooLong, LMRequest, Usage
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from binder_py.language.backends import NeuralAnswer
-from binder_py.language.requests import NeuralRequest
+from binder_py.neural.backends import NeuralAnswer
+from binder_py.neural.requests import NeuralRequest
 
 
 @dataclass

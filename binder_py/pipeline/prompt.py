@@ -1,0 +1,28 @@
+"""Stage 1, prompt: the parse prompt (program modes) or the end-to-end prompt, fitted to the model's context."""
+
+from __future__ import annotations
+
+from binder_py.errors import BinderError
+from binder_py.lm.types import LMContextTooLong
+from binder_py.pipeline.state import QuestionState
+from binder_py.prompting import build_e2e_prompt, build_parse_prompt
+
+
+def build_prompt(state: QuestionState) -> QuestionState:
+    lm, settings = state.lm, state.settings
+    common = dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
+                  count_tokens=lm.count_tokens, context_window=lm.context_window or 4096,
+                  lowercase=state.lowercased)
+    try:
+        if settings.mode == "e2e":
+            prompt = build_e2e_prompt(state.profile.name, state.table, state.question, state.title, **common)
+        else:
+            prompt = build_parse_prompt(state.profile.name, state.table, state.question, title=state.title,
+                                        mode=settings.mode, max_output_tokens=state.max_tokens, **common)
+    except LMContextTooLong as error:  # pragma: no cover - the builders count first
+        raise BinderError(str(error)) from error
+    warnings = state.warnings
+    if prompt.dropped_exemplars or prompt.table_rows_shown < prompt.table_rows_total:
+        warnings += (f"the prompt was fitted to {lm.name}'s context: dropped {len(prompt.dropped_exemplars)} "
+                     f"exemplar(s), showed {prompt.table_rows_shown} of {prompt.table_rows_total} rows",)
+    return state.evolve(prompt=prompt, warnings=warnings)

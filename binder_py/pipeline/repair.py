@@ -1,0 +1,79 @@
+"""Stage 5, repair (execution-guided decoding): when fewer than k samples succeeded, the most
+sampled failing programs go back to the model with their error, once each; the new programs
+are planned and run like the samples."""
+
+from __future__ import annotations
+
+import math
+
+from binder_py.answer import Candidate
+from binder_py.errors import BinderError
+from binder_py.pipeline.plan import plan_candidates
+from binder_py.pipeline.run import run_programs
+from binder_py.pipeline.sample import complete, program_identity, program_request
+from binder_py.pipeline.state import QuestionState
+from binder_py.prompting import build_repair_prompt, extract_program
+
+
+def repair_request(error_message: str) -> str:
+    """What a chat model is told after its program failed (the error, then a request for a fix)."""
+    return (f"That program failed: {error_message}\nWrite a corrected program for the same question and table: "
+            "only the code, no explanation, no blank lines.")
+
+
+def failure_message(candidate: Candidate) -> str:
+    error = candidate.error
+    if error is not None:
+        where = f" (line {error.line})" if error.line else ""
+        return f"{error.kind} error{where}: {error.message}"
+    return "the program returned an empty result (None, an empty table or an empty list)"
+
+
+def repair(state: QuestionState) -> QuestionState:
+    settings, lm, prompt = state.settings, state.lm, state.prompt
+    candidates = [c for c in state.candidates if c.origin != "e2e"]
+    n = sum(c.count for c in candidates)
+    if not candidates or settings.repair_attempts <= 0:
+        return state
+    k = settings.repair_below if settings.repair_below is not None else max(1, math.ceil(n / 4))
+    succeeded = sum(c.count for c in candidates if state.succeeded(c))
+    if succeeded >= k:
+        return state
+    index_of = {id(c): i for i, c in enumerate(state.candidates)}
+    failing = sorted((c for c in candidates if not state.succeeded(c)), key=lambda c: -c.count)
+    failing = failing[: settings.repair_attempts]
+    if not failing:
+        return state
+    state.services.say(f"{succeeded} of {n} program(s) succeeded; repairing {len(failing)}")
+    known = {program_identity(c.program) for c in candidates}
+    chat = lm.capabilities.chat and prompt.messages
+    repaired: list[Candidate] = []
+    order = n
+    warnings = state.warnings
+    for candidate in failing:
+        message = failure_message(candidate)
+        try:
+            text = build_repair_prompt(prompt, candidate.program, message, count_tokens=lm.count_tokens,
+                                       context_window=lm.context_window or None, max_output_tokens=state.max_tokens)
+        except BinderError as error:
+            warnings += (f"repair skipped: {error}",)
+            continue
+        # a chat model sees its own program as its turn and the error as the user's reply
+        turns = prompt.messages + (("assistant", candidate.program), ("user", repair_request(message))) \
+            if chat else None
+        completion, state = complete(state, program_request(state, text, n=1, temperature=0.0, messages=turns),
+                                     "repair")
+        program = extract_program(completion.text)
+        if not program.strip() or program_identity(program) in known:
+            continue
+        known.add(program_identity(program))
+        repaired.append(Candidate(program=program, count=1, origin="repair", sample_orders=(order,),
+                                  mean_logprob=completion.choices[0].mean_logprob if completion.choices else None,
+                                  repaired_from=index_of[id(candidate)]))
+        order += 1
+    state = state.evolve(warnings=warnings)
+    if not repaired:
+        return state
+    state = plan_candidates(state, repaired)
+    done, state = run_programs(state, repaired)
+    return state.evolve(candidates=state.candidates + done)

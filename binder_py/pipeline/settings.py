@@ -1,0 +1,57 @@
+"""What shapes how one question is answered: :class:`AskSettings` (``None`` = the task profile's default)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from binder_py.errors import BinderError
+
+#: binder: programs with neural calls; python: plain pandas (the paper's Codex-Python baseline);
+#: e2e: the model answers from the table directly
+MODES = ("binder", "python", "e2e")
+VOTE_STRATEGIES = ("majority", "probability", "answer_biased", "program_biased")
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    """Everything that shapes how one question is answered (``None`` = the task's default)."""
+
+    task: str = "analyst"  # the task profile: analyst (your own data) | wikitq | tabfact
+    mode: str = "binder"  # binder | python | e2e
+    n: int | None = None  # candidate programs sampled (the profile's n; fewer for the embedded model)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    num_shots: int | None = None
+    selection: str = "bm25"  # fixed | bm25 | bleu
+    table_style: str = "binder"  # binder | pandas
+    lowercase: bool | None = None  # lower-case text cells (prompt and executed table); task default
+    vote: str | None = None  # majority | probability | answer_biased | program_biased; task default
+    neural_weight: float = 10.0
+    answer_weights: Mapping[str, float] | None = None
+    drop_failed: bool = True
+    drop_empty: bool = True
+    repair_below: int | None = None  # repair when fewer than k samples succeed; default ceil(n / 4)
+    repair_attempts: int = 3  # failing programs re-prompted in the repair round
+    seed: int | None = None
+    concurrency: int = 8  # candidate programs executing at once
+    share_neural_cache: bool = True  # False: every program asks its own neural calls (original Binder)
+    prefetch: bool | None = None  # answer a program's independent neural calls concurrently (None: backend's default)
+    # answer the predictable f_col calls of ALL candidates before they run, several questions per prompt
+    # (binder mode, a planning backend, and only with share_neural_cache; see binder_py/neural/plan.py)
+    plan_neural: bool = True
+    # identical programs run once and vote with their count (False: every sample runs, like the original)
+    group_identical: bool = True
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise BinderError(f"unknown mode {self.mode!r}; use one of {', '.join(MODES)}")
+        if self.vote is not None and self.vote not in VOTE_STRATEGIES:
+            raise BinderError(f"unknown vote strategy {self.vote!r}; use one of {', '.join(VOTE_STRATEGIES)}")
+        if self.n is not None and self.n < 1:
+            raise BinderError(f"n must be at least 1, got {self.n}")
+        if self.concurrency < 1:
+            raise BinderError(f"concurrency must be at least 1, got {self.concurrency}")
+        from binder_py.tasks import task_profile
+
+        task_profile(self.task)  # an unknown task fails here, with the known ones

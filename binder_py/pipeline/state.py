@@ -1,0 +1,94 @@
+"""The state one question carries through the stages, and the services the stages share.
+
+A stage takes a :class:`QuestionState` and returns the next one (``dataclasses.replace``);
+records a stage has produced (candidates, their runs, the plan) are never changed
+afterwards: a later stage makes new ones.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+from binder_py.answer import Answer, Candidate
+from binder_py.lm.types import LanguageModel, Usage
+from binder_py.neural.backends import NeuralBackend
+from binder_py.neural.cache import NeuralCache
+from binder_py.neural.plan import NeuralPlan
+from binder_py.pipeline.settings import AskSettings
+from binder_py.tasks import TaskProfile
+from sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the stages use but do not own. ``neural`` builds the neural backend on first use
+    (only a question whose programs make neural calls needs one)."""
+
+    lm: LanguageModel
+    neural: Callable[[], NeuralBackend]
+    sandbox: Callable[[], Sandbox]
+    neural_cache: NeuralCache
+    progress: bool = False
+
+    def say(self, message: str) -> None:
+        if self.progress:
+            print(f"binder-py: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class QuestionState:
+    """One question on its way through the pipeline."""
+
+    question: str
+    table: pd.DataFrame  # as programs see it (text cells lower-cased when the profile says so)
+    original_table: pd.DataFrame  # as the user gave it
+    title: str | None
+    tags: Mapping[str, str]
+    settings: AskSettings
+    profile: TaskProfile
+    services: Services
+    lowercased: bool
+    started: float
+    prompt: Any = None  # prompting.BuiltPrompt (program modes) or prompting.e2e prompt (e2e)
+    candidates: tuple[Candidate, ...] = ()
+    plan: NeuralPlan | None = None
+    neural_name: str | None = None  # the neural backend that answered, once one was built
+    usage: Usage = field(default_factory=Usage)
+    warnings: tuple[str, ...] = ()
+    timings: Mapping[str, float] = field(default_factory=dict)
+    answer: Answer | None = None
+
+    def evolve(self, **changes: Any) -> QuestionState:
+        return replace(self, **changes)
+
+    # --- rules the stages share -------------------------------------------------------
+    @property
+    def lm(self) -> LanguageModel:
+        return self.services.lm
+
+    @property
+    def n(self) -> int:
+        return self.profile.effective_n(self.lm, self.settings.n, mode=self.settings.mode)
+
+    @property
+    def shots(self) -> int:
+        return self.profile.effective_shots(self.lm, self.settings.num_shots)
+
+    @property
+    def max_tokens(self) -> int:
+        return self.settings.max_tokens or self.profile.max_tokens
+
+    @property
+    def yes_no(self) -> bool:
+        return self.profile.is_yes_no(self.question)
+
+    def succeeded(self, candidate: Candidate) -> bool:
+        """The candidate ran and gave a non-empty answer."""
+        from binder_py.normalize import normalize_answer
+
+        return candidate.ok and not normalize_answer(candidate.value, yes_no=self.yes_no).is_empty

@@ -1,0 +1,52 @@
+"""Stage 6, vote: candidates' answers are normalised and voted (:mod:`binder_py.vote`) under the
+task's strategy; the state gets its :class:`~binder_py.answer.Answer`."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from binder_py.answer import Answer, Candidate
+from binder_py.normalize import key_text, normalize_answer
+from binder_py.pipeline.state import QuestionState
+from binder_py.vote import VoteCandidate, vote
+
+
+def vote_candidates(state: QuestionState) -> QuestionState:
+    settings, profile = state.settings, state.profile
+    strategy = profile.vote_strategy(settings.vote)
+    voters = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
+                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
+                            sample_orders=c.sample_orders) for c in state.candidates]
+    result = vote(voters, strategy=strategy, yes_no=state.yes_no,  # type: ignore[arg-type]
+                  answer_weights=profile.vote_weights(strategy, settings.answer_weights),
+                  neural_weight=settings.neural_weight, drop_empty=settings.drop_empty,
+                  drop_failed=settings.drop_failed)
+    shares = {key_text(s.key): s for s in result.distribution}
+    candidates = tuple(_with_vote(c, state, shares) for c in state.candidates)
+    warnings = state.warnings
+    if not result.distribution:
+        warnings += ("no candidate produced an answer: every program failed or returned nothing "
+                     "(see the candidates' errors)",)
+    prompt = state.prompt
+    prompt_info = {"exemplar_ids": list(prompt.exemplar_ids), "dropped_exemplars": list(prompt.dropped_exemplars),
+                   "table_rows_shown": prompt.table_rows_shown, "table_rows_total": prompt.table_rows_total,
+                   "prompt_tokens": prompt.prompt_tokens, "lowercased_table": state.lowercased}
+    timings = {**state.timings, "total": time.perf_counter() - state.started}
+    answer = Answer(question=state.question, value=profile.final_value(result.value, key_text(result.key) if result.key is not None else ""),
+                    confidence=result.confidence, candidates=list(candidates), distribution=list(result.distribution),
+                    usage=state.usage, mode=settings.mode, task=profile.name, title=state.title,
+                    table=state.original_table, prompt=prompt_info, timings=timings,
+                    warnings=list(dict.fromkeys(warnings)), lm=state.lm.name,
+                    neural=state.neural_name if settings.mode == "binder" else None, plan=state.plan)
+    return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer)
+
+
+def _with_vote(candidate: Candidate, state: QuestionState, shares: dict) -> Candidate:
+    settings = state.settings
+    normalized = normalize_answer(candidate.value, yes_no=state.yes_no)
+    answer_key = key_text(normalized.key)
+    eligible = (candidate.ok or not settings.drop_failed) and (not normalized.is_empty or not settings.drop_empty)
+    voted = bool(eligible and answer_key in shares)
+    votes = shares[answer_key].weight * candidate.count / max(1, shares[answer_key].count) if voted else 0.0
+    return replace(candidate, answer_key=answer_key, voted=voted, votes=votes)

@@ -1,0 +1,108 @@
+"""A task profile: every rule that depends on the task, in one record.
+
+The paper's settings (appendix A.2, table 8) for its two benchmarks, and ``analyst`` (not in
+the paper) for a user's own data:
+
+=========  ===========  =====  ==========  ======  =========  ==============  ==============
+task       temperature  n      max_tokens  stop    num_shots  question label  vote
+=========  ===========  =====  ==========  ======  =========  ==============  ==============
+wikitq     0.4          20     512         "\\n\\n"  14         ``Q:``          program_biased
+tabfact    0.6          50     512         "\\n\\n"  14         ``Statement:``  answer_biased
+analyst    0.4          20     512         "\\n\\n"  14         ``Q:``          majority
+=========  ===========  =====  ==========  ======  =========  ==============  ==============
+
+``top_p`` is 1.0 everywhere. WikiTQ and TabFact show tables with lower-cased text cells
+(the paper's normalisation); ``analyst`` keeps cells as entered. The embedded local model
+(``Capabilities.embedded``) samples :attr:`TaskProfile.embedded_n` programs from
+:attr:`TaskProfile.embedded_shots` exemplars: its prompt reading is slow on a laptop.
+
+Nothing outside this package compares task names: callers ask a profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from binder_py.lm.types import LanguageModel
+
+
+def _frozen(mapping: Mapping[str, float] | None) -> Mapping[str, float] | None:
+    return MappingProxyType(dict(mapping)) if mapping is not None else None
+
+
+@dataclass(frozen=True)
+class TaskProfile:
+    """How one task is prompted, sampled, voted and scored."""
+
+    name: str
+    #: the folder of parse prompts under ``prompts/parse/``
+    prompts: str
+    temperature: float = 0.4
+    top_p: float = 1.0
+    n: int = 20
+    max_tokens: int = 512
+    stop: tuple[str, ...] = ("\n\n",)
+    num_shots: int = 14
+    question_label: str = "Q:"
+    #: candidates and exemplars when the program-writing model is the embedded one
+    embedded_n: int = 5
+    embedded_shots: int = 4
+    #: what the end-to-end prompt asks for after ``A:``, and what it asks the model to do
+    e2e_answer_format: str = "the answer; separate several values with \" | \""
+    e2e_task: str = "answer the question"
+    #: lower-case text cells of the table (prompt and executed table), as the paper does
+    lowercase_cells: bool = True
+    #: the default vote strategy and the per-answer weights it applies (``answer_biased``)
+    vote: str = "majority"
+    answer_weights: Mapping[str, float] | None = None
+    #: every input is a statement whose answer is yes/no (TabFact), whatever its wording
+    statements: bool = False
+    #: the evaluator that scores a prediction against gold (``binder_py.evaluate``)
+    evaluator: str = "denotation"
+    #: the dataset loader that holds this task's benchmark (``binder_py.datasets``), if any
+    dataset: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "answer_weights", _frozen(self.answer_weights))
+
+    # --- rules --------------------------------------------------------------------------
+    def effective_n(self, lm: LanguageModel, requested: int | None, *, mode: str = "binder") -> int:
+        """Candidates sampled per question: what was asked, else 1 for end-to-end answers,
+        else the embedded model's or the task's default."""
+        if requested is not None:
+            return requested
+        if mode == "e2e":
+            return 1
+        return self.embedded_n if lm.capabilities.embedded else self.n
+
+    def effective_shots(self, lm: LanguageModel, requested: int | None) -> int:
+        """Exemplars shown in the parse prompt."""
+        if requested is not None:
+            return requested
+        return self.embedded_shots if lm.capabilities.embedded else self.num_shots
+
+    def vote_strategy(self, requested: str | None) -> str:
+        return requested or self.vote
+
+    def vote_weights(self, strategy: str, requested: Mapping[str, float] | None) -> Mapping[str, float] | None:
+        """The answer weights a vote applies: what was asked, else the task's when its own
+        strategy is used (TabFact's four votes for "entailed" under ``answer_biased``)."""
+        if requested is not None:
+            return requested
+        return self.answer_weights if strategy == "answer_biased" else None
+
+    def is_yes_no(self, question: str) -> bool:
+        """Is the answer to ``question`` yes/no (answers are then normalised as such)?"""
+        from binder_py.normalize import is_yes_no_question
+
+        return self.statements or is_yes_no_question(question)
+
+    def final_value(self, value: Any, key: str) -> Any:
+        """The answer as the task reports it: a statement's verdict is True/False."""
+        if self.statements and value is not None:
+            return key in ("yes", "true")
+        return value
