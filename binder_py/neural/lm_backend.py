@@ -18,185 +18,20 @@ and row_id (``combine_tables``; :meth:`LMNeuralBackend.plan_tables` says what fi
 
 from __future__ import annotations
 
-import json
-import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from binder_py.errors import BinderError
-from binder_py.neural.backends import NeuralAnswer
-from binder_py.neural.requests import NeuralRequest
 from binder_py.lm.types import LanguageModel, LMContextTooLong, LMRequest, Usage
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _tokens(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def _read_prompt(name: str) -> str:
-    return resources.files("prompts").joinpath("neural", name).read_text(encoding="utf-8")
-
-
-def load_pool(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """The demonstration pool (``prompts/neural/pool.jsonl`` by default); ``[]`` when absent."""
-    try:
-        if path is None:
-            text = resources.files("prompts").joinpath("neural", "pool.jsonl").read_text(encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        return []
-    items = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise BinderError(f"neural pool line {n} is not JSON: {error}") from None
-    return items
-
-
-def _cell(text: Any) -> str:
-    return " ".join(str(text).split())
-
-
-def render_table(columns: Sequence[str], rows: Sequence[Sequence[str]], ids: Sequence[int] | None = None,
-                 extra: Sequence[str] | None = None, extra_header: str | None = None) -> str:
-    header = (["row_id"] if ids is not None else []) + [_cell(c) for c in columns]
-    if extra_header is not None:
-        header.append(_cell(extra_header))
-    lines = ["\t".join(header)]
-    for i, row in enumerate(rows):
-        cells = ([str(ids[i])] if ids is not None else []) + [_cell(c) for c in row]
-        if extra is not None:
-            cells.append(_cell(extra[i]))
-        lines.append("\t".join(cells))
-    return "\n".join(lines)
-
-
-@dataclass
-class _Parsed:
-    answers: dict[int, str] = field(default_factory=dict)
-    extra: list[str] = field(default_factory=list)
-    duplicate: list[int] = field(default_factory=list)
-    unparsed: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _ParsedMany:
-    answers: dict[int, list[str]] = field(default_factory=dict)  # row_id -> one answer per question
-    extra: list[str] = field(default_factory=list)
-    duplicate: list[int] = field(default_factory=list)
-    unparsed: list[str] = field(default_factory=list)
-
-
-def _split_fields(raw: str) -> list[str]:
-    line = raw.strip()
-    fields = [f.strip() for f in line.split("\t")]
-    if len(fields) == 1:
-        fields = [f.strip() for f in re.split(r"\s{2,}", line)]
-    return fields
-
-
-def _multi_line(raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> tuple[str, int, list[str]]:
-    """Read one line of a multi-question output: (status, row_id, answers), status one of
-    ``skip`` (blank, comment, header), ``unparsed``, ``extra`` (a row_id not asked for), ``ok``."""
-    line = raw.strip()
-    if not line or line.startswith("/*") or line.startswith("*/") or line.startswith("```") \
-            or line.lower().startswith("row_id"):
-        return "skip", -1, []
-    fields = _split_fields(raw)
-    m = re.match(r"^(\d+)\.?$", fields[0])
-    if not m or len(fields) < 2:
-        return "unparsed", -1, []
-    rid = int(m.group(1))
-    if rid not in rows_by_id:
-        return "extra", rid, []
-    rest = fields[1:]
-    cells = [_cell(c).lower() for c in rows_by_id[rid]]
-    if len(rest) == len(cells) + n_questions:
-        return "ok", rid, rest[len(cells):]
-    if len(rest) == n_questions and [_cell(f).lower() for f in rest[:len(cells)]] != cells:
-        return "ok", rid, rest  # the answers alone (a row copied with answers missing is not read)
-    return "unparsed", rid, []
-
-
-def _add_multi_line(parsed: _ParsedMany, raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> None:
-    status, rid, answers = _multi_line(raw, rows_by_id, n_questions)
-    if status == "unparsed":
-        parsed.unparsed.append(raw.strip())
-    elif status == "extra":
-        parsed.extra.append(raw.strip())
-    elif status == "ok":
-        if rid in parsed.answers:
-            parsed.duplicate.append(rid)
-        else:
-            parsed.answers[rid] = answers
-
-
-def parse_multi_output(text: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> _ParsedMany:
-    """Parse a multi-question QA-map output: each line ``row_id<TAB>cells...<TAB>answer1...<TAB>answerK``.
-
-    Rows are matched by row_id. A line is read only when it has exactly the row's cells
-    plus ``n_questions`` answers, or exactly ``n_questions`` answers after the row_id (the
-    cells left out); any other shape is ambiguous (which answer belongs to which question?)
-    and the row counts as not answered."""
-    parsed = _ParsedMany()
-    for raw in text.splitlines():
-        _add_multi_line(parsed, raw, rows_by_id, n_questions)
-    return parsed
-
-
-#: a section label line of a multi-table output: ``Table A`` (``Table A:``, ``**Table A**``, ...)
-_LABEL = re.compile(r"^[#*\s]*table\s+([A-Za-z]{1,2})\s*(?::[^\t]*)?[*\s]*$", re.IGNORECASE)
-
-
-@dataclass
-class _ParsedTables:
-    sections: dict[str, _ParsedMany] = field(default_factory=dict)  # label -> its rows
-    unlabelled: list[str] = field(default_factory=list)  # row lines before any label
-    unknown_labels: list[str] = field(default_factory=list)  # labels not asked for (their lines ignored)
-    repeated_labels: list[str] = field(default_factory=list)
-
-
-def parse_tables_output(text: str, sections: dict[str, tuple[dict[int, Sequence[str]], int]]) -> _ParsedTables:
-    """Parse a multi-table QA-map output: sections introduced by a label line (``Table A``),
-    each read like :func:`parse_multi_output` against ITS OWN rows and questions
-    (``sections``: label -> (rows by row_id, number of questions)). Lines before any label,
-    under a label not asked for, or whose row_id is not one of the current section's rows
-    (a row written under the wrong label) are not read; never matched by position."""
-    parsed = _ParsedTables(sections={label: _ParsedMany() for label in sections})
-    current: str | None = None
-    seen: set[str] = set()
-    for raw in text.splitlines():
-        m = _LABEL.match(raw.strip())
-        if m:
-            label = m.group(1).upper()
-            if label not in sections:
-                parsed.unknown_labels.append(label)
-                current = ""
-            else:
-                if label in seen:
-                    parsed.repeated_labels.append(label)
-                seen.add(label)
-                current = label
-            continue
-        if current is None:
-            if _multi_line(raw, {}, 1)[0] != "skip":
-                parsed.unlabelled.append(raw.strip())
-            continue
-        if current == "":
-            continue
-        rows_by_id, n_questions = sections[current]
-        _add_multi_line(parsed.sections[current], raw, rows_by_id, n_questions)
-    return parsed
+from binder_py.neural.backends import NeuralAnswer
+from binder_py.neural.parse import _Parsed, parse_map_output, parse_multi_output, parse_tables_output
+from binder_py.neural.render import (cell_text, chat_turns, fill_template, fill_until_output, load_pool,
+                                     load_templates, rank_demonstrations, render_table)
+from binder_py.neural.requests import NeuralRequest
 
 
 @dataclass
@@ -244,75 +79,13 @@ class ManyAnswer:
     warnings: list[str] = field(default_factory=list)
 
 
-def default_max_output_tokens(lm: Any) -> int:
+def default_max_output_tokens(lm: LanguageModel) -> int:
     """The output budget of one neural request: 1,024 tokens for the embedded local model and
     models with a context of 8k tokens or less, 4,096 for larger (remote) models."""
     window = lm.context_window
     if lm.capabilities.embedded or (0 < window <= 8192):
         return 1024
     return 4096
-
-
-def parse_map_output(text: str, rows_by_id: dict[int, Sequence[str]]) -> _Parsed:
-    """Parse a QA-map output table: each line ``row_id<TAB>cells...<TAB>answer``, keyed by row_id."""
-    parsed = _Parsed()
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("/*") or line.startswith("*/") or line.lower().startswith("row_id"):
-            continue
-        fields = [f.strip() for f in raw.strip().split("\t")]
-        if len(fields) == 1:
-            fields = [f.strip() for f in re.split(r"\s{2,}", line)]
-        if len(fields) == 1:
-            m = re.match(r"^(\d+)\.?\s+(.*)$", line)
-            fields = [m.group(1), m.group(2)] if m else fields
-        m = re.match(r"^(\d+)\.?$", fields[0])
-        if not m or len(fields) < 2:
-            parsed.unparsed.append(line)
-            continue
-        rid = int(m.group(1))
-        if rid not in rows_by_id:
-            parsed.extra.append(line)
-            continue
-        cells = [_cell(c) for c in rows_by_id[rid]]
-        rest = fields[1:]
-        if [_cell(f) for f in rest] == cells and cells:
-            parsed.unparsed.append(line)  # the row copied without an answer
-            continue
-        if rid in parsed.answers:
-            parsed.duplicate.append(rid)
-            continue
-        parsed.answers[rid] = rest[-1]
-    return parsed
-
-
-#: where a demonstration's answer starts (the end of the "QA map@"/"QA ans@" line)
-_OUTPUT_MARKERS = ("QA map@ output:", "QA ans@ output:")
-
-
-def _is_chat(lm: LanguageModel) -> bool:
-    return lm.capabilities.chat
-
-
-def chat_turns(prompt: str) -> tuple[tuple[str, str], ...]:
-    """A neural-call prompt as chat turns: the instruction as the system message, each
-    demonstration as a user turn (table and question) answered by an assistant turn (its
-    output), and the target as the last user turn. Chat models answer one long user message
-    with prose; as turns they continue the pattern (see docs/LANGUAGE.md)."""
-    parts = [p for p in prompt.split("\n\n\n") if p.strip()]
-    if len(parts) < 2:
-        return (("user", prompt.strip()),)
-    turns: list[tuple[str, str]] = [("system", parts[0].strip())]
-    for part in parts[1:]:
-        cut = max(part.rfind(m) + len(m) if m in part else -1 for m in _OUTPUT_MARKERS)
-        if cut < 0:
-            turns.append(("user", part.strip()))
-            continue
-        question, answer = part[:cut].strip(), part[cut:].strip()
-        turns.append(("user", question))
-        if answer.endswith("*/") or (answer and not answer.startswith("/*")):
-            turns.append(("assistant", answer))  # a demonstration; the target's answer is left to the model
-    return tuple(turns)
 
 
 class LMNeuralBackend:
@@ -324,7 +97,7 @@ class LMNeuralBackend:
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
                  max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8):
         self.lm = lm
-        self.name = f"lm:{getattr(lm, 'name', type(lm).__name__)}"
+        self.name = f"lm:{lm.name}"
         self.cache_id = self.name
         self.prefetch = prefetch  # execute() asks predictable requests of a program concurrently
         # the original Binder's knobs (binder-py bench): fixed chunks of ``chunk_rows`` rows
@@ -344,35 +117,13 @@ class LMNeuralBackend:
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
-        self.templates = {name: _read_prompt(f"{name}.txt").rstrip("\n") for name in
-                          ("col_instruction", "col_item", "val_instruction", "val_item", "multi_instruction",
-                           "multi_item", "multi_table_instruction", "multi_table_item", "multi_table_section")}
-        self._indexes: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
-        for kind in ("col", "val"):
-            items = [p for p in self.pool if p.get("kind") == kind]
-            if items:
-                from rank_bm25 import BM25Okapi
-
-                docs = [_tokens(" ".join([p.get("question", ""), " ".join(p.get("columns", [])),
-                                          p.get("title", "")])) or ["_"] for p in items]
-                self._indexes[kind] = (BM25Okapi(docs), items)
+        self.templates = load_templates()
 
     # ------------------------------------------------------------ prompt parts
     def demonstrations(self, request: NeuralRequest) -> list[dict[str, Any]]:
         """Up to ``shots`` pool items of the request's kind, most similar LAST."""
-        if request.kind not in self._indexes or self.shots <= 0:
-            return []
-        bm25, items = self._indexes[request.kind]
-        query = _tokens(request.question + " " + " ".join(request.columns)) or ["_"]
-        scores = bm25.get_scores(query)
-        ranked = sorted(range(len(items)), key=lambda i: (-scores[i], i))[: self.shots]
-        return [items[i] for i in reversed(ranked)]
-
-    def _fill(self, template: str, **parts: str) -> str:
-        out = template
-        for k, v in parts.items():
-            out = out.replace("{" + k + "}", v)
-        return out
+        return rank_demonstrations(self.pool, request.kind, request.question + " " + " ".join(request.columns),
+                                   self.shots)
 
     def render_demo(self, item: dict[str, Any]) -> str:
         columns = item.get("columns", [])
@@ -381,32 +132,30 @@ class LMNeuralBackend:
         if item.get("kind") == "col":
             answers = item.get("answers", [])[: len(rows)]
             ids = list(range(len(rows)))
-            return self._fill(self.templates["col_item"], title=title, question=item["question"],
+            return fill_template(self.templates["col_item"], title=title, question=item["question"],
                               table=render_table(columns, rows, ids),
                               output=render_table(columns, rows, ids, answers, item["question"]))
         answer = item.get("answer")
         if isinstance(answer, list):
             answer = " | ".join(str(a) for a in answer)
-        return self._fill(self.templates["val_item"], title=title, question=item["question"],
+        return fill_template(self.templates["val_item"], title=title, question=item["question"],
                           table=render_table(columns, rows), output=str(answer))
 
     def _target_col(self, request: NeuralRequest, ids: list[int], rows: list[list[str]]) -> str:
-        text = self._fill(self.templates["col_item"], title=request.title or self.default_title or "table",
+        head = fill_until_output(self.templates["col_item"], title=request.title or self.default_title or "table",
                           question=request.question, table=render_table(request.columns, rows, ids))
-        head, _, _ = text.partition("{output}")
         return head + render_table(request.columns, [], [], [], request.question) + "\n"
 
     def _target_val(self, request: NeuralRequest, rows: list[list[str]]) -> str:
-        text = self._fill(self.templates["val_item"], title=request.title or self.default_title or "table",
+        head = fill_until_output(self.templates["val_item"], title=request.title or self.default_title or "table",
                           question=request.question, table=render_table(request.columns, rows))
-        head, _, _ = text.partition("{output}")
         return head.rstrip(" ") + " "
 
     def _count(self, text: str) -> int:
         return int(self.lm.count_tokens(text))
 
     def _budget(self) -> tuple[int, int]:
-        window = int(getattr(self.lm, "context_window", 4096) or 4096)
+        window = self.lm.context_window or 4096
         max_out = max(64, min(self.max_output_tokens, window // 2))
         return window, max_out
 
@@ -435,7 +184,7 @@ class LMNeuralBackend:
 
     def _complete(self, prompt: str, max_tokens: int, stop: tuple[str, ...], request: NeuralRequest,
                   result: Any, usage_lock: Any = None, extra_tags: dict[str, str] | None = None) -> str:
-        if _is_chat(self.lm):
+        if self.lm.capabilities.chat:
             lm_request = LMRequest(messages=chat_turns(prompt), temperature=0.0, top_p=1.0, max_tokens=max_tokens,
                                    stop=stop)
         else:
@@ -556,7 +305,7 @@ class LMNeuralBackend:
     # ------------------------------------------------------------ several questions, one prompt
     @staticmethod
     def _question_list(questions: Sequence[str]) -> str:
-        return "\n".join(f"{i}. {_cell(q)}" for i, q in enumerate(questions, 1))
+        return "\n".join(f"{i}. {cell_text(q)}" for i, q in enumerate(questions, 1))
 
     def render_multi_demo(self, item: dict[str, Any]) -> str:
         """A ``col`` pool item in the multi-question layout (its one question as the list)."""
@@ -566,15 +315,14 @@ class LMNeuralBackend:
         ids = list(range(len(rows)))
         output = render_table(list(columns) + [item["question"]],
                               [list(r) + [a] for r, a in zip(rows, answers)], ids)
-        return self._fill(self.templates["multi_item"], title=item.get("title") or "table",
+        return fill_template(self.templates["multi_item"], title=item.get("title") or "table",
                           questions=self._question_list([item["question"]]),
                           table=render_table(columns, rows, ids), output=output)
 
     def _target_multi(self, title: str, columns: list[str], questions: list[str], ids: list[int],
                       rows: list[list[str]]) -> str:
-        text = self._fill(self.templates["multi_item"], title=title, questions=self._question_list(questions),
+        head = fill_until_output(self.templates["multi_item"], title=title, questions=self._question_list(questions),
                           table=render_table(columns, rows, ids))
-        head, _, _ = text.partition("{output}")
         return head + render_table(list(columns) + list(questions), [], []) + "\n"
 
     def _fit_multi_prefix(self, probe: NeuralRequest, reserve: int) -> str:
@@ -698,7 +446,7 @@ class LMNeuralBackend:
         return sections
 
     def _render_section(self, section: _Section) -> str:
-        return self._fill(self.templates["multi_table_section"], label=section.label, title=section.title,
+        return fill_template(self.templates["multi_table_section"], label=section.label, title=section.title,
                           questions=self._question_list(section.questions),
                           table=render_table(section.columns, section.rows, section.ids))
 
@@ -721,7 +469,7 @@ class LMNeuralBackend:
             next_id += len(rows)
             sections.append(self._render_section(section))
             outputs.append(self._section_output(section, answers))
-        return self._fill(self.templates["multi_table_item"], tables="\n".join(sections), output="\n".join(outputs))
+        return fill_template(self.templates["multi_table_item"], tables="\n".join(sections), output="\n".join(outputs))
 
     def _tables_prefix(self, probe: NeuralRequest, reserve: int) -> str:
         """The multi-table instruction and demonstrations (the BM25-retrieved ``col`` items,
@@ -734,9 +482,8 @@ class LMNeuralBackend:
         return self._fit_demos(probe, reserve, self.templates["multi_table_instruction"], blocks)[0]
 
     def _target_tables(self, sections: Sequence[_Section]) -> str:
-        text = self._fill(self.templates["multi_table_item"],
+        head = fill_until_output(self.templates["multi_table_item"],
                           tables="\n".join(self._render_section(s) for s in sections))
-        head, _, _ = text.partition("{output}")
         return head
 
     @staticmethod
@@ -751,7 +498,7 @@ class LMNeuralBackend:
         header = render_table(list(section.columns) + list(section.questions), [])
         tout = self._count(f"Table {section.label}\n{header}") + 2
         for row in section.rows:
-            tout += self._count("0\t" + "\t".join(_cell(c) for c in row)) + 1 + 6 * len(section.questions)
+            tout += self._count("0\t" + "\t".join(cell_text(c) for c in row)) + 1 + 6 * len(section.questions)
         return tin, tout
 
     def plan_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[list[int]]:

@@ -78,6 +78,14 @@ def sentence_bleu(hypothesis: Sequence[str], reference: Sequence[str], max_n: in
     return brevity * math.exp(log_sum)
 
 
+def bm25_scores(documents: Sequence[str], query: str) -> list[float]:
+    """BM25 (:class:`rank_bm25.BM25Okapi`) score of each document for ``query``, over :func:`tokenize`'s words."""
+    from rank_bm25 import BM25Okapi
+
+    corpus = [tokenize(d) or ["<empty>"] for d in documents]
+    return [float(s) for s in BM25Okapi(corpus).get_scores(tokenize(query))]
+
+
 def similarity_scores(exemplars: Sequence[Exemplar], question: str, table: pd.DataFrame | None,
                       strategy: Strategy) -> list[float]:
     """One similarity score per exemplar (higher is more similar)."""
@@ -91,12 +99,9 @@ def similarity_scores(exemplars: Sequence[Exemplar], question: str, table: pd.Da
         hyp = tokenize(question)
         return [sentence_bleu(hyp, tokenize(e.question)) for e in exemplars]
     if strategy == "bm25":
-        from rank_bm25 import BM25Okapi
-
         columns = [str(c) for c in table.columns] if table is not None else []
-        corpus = [tokenize(e.question + " " + " ".join(e.columns)) or ["<empty>"] for e in exemplars]
-        query = tokenize(question + " " + " ".join(columns))
-        return [float(s) for s in BM25Okapi(corpus).get_scores(query)]
+        return bm25_scores([e.question + " " + " ".join(e.columns) for e in exemplars],
+                           question + " " + " ".join(columns))
     raise BinderError(f"unknown exemplar selection {strategy!r}; use one of: {', '.join(STRATEGIES)} "
                       "(or a function score(question, table, exemplar) -> float)")
 
