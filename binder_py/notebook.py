@@ -15,6 +15,7 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from binder_py.answer import Answer
+    from binder_py.language.execute import ProgramRun
 
 _STYLE = """<style>
 .binder-answer{font-family:system-ui,sans-serif;font-size:13px;max-width:60em}
@@ -65,9 +66,9 @@ def answer_html(answer: Answer) -> str:
     return "".join(parts)
 
 
-def highlight_program(program: str, run: Any) -> str:
+def highlight_program(program: str, run: ProgramRun | None) -> str:
     """The program as HTML with each outermost neural call wrapped in ``<mark>``."""
-    sites = sorted(getattr(run, "sites", []) or [], key=lambda s: s.span[0])
+    sites = sorted(run.sites if run is not None else [], key=lambda s: s.span[0])
     out, cursor = [], 0
     for site in sites:
         start, end = site.span

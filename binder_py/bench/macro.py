@@ -189,7 +189,7 @@ class QuestionResult:
 
 
 def _binder(strategy: str, lm: Any, sandbox: Any, n: int) -> Any:
-    from binder_py import Binder
+    from binder_py.ask import Binder
     from binder_py.neural import LMNeuralBackend
 
     if strategy == "original":
@@ -224,7 +224,7 @@ def run_strategy(strategy: str, examples: list[Any], *, latency: float, n: int, 
             log = responder.log[before_log:]
             overheads = []
             for c in answer.candidates:
-                timings = getattr(getattr(c.run, "outcome", None), "timings", None)
+                timings = c.run.outcome.timings if c.run is not None else None
                 if timings is not None and timings.total_ms:
                     overheads.append(timings.total_ms - timings.run_ms)  # run_ms includes callback waits
             results.append(QuestionResult(

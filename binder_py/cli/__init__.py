@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from binder_py.errors import BinderError
 from binder_py.lm.types import LMError
 
-# module name -> registers one or more sub-commands; modules that are not there yet are skipped
+# module name -> registers one or more sub-commands
 COMMAND_MODULES = (
     "binder_py.cli.ask_cmd",
     "binder_py.cli.exec_cmd",
@@ -28,20 +28,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name == name:
-                continue
-            raise
-        module.register(subparsers)
+        importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
+    if args.command is None:
         parser.print_help()
         return 2
     try:

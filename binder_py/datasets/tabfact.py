@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from binder_py.datasets.common import Example, resolve_data_dir
+from binder_py.datasets.common import TABLE_LOADERS, Example, resolve_data_dir
 from binder_py.errors import BinderError, TableError
 from binder_py.tables import make_unique_headers, normalize_header, prepare_table
 
@@ -84,3 +84,6 @@ def _cached_table(path: str) -> pd.DataFrame:
 def load_tabfact_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     """A TabFact table as prepared by :func:`read_tabfact_table`; LRU-cached, returns a copy."""
     return _cached_table(str(Path(path).resolve())).copy()
+
+
+TABLE_LOADERS["tabfact"] = load_tabfact_table

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from binder_py.datasets.common import Example, resolve_data_dir
+from binder_py.datasets.common import TABLE_LOADERS, Example, resolve_data_dir
 from binder_py.errors import BinderError, TableError
 from binder_py.tables import make_unique_headers, normalize_header, prepare_table
 
@@ -186,3 +186,6 @@ def _cached_table(path: str) -> pd.DataFrame:
 def load_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     """A WikiTQ table as prepared by :func:`read_wikitq_table`; LRU-cached (128 tables), returns a copy."""
     return _cached_table(str(Path(path).resolve())).copy()
+
+
+TABLE_LOADERS["wikitq"] = load_wikitq_table

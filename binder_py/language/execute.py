@@ -16,7 +16,7 @@ from binder_py.neural.backends import NeuralAnswer, NeuralBackend, backend_cache
 from binder_py.language.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
-from binder_py.language.prefetch import predictable_requests
+from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
 from binder_py.neural.requests import NeuralRequest
 from binder_py.language.rewrite import rewrite, rewritten_source
@@ -205,7 +205,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     calls (candidate programs, questions) to answer each neural request once per backend.
     ``prefetch`` (default: the backend's ``prefetch`` attribute, True for the LM backend)
     asks the program's predictable neural requests concurrently while it starts
-    (see :mod:`binder_py.language.prefetch`). ``dedup`` (default: the backend's ``dedup``
+    (see :mod:`binder_py.neural.prefetch`). ``dedup`` (default: the backend's ``dedup``
     attribute, else True) sends each distinct row of an ``f_col`` context once; False sends
     every row, like the original Binder (used by ``binder-py bench``).
     """

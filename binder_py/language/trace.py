@@ -8,6 +8,7 @@ from typing import Any
 from binder_py.jsonable import to_jsonable
 from binder_py.language.program import CallSite
 from binder_py.lm.types import Usage
+from sandbox import ProgramFailure
 
 
 @dataclass
@@ -61,8 +62,8 @@ def sites_json(sites: list[CallSite]) -> list[dict[str, Any]]:
     return out
 
 
-def failure_json(failure: Any) -> dict[str, Any] | None:
+def failure_json(failure: ProgramFailure | None) -> dict[str, Any] | None:
     if failure is None:
         return None
-    return {"kind": getattr(failure, "kind", None), "message": getattr(failure, "message", str(failure)),
-            "line": getattr(failure, "line", None), "exception_type": getattr(failure, "exception_type", None)}
+    return {"kind": failure.kind, "message": failure.message, "line": failure.line,
+            "exception_type": failure.exception_type}

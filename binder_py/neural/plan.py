@@ -45,7 +45,7 @@ import pandas as pd
 from binder_py.jsonable import to_jsonable
 from binder_py.neural.backends import NeuralBackend, PlanningBackend, backend_cache_id
 from binder_py.neural.cache import NeuralCache, Reservation
-from binder_py.language.prefetch import predictable_requests
+from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import parse_program
 from binder_py.neural.requests import NeuralRequest
 from binder_py.lm.types import LMContextTooLong, Usage

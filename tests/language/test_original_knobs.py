@@ -10,7 +10,7 @@ import pytest
 from binder_py.neural import CallableBackend, NeuralAnswer
 from binder_py.language import execute
 from binder_py.neural.lm_backend import LMNeuralBackend
-from binder_py.language.prefetch import build_request
+from binder_py.neural.prefetch import build_request
 from binder_py.neural.requests import cell_text, context_rows, row_key
 from binder_py.lm import ScriptedLM
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 from binder_py.neural import CallableBackend, NeuralCache
 from binder_py.language import execute, parse_program
-from binder_py.language.prefetch import predictable_requests
+from binder_py.neural.prefetch import predictable_requests
 
 
 def barrier_backend(parties):

@@ -1,0 +1,39 @@
+"""The options several commands share, declared once (``ask``, ``eval``, ``exec``)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from binder_py.pipeline import MODES, VOTE_STRATEGIES
+from binder_py.tasks import PROFILES
+
+
+def add_model_options(parser: argparse.ArgumentParser, *, lm_help: str, neural_help: str) -> None:
+    """``--lm SPEC`` and ``--neural SPEC``."""
+    parser.add_argument("--lm", metavar="SPEC", help=lm_help)
+    parser.add_argument("--neural", metavar="SPEC", help=neural_help)
+
+
+def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str] | None = None,
+                         task_default: str | None = "analyst", seed_default: int | None = None) -> None:
+    """``--mode``, ``--n``, ``--vote``, ``--shots``, ``--seed``, ``--no-cache`` and (with
+    ``tasks``) ``--task``: how candidates are sampled and voted."""
+    parser.add_argument("--mode", choices=MODES, default="binder",
+                        help="binder: programs with neural calls (default); python: plain pandas only; "
+                             "e2e: the model answers from the table directly")
+    parser.add_argument("--n", type=int, metavar="N",
+                        help="candidate programs per question (default: the task's, 20 for wikitq, 50 for "
+                             "tabfact; 5 with the embedded model; 1 answer in e2e mode)")
+    if tasks is not None:
+        parser.add_argument("--task", default=task_default, choices=tuple(tasks),
+                            help="the task profile: prompts, sampling, voting (default analyst: your own data, "
+                                 "cells kept as they are)")
+    parser.add_argument("--vote", choices=VOTE_STRATEGIES,
+                        help="voting strategy (default: the task's: " + ", ".join(
+                            f"{name} {profile.vote}" for name, profile in PROFILES.items()) + ")")
+    parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
+    parser.add_argument("--seed", type=int, default=seed_default,
+                        help="sampling seed, where the model supports one"
+                             + (f" (default {seed_default})" if seed_default is not None else ""))
+    parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
