@@ -28,7 +28,7 @@ from binder_py.tasks import task_profile
 from sandbox import Sandbox
 
 #: the sandbox warms these modules so neural-call bridges start fast
-_SANDBOX_PRELOAD = ("binder_py.language.bridge",)
+_SANDBOX_PRELOAD = ("binder_py.language.worker.bridge",)
 
 
 class Binder:

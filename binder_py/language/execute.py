@@ -13,7 +13,8 @@ import pandas as pd
 from binder_py.errors import ProgramError
 from binder_py.jsonable import to_jsonable
 from binder_py.neural.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
-from binder_py.language.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
+from binder_py.language.messages import NeuralCallMessage
+from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.neural.prefetch import predictable_requests
@@ -134,20 +135,21 @@ class _NeuralHandler:
             out.append(trace)
         return out
 
-    def __call__(self, payload: dict[str, Any]) -> Any:
+    def __call__(self, payload: Any) -> Any:
         start = time.perf_counter()
-        site: CallSite = self.parsed.sites[int(payload["site"])]
-        request = NeuralRequest(
-            kind=str(payload["kind"]), question=str(payload["question"]),
-            columns=[str(c) for c in payload["columns"]],
-            rows=[[str(c) for c in r] for r in payload["rows"]], keys=[str(k) for k in payload["keys"]],
-            site=site.id, title=self.title)
+        message = NeuralCallMessage.from_wire(payload)
+        if not 0 <= message.site < len(self.parsed.sites):
+            raise ProgramError(f"malformed neural call: no call site {message.site}")
+        site: CallSite = self.parsed.sites[message.site]
+        request = NeuralRequest(kind=message.kind, question=message.question, columns=list(message.columns),
+                                rows=[list(r) for r in message.rows], keys=list(message.keys), site=site.id,
+                                title=self.title)
         with self._lock:
             order = len(self.calls)
             trace = NeuralCallTrace(
                 order=order, site=site.id, name=site.name, kind=request.kind, span=site.span, line=site.line,
                 col=site.col, text=site.text, question=request.question, columns=request.columns,
-                rows=request.rows, keys=request.keys, n_rows=int(payload.get("n_rows", len(request.rows))),
+                rows=request.rows, keys=request.keys, n_rows=message.n_rows,
                 backend=self.backend.name if self.backend is not None else "none")
             self.calls.append(trace)
         try:

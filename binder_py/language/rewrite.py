@@ -1,9 +1,12 @@
 """Rewrite every neural call site into a call of the bridge with the site's id.
 
-``f_col(q, ctx)`` at site 3 becomes ``binder_neural_call(3, 'f_col', q, ctx)``;
-``qa_map(t, q, cols)`` becomes ``binder_neural_call(4, 'qa_map', t, q, cols)``.
-Arguments are rewritten first, so nested calls are evaluated bottom-up by Python
-itself. Line numbers are kept, so runtime errors point into the original program.
+``f_col(q, ctx)`` at site 3 becomes ``binder_neural_call(3, 'f_col', q, ctx, df)``: the
+table whose columns ``ctx`` names is handed over explicitly, as the name ``df`` (or
+``table``) that the call site sees. The innermost enclosing function that binds ``df`` or
+``table`` (a parameter or an assignment) supplies it, else the program's global ``df``.
+``qa_map(t, q, cols)`` becomes ``binder_neural_call(4, 'qa_map', t, q, cols)`` (its table is
+its first argument). Arguments are rewritten first, so nested calls are evaluated bottom-up
+by Python itself. Line numbers are kept, so runtime errors point into the original program.
 """
 
 from __future__ import annotations
@@ -14,10 +17,50 @@ import copy
 from binder_py.language.program import BRIDGE_NAME, ParsedProgram, call_arguments
 
 
+#: the names a call's table may be bound to, in the order they are preferred within one scope
+TABLE_NAMES = ("df", "table")
+
+
+def _bound_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The table names a function binds locally: its parameters and the names it assigns
+    (less those it declares ``global``)."""
+    args = node.args
+    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    body = node.body if isinstance(node.body, list) else [node.body]
+    declared_global: set[str] = set()
+    for stmt in body:
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                bound.add(sub.id)
+            elif isinstance(sub, ast.Global):
+                declared_global.update(sub.names)
+    return (bound - declared_global) & set(TABLE_NAMES)
+
+
 class _NeuralCallRewriter(ast.NodeTransformer):
     def __init__(self, node_sites: dict[int, int], kinds: dict[int, str]):
         self.node_sites = node_sites
         self.kinds = kinds
+        self.scopes: list[set[str]] = []  # table names bound by each enclosing function, outermost first
+
+    def _scoped(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> ast.AST:
+        self.scopes.append(_bound_names(node))
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.scopes.pop()
+
+    visit_FunctionDef = _scoped
+    visit_AsyncFunctionDef = _scoped
+    visit_Lambda = _scoped
+
+    def _table_name(self) -> str:
+        for bound in reversed(self.scopes):
+            for name in TABLE_NAMES:
+                if name in bound:
+                    return name
+        return TABLE_NAMES[0]
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         site_id = self.node_sites.get(id(node))
@@ -26,6 +69,8 @@ class _NeuralCallRewriter(ast.NodeTransformer):
         name = node.func.id  # type: ignore[attr-defined]
         args = [self.visit(a) for a in call_arguments(node, name)]
         form = name if name != "f" else "f_" + self.kinds[site_id]
+        if form in ("f_col", "f_val"):
+            args.append(ast.Name(id=self._table_name(), ctx=ast.Load()))
         new = ast.Call(
             func=ast.Name(id=BRIDGE_NAME, ctx=ast.Load()),
             args=[ast.Constant(value=site_id), ast.Constant(value=form), *args],

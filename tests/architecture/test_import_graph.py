@@ -20,7 +20,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("binder_py.prompting",),
     # the language's syntax (parse, rewrite, column names) sits below what answers neural calls;
     # running a program (binder_py.language.execute) sits above it
-    ("binder_py.language.program", "binder_py.language.rewrite", "binder_py.language.columns"),
+    ("binder_py.language.program", "binder_py.language.rewrite", "binder_py.language.columns",
+     "binder_py.language.messages"),
     ("binder_py.neural",),
     ("binder_py.language",),
     ("binder_py.answer", "binder_py.notebook"),

@@ -24,7 +24,7 @@ def real_sandbox():
         pytest.skip("the sandbox package is not built yet")
     import sandbox
 
-    box = sandbox.Sandbox(pool_size=2, preload=("pandas", "binder_py.language.bridge"))
+    box = sandbox.Sandbox(pool_size=2, preload=("pandas", "binder_py.language.worker.bridge"))
     yield box
     box.close()
 

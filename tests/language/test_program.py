@@ -31,8 +31,8 @@ def test_rewrite_keeps_lines_and_uses_bridge():
     parsed = parse_program(src)
     module = rewrite(parsed)
     code = rewritten_source(module)
-    assert f"{BRIDGE_NAME}(0, 'f_col', 'Is it?', ['made in'])" in code
-    assert f"{BRIDGE_NAME}(1, 'f_val', 'Best?', df)" in code
+    assert f"{BRIDGE_NAME}(0, 'f_col', 'Is it?', ['made in'], df)" in code
+    assert f"{BRIDGE_NAME}(1, 'f_val', 'Best?', df, df)" in code
     calls = [n for n in ast.walk(module) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == BRIDGE_NAME]
     assert sorted(c.lineno for c in calls) == [3, 4]
     assert "f_col" in ast.unparse(parsed.tree)  # the parsed tree itself is untouched
@@ -91,3 +91,25 @@ def test_bad_neural_forms_have_positions(src, fragment, line, col):
 
 def test_method_named_f_col_is_not_neural():
     assert parse_program("df.f_col('a', 'b')").sites == []
+
+
+def test_rewrite_hands_over_the_table_the_call_site_sees():
+    src = ("def solve(table):\n    return f_col('q1', ['a'])\n"
+           "def pick(df, table):\n    return df.apply(lambda row: f_val('q2', ['b']), axis=1)\n"
+           "def outer():\n    df = 1\n    def inner(x):\n        return f_col('q3', ['c'])\n    return inner\n"
+           "def shadow():\n    global df\n    df = df.head(2)\n    return f_col('q4', ['d'])\n"
+           "f_col('q5', ['e'])\n")
+    code = rewritten_source(rewrite(parse_program(src)))
+    assert f"{BRIDGE_NAME}(0, 'f_col', 'q1', ['a'], table)" in code  # the function's own parameter
+    assert f"{BRIDGE_NAME}(1, 'f_val', 'q2', ['b'], df)" in code  # df is preferred to table in one scope
+    assert f"{BRIDGE_NAME}(2, 'f_col', 'q3', ['c'], df)" in code  # the enclosing function's df
+    assert f"{BRIDGE_NAME}(3, 'f_col', 'q4', ['d'], df)" in code  # global df (declared global)
+    assert f"{BRIDGE_NAME}(4, 'f_col', 'q5', ['e'], df)" in code
+
+
+def test_the_bridge_does_not_look_at_frames():
+    import inspect
+
+    from binder_py.language.worker import bridge
+
+    assert "_getframe" not in inspect.getsource(bridge) and "f_locals" not in inspect.getsource(bridge)

@@ -1,4 +1,5 @@
-"""TRUSTED worker-side code: the function every neural call site is rewritten to.
+"""TRUSTED worker-side code (runs in the sandbox worker): the function every neural call site is
+rewritten to.
 
 The sandbox imports this module in the worker and calls
 ``worker_globals(callbacks, namespace)``; the mapping it returns is bound in the
@@ -10,34 +11,18 @@ types them (see :mod:`binder_py.neural.requests`).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
 
+from binder_py.language.messages import NeuralCallMessage
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
 from binder_py.neural.requests import context_rows, type_column, type_value
 
 
 class NeuralCallError(Exception):
     """A neural call was written wrongly (bad context, unknown column, non-text question)."""
-
-
-def _find_table(namespace: Mapping[str, Any], frame: Any) -> pd.DataFrame:
-    depth = 0
-    while frame is not None and depth < 64:
-        if frame.f_globals is namespace:
-            local = frame.f_locals
-            for name in ("df", "table"):
-                if isinstance(local.get(name), pd.DataFrame):
-                    return local[name]
-        frame = frame.f_back
-        depth += 1
-    for name in ("df", "table"):
-        if isinstance(namespace.get(name), pd.DataFrame):
-            return namespace[name]
-    raise NeuralCallError("a neural call names columns, but there is no table bound to df or table")
 
 
 def _match_column(df: pd.DataFrame, name: Any) -> Any:
@@ -51,9 +36,10 @@ def _match_column(df: pd.DataFrame, name: Any) -> Any:
     raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}")
 
 
-def resolve_context(context: Any, form: str, namespace: Mapping[str, Any], frame: Any) -> pd.DataFrame:
-    """A call's context as a DataFrame: a column name or list of names (of the caller's
-    ``df``/``table``), a Series, or a (sub-)table DataFrame."""
+def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
+    """A call's context as a DataFrame: a column name or list of names (of ``table``, the
+    ``df``/``table`` the call site sees, handed over by the rewritten call), a Series, or a
+    (sub-)table DataFrame."""
     if isinstance(context, pd.DataFrame):
         return context
     if isinstance(context, pd.Series):
@@ -67,18 +53,16 @@ def resolve_context(context: Any, form: str, namespace: Mapping[str, Any], frame
         raise NeuralCallError(
             f"the context of {form} must be a column name, a list of column names, a Series or a "
             f"DataFrame, got {type(context).__name__}: {context!r}"[:300])
-    df = _find_table(namespace, frame)
-    return df[[_match_column(df, n) for n in names]]
+    if not isinstance(table, pd.DataFrame):
+        raise NeuralCallError(f"{form} names columns, but df is not a table here (it is a "
+                              f"{type(table).__name__}); pass the column or sub-table itself")
+    return table[[_match_column(table, n) for n in names]]
 
 
-def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any], dedup: bool = True) -> Callable[..., Any]:
+def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[..., Any]:
     """The bridge function. ``dedup=False`` sends every row of an ``f_col`` context, repeated
     values included (the original Binder's behaviour, for benchmarks); answers are the same."""
     def binder_neural_call(site: int, form: str, *args: Any) -> Any:
-        try:
-            frame = sys._getframe(1)
-        except Exception:  # a sandbox may refuse frame access: fall back to the program's globals
-            frame = None
         if form in ("qa_map", "qa_ans"):
             table, question, columns = args
             if not isinstance(table, pd.DataFrame):
@@ -91,9 +75,9 @@ def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any], dedup:
                 ctx = table[[_match_column(table, n) for n in names]]
             kind = "col" if form == "qa_map" else "val"
         else:
-            question, context = args
+            question, context, table = args
             kind = "col" if form == "f_col" else "val"
-            ctx = resolve_context(context, form, namespace, frame)
+            ctx = resolve_context(context, form, table)
         if not isinstance(question, str) or not question.strip():
             raise NeuralCallError(f"the question of {form} must be non-empty text, got {question!r}"[:300])
         question = question.strip()
@@ -102,9 +86,9 @@ def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any], dedup:
         columns_sent = [str(c) for c in ctx.columns]
         if kind == "col":
             sent_rows, sent_keys = (rows, keys) if dedup else context_rows(ctx, distinct=False)[:2]
-            payload = {"site": site, "kind": "col", "question": question, "columns": columns_sent,
-                       "rows": sent_rows, "keys": sent_keys, "n_rows": len(ctx)}
-            answers = neural(payload) or {}
+            message = NeuralCallMessage(site, "col", question, tuple(columns_sent), tuple(map(tuple, sent_rows)),
+                                        tuple(sent_keys), len(ctx))
+            answers = neural(message.to_wire()) or {}
             if not isinstance(answers, dict):
                 raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
                                       f"not answers keyed by row")
@@ -117,10 +101,10 @@ def make_bridge(neural: Callable[..., Any], namespace: Mapping[str, Any], dedup:
                 return out
             return series
         all_codes = codes.tolist()
-        payload = {"site": site, "kind": "val", "question": question, "columns": columns_sent,
-                   "rows": [list(rows[c]) for c in all_codes], "keys": [keys[c] for c in all_codes],
-                   "n_rows": len(ctx)}
-        return type_value(neural(payload))
+        message = NeuralCallMessage(site, "val", question, tuple(columns_sent),
+                                    tuple(tuple(rows[c]) for c in all_codes), tuple(keys[c] for c in all_codes),
+                                    len(ctx))
+        return type_value(neural(message.to_wire()))
 
     return binder_neural_call
 
@@ -131,7 +115,7 @@ def worker_globals(callbacks: Mapping[str, Callable[..., Any]], namespace: Mappi
     if neural is None:
         def neural(payload: Any) -> Any:  # noqa: ARG001
             raise NeuralCallError("this program makes neural calls, but no neural backend is configured")
-    return {BRIDGE_NAME: make_bridge(neural, namespace)}
+    return {BRIDGE_NAME: make_bridge(neural)}
 
 
 def worker_globals_no_dedup(callbacks: Mapping[str, Callable[..., Any]],
@@ -140,9 +124,10 @@ def worker_globals_no_dedup(callbacks: Mapping[str, Callable[..., Any]],
     bound = worker_globals(callbacks, namespace)
     neural = callbacks.get(CALLBACK_NAME)
     if neural is not None:
-        bound[BRIDGE_NAME] = make_bridge(neural, namespace, dedup=False)
+        bound[BRIDGE_NAME] = make_bridge(neural, dedup=False)
     return bound
 
 
-WORKER_GLOBALS_SPEC = "binder_py.language.bridge:worker_globals"
-WORKER_GLOBALS_NO_DEDUP_SPEC = "binder_py.language.bridge:worker_globals_no_dedup"
+#: what the sandbox imports in the worker (``module:function``), derived from the functions themselves
+WORKER_GLOBALS_SPEC = f"{worker_globals.__module__}:{worker_globals.__qualname__}"
+WORKER_GLOBALS_NO_DEDUP_SPEC = f"{worker_globals_no_dedup.__module__}:{worker_globals_no_dedup.__qualname__}"

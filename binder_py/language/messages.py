@@ -1,0 +1,56 @@
+"""The message a neural call sends from the sandbox worker (the bridge) to the parent.
+
+It crosses the sandbox boundary as plain data (:meth:`NeuralCallMessage.to_wire`). The
+parent rebuilds it with :meth:`NeuralCallMessage.from_wire` and checks every field's type.
+The worker runs untrusted code, so a malformed message is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from binder_py.errors import ProgramError
+
+KINDS = ("col", "val")
+
+
+@dataclass(frozen=True)
+class NeuralCallMessage:
+    """One neural call: which site, which kind, the question and the context's rows.
+
+    ``rows``/``keys`` are the distinct rows (``col``) or every row (``val``) of the context,
+    as display strings and row keys; ``n_rows`` is the context's length.
+    """
+
+    site: int
+    kind: str  # "col" | "val"
+    question: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    keys: tuple[str, ...]
+    n_rows: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"site": self.site, "kind": self.kind, "question": self.question, "columns": list(self.columns),
+                "rows": [list(r) for r in self.rows], "keys": list(self.keys), "n_rows": self.n_rows}
+
+    @classmethod
+    def from_wire(cls, payload: Any) -> NeuralCallMessage:
+        if not isinstance(payload, Mapping):
+            raise ProgramError(f"malformed neural call: expected a message, got {type(payload).__name__}")
+        try:
+            site, kind, question = payload["site"], payload["kind"], payload["question"]
+            columns, rows, keys, n_rows = payload["columns"], payload["rows"], payload["keys"], payload["n_rows"]
+        except KeyError as error:
+            raise ProgramError(f"malformed neural call: no field {error}") from None
+        if not isinstance(site, int) or isinstance(site, bool) or kind not in KINDS or not isinstance(question, str):
+            raise ProgramError("malformed neural call: site, kind or question has the wrong type")
+        if not isinstance(n_rows, int) or not all(isinstance(c, str) for c in columns) \
+                or not all(isinstance(k, str) for k in keys) \
+                or not all(isinstance(r, (list, tuple)) and all(isinstance(c, str) for c in r) for r in rows) \
+                or len(rows) != len(keys):
+            raise ProgramError("malformed neural call: columns, rows or keys are not lists of text of one length")
+        return cls(site=site, kind=kind, question=question, columns=tuple(columns),
+                   rows=tuple(tuple(r) for r in rows), keys=tuple(keys), n_rows=n_rows)
