@@ -144,6 +144,9 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
                       neural_help="who answers neural calls: lm (default), lm:SPEC, oracle:FILE.json")
     add_sampling_options(parser, seed_default=0)
     parser.add_argument("--limit", type=int, metavar="K", help="only the first K questions of the split (file order)")
+    parser.add_argument("--sample", type=int, metavar="K",
+                        help="a seeded random sample of K questions of the split (kept in file order)")
+    parser.add_argument("--sample-seed", type=int, default=0, metavar="S", help="the sample's seed (default 0)")
     parser.add_argument("--ids", metavar="FILE", help="only these question ids (one per line), in the split's order")
     parser.add_argument("--out", "--record-lm", dest="out", required=True, metavar="DIR",
                         help="the run directory (results, config and the model recording)")
@@ -168,7 +171,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
     ids = read_ids_file(args.ids) if args.ids else None
     try:
         summary = run_eval(args.task, args.split, out=args.out, mode=args.mode, lm=args.lm, neural=args.neural,
-                           n=args.n, seed=args.seed, limit=args.limit, ids=ids, data_dir=args.data_dir,
+                           n=args.n, seed=args.seed, limit=args.limit, ids=ids, sample=args.sample,
+                           sample_seed=args.sample_seed, data_dir=args.data_dir,
                            concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
                            command=["binder-py", *sys.argv[1:]])

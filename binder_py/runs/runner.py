@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import platform
+import random
 import sys
 import threading
 import time
@@ -71,8 +72,11 @@ class RunSummary:
                 f"{self.seconds:.0f} s this time")
 
 
-def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: Sequence[str] | None = None) -> list[Any]:
-    """``ids`` (kept in the split's order) then the first ``limit`` — deterministic."""
+def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: Sequence[str] | None = None,
+                    sample: int | None = None, sample_seed: int = 0) -> list[Any]:
+    """``ids`` (kept in the split's order), then a seeded random ``sample`` of that many
+    (kept in the split's order; the same seed always draws the same questions), then the first
+    ``limit`` — deterministic."""
     chosen = list(examples)
     if ids is not None:
         wanted = {str(i) for i in ids}
@@ -82,6 +86,11 @@ def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: S
             raise BinderError(f"{len(missing)} id(s) from --ids are not in this split, e.g. {missing[:3]}; "
                               "check the split (--split) and the ids file")
         chosen = [e for e in chosen if e.id in wanted]
+    if sample is not None:
+        if sample < 1:
+            raise BinderError(f"--sample must be at least 1, got {sample}")
+        drawn = set(random.Random(sample_seed).sample(range(len(chosen)), min(sample, len(chosen))))
+        chosen = [e for i, e in enumerate(chosen) if i in drawn]
     if limit is not None:
         if limit < 1:
             raise BinderError(f"--limit must be at least 1, got {limit}")
@@ -199,7 +208,8 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
 
 def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str], mode: str = "binder",
              lm: Any = None, neural: Any = None, n: int | None = None, seed: int | None = 0,
-             limit: int | None = None, ids: Sequence[str] | None = None, data_dir: str | os.PathLike[str] | None = None,
+             limit: int | None = None, ids: Sequence[str] | None = None, sample: int | None = None,
+             sample_seed: int = 0, data_dir: str | os.PathLike[str] | None = None,
              concurrency: int | None = None, force: bool = False, retry_errors: bool = False,
              progress: bool = True, vote: str | None = None, shots: int | None = None, cache: bool = True,
              examples: Sequence[Any] | None = None, command: Sequence[str] | None = None,
@@ -248,7 +258,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         resolved_data = resolve_data_dir(data_dir, task)
         examples = load_dataset(task, split, resolved_data)
     split = split or "custom"
-    selected = select_examples(examples, limit=limit, ids=ids)
+    selected = select_examples(examples, limit=limit, ids=ids, sample=sample, sample_seed=sample_seed)
 
     settings: dict[str, Any] = {"task": task, "mode": mode, "seed": seed}
     for key, value in (("n", n), ("vote", vote), ("num_shots", shots)):
@@ -268,6 +278,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "n": profile.effective_n(model, n, mode=mode), "seed": seed, "vote": vote_strategy, "shots": shots,
         "shots_effective": profile.effective_shots(model, shots), "lm_api": model.capabilities.api,
         "neural_weight": binder.settings.neural_weight, "cache": cache, "limit": limit,
+        "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),
         "data_dir": str(resolved_data) if resolved_data is not None else None,
         "recording": str(out / RECORDING_FILE) if record_dir is not None else None,

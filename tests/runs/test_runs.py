@@ -274,3 +274,18 @@ def test_two_runs_never_write_one_directory(fake_examples, tmp_path):
         lock.release()
     summary, _ = e2e_run(fake_examples, tmp_path / "r")
     assert summary.answered == 5
+
+
+def test_a_seeded_sample_is_the_same_each_time_and_keeps_file_order():
+    from binder_py.runs.runner import select_examples
+
+    class E:
+        def __init__(self, i: int):
+            self.id = f"q{i}"
+
+    examples = [E(i) for i in range(500)]
+    first = [e.id for e in select_examples(examples, sample=100, sample_seed=7)]
+    again = [e.id for e in select_examples(examples, sample=100, sample_seed=7)]
+    other = [e.id for e in select_examples(examples, sample=100, sample_seed=8)]
+    assert first == again and len(first) == 100 and first != other
+    assert first == sorted(first, key=lambda i: int(i[1:])) and first != [f"q{i}" for i in range(100)]
