@@ -27,9 +27,9 @@ _TABLE_NAMES = ("df", "table")
 
 
 def _mutates_unpredictably(tree: ast.AST) -> bool:
+    """Changes to the table that statement order cannot follow: ``inplace=``, ``df.loc[...] =``,
+    a function or lambda that takes ``df``/``table``."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in _TABLE_NAMES and isinstance(node.ctx, (ast.Store, ast.Del)):
-            return True
         if isinstance(node, ast.arg) and node.arg in _TABLE_NAMES:
             return True
         if isinstance(node, ast.keyword) and node.arg == "inplace":
@@ -41,6 +41,11 @@ def _mutates_unpredictably(tree: ast.AST) -> bool:
     return False
 
 
+def _rebinds_table(stmt: ast.stmt) -> bool:
+    return any(isinstance(node, ast.Name) and node.id in _TABLE_NAMES and isinstance(node.ctx, (ast.Store, ast.Del))
+               for node in ast.walk(stmt))
+
+
 def _written_columns(tree: ast.AST) -> set[Any]:
     cols: set[Any] = set()
     for node in ast.walk(tree):
@@ -48,7 +53,7 @@ def _written_columns(tree: ast.AST) -> set[Any]:
             if isinstance(node.slice, ast.Constant):
                 cols.add(node.slice.value)
             else:
-                cols.add(None)  # unknown column written: nothing is predictable
+                cols.add(None)  # unknown column written: nothing after it is predictable
     return cols
 
 
@@ -59,6 +64,16 @@ def _literal_columns(node: ast.expr) -> list[str] | None:
             isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
         return [e.value for e in node.elts]  # type: ignore[attr-defined]
     return None
+
+
+def _context_columns(node: ast.expr, table: pd.DataFrame) -> list[str] | None:
+    """The columns of the original table a call's context names: literal names, ``df["A"]``,
+    ``df[["A", "B"]]``, or ``df`` itself; None when the context is not known before the run."""
+    if isinstance(node, ast.Name) and node.id in _TABLE_NAMES:
+        return [str(c) for c in table.columns]
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in _TABLE_NAMES:
+        return _literal_columns(node.slice)
+    return _literal_columns(node)
 
 
 def _unconditional_calls(stmt: ast.stmt) -> list[ast.Call]:
@@ -83,33 +98,46 @@ def build_request(kind: str, question: str, table: pd.DataFrame, columns: list[s
 
 def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str | None = None,
                          dedup: bool = True) -> list[NeuralRequest]:
-    """The requests of the program's neural calls that can be known before it runs."""
+    """The requests of the program's neural calls that can be known before it runs: top-level
+    statements are followed in order while ``df``/``table`` is still the original table (a call
+    in ``df = df[f_col(...)]`` is known; one after it is not)."""
     tree = parsed.tree
     if not parsed.sites or _mutates_unpredictably(tree):
         return []
-    written = _written_columns(tree)
-    if None in written:
-        return []
+    written: set[Any] = set()
     requests: list[NeuralRequest] = []
     for stmt in tree.body:
-        if not isinstance(stmt, _SIMPLE_STATEMENTS):
-            continue
-        for call in _unconditional_calls(stmt):
-            site_id = parsed.node_sites.get(id(call))
-            if site_id is None:
-                continue
-            site = parsed.sites[site_id]
-            if site.name not in ("f_col", "f_val", "f"):
-                continue
-            args = dict(zip(("question", "context"), call.args))
-            args.update({k.arg: k.value for k in call.keywords if k.arg})
-            question, context = args.get("question"), args.get("context")
-            if not (isinstance(question, ast.Constant) and isinstance(question.value, str)) or context is None:
-                continue
-            columns = _literal_columns(context)
-            if not columns or any(c not in table.columns or c in written for c in columns):
-                continue
-            if len(set(columns)) != len(columns):
-                continue
-            requests.append(build_request(site.kind, question.value, table, columns, site.id, title, dedup))
+        if isinstance(stmt, _SIMPLE_STATEMENTS):
+            for call in _unconditional_calls(stmt):
+                request = _request_of(parsed, call, table, written, title, dedup)
+                if request is not None:
+                    requests.append(request)
+        if _rebinds_table(stmt):
+            break
+        written |= _written_columns(stmt)
+        if None in written:
+            break
     return requests
+
+
+def _request_of(parsed: ParsedProgram, call: ast.Call, table: pd.DataFrame, written: set[Any],
+                title: str | None, dedup: bool) -> NeuralRequest | None:
+    site_id = parsed.node_sites.get(id(call))
+    if site_id is None:
+        return None
+    site = parsed.sites[site_id]
+    if site.name not in ("f_col", "f_val", "f"):
+        return None
+    args = dict(zip(("question", "context"), call.args))
+    args.update({k.arg: k.value for k in call.keywords if k.arg})
+    question, context = args.get("question"), args.get("context")
+    if not (isinstance(question, ast.Constant) and isinstance(question.value, str)) or context is None:
+        return None
+    if isinstance(context, ast.Name) and written:
+        return None  # the whole table, with columns the program added: not the original's
+    columns = _context_columns(context, table)
+    if not columns or any(c not in table.columns or c in written for c in columns):
+        return None
+    if len(set(columns)) != len(columns):
+        return None
+    return build_request(site.kind, question.value, table, columns, site.id, title, dedup)

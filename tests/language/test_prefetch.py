@@ -66,3 +66,21 @@ def test_unreached_prefetch_is_reported(runner, shirts):
     assert not r.ok and r.error.line == 1
     assert calls == ["Never reached?"]
     assert len(r.calls) == 1 and r.calls[0].order == -1 and r.calls[0].prefetched
+
+
+def test_calls_are_known_until_the_table_is_rebound(shirts):
+    def reqs(src):
+        return [(r.kind, r.question, r.columns) for r in predictable_requests(parse_program(src), shirts)]
+
+    # the paper's program: both calls run on the original table, before df is rebound
+    assert sorted(reqs('df = df[f_col("NA?", ["made in"]) & f_col("Clean?", ["shirt"])]\n'
+                       'df.sort_values("price")["shirt"].iloc[0]')) == [
+        ("col", "Clean?", ["shirt"]), ("col", "NA?", ["made in"])]
+    # sub-tables named by subscripts of the original table
+    assert reqs('f_val("Best?", df[["shirt", "price"]])\nf_col("Cheap?", df["price"])') == [
+        ("val", "Best?", ["shirt", "price"]), ("col", "Cheap?", ["price"])]
+    assert reqs('f_val("Best?", df)')[0][2] == [str(c) for c in shirts.columns]
+    # after the rebinding (or after a column is written, for the whole table) nothing is known
+    assert reqs('df = df[df.price > 10]\nf_val("Best?", df[["shirt"]])') == []
+    assert reqs('df["x"] = 1\nf_val("Best?", df)') == []
+    assert reqs('df["x"] = 1\nf_val("Best?", df[["shirt"]])') == [("val", "Best?", ["shirt"])]
