@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from binder_py.cli.options import add_model_options, add_sampling_options
+from binder_py.cli.options import add_model_options, add_sampling_options, ask_settings
 from binder_py.tasks import PROFILES
 from binder_py.errors import BinderError
 
@@ -40,11 +40,8 @@ def run(args: argparse.Namespace) -> int:
     if args.n is not None and args.n < 1:
         raise BinderError("--n must be at least 1")
     table = load_table(args.table)  # checked before any model is loaded
-    settings = {"task": args.task, "mode": args.mode}
-    for name, value in (("n", args.n), ("vote", args.vote), ("num_shots", args.shots), ("seed", args.seed)):
-        if value is not None:
-            settings[name] = value
-    binder = Binder(lm=args.lm, neural=args.neural, cache=not args.no_cache, progress=not args.quiet, **settings)
+    binder = Binder(lm=args.lm, neural=args.neural, cache=not args.no_cache, progress=not args.quiet,
+                    **ask_settings(args))
     title = args.title or Path(args.table).stem.replace("_", " ")
     answer = binder.ask(table, args.question, title)
     if args.json:

@@ -175,7 +175,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
                            sample_seed=args.sample_seed, data_dir=args.data_dir,
                            concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
-                           command=["binder-py", *sys.argv[1:]])
+                           command=["binder-py", *sys.argv[1:]],
+                           extra_settings={"abstain_below": args.abstain_below} if args.abstain_below is not None else None)
     except KeyboardInterrupt as interrupt:
         summary = getattr(interrupt, "summary", None)
         done = f"{summary.finished} finished line(s) kept in {summary.out}/results.jsonl; " if summary else ""

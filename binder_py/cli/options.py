@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import Any
 
 from binder_py.pipeline import MODES, VOTE_STRATEGIES
 from binder_py.tasks import PROFILES
+
+
+def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`~binder_py.pipeline.AskSettings` the sampling options ask for (only those given)."""
+    # --task is an option of ask and the positional benchmark of eval
+    given = {"task": vars(args).get("task"), "mode": args.mode, "n": args.n, "vote": args.vote,
+             "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def add_model_options(parser: argparse.ArgumentParser, *, lm_help: str, neural_help: str) -> None:
@@ -37,3 +46,5 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                         help="sampling seed, where the model supports one"
                              + (f" (default {seed_default})" if seed_default is not None else ""))
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
+    parser.add_argument("--abstain-below", type=float, metavar="P",
+                        help="give no answer when its confidence is below P (0 to 1)")

@@ -42,6 +42,8 @@ class AskSettings:
     plan_neural: bool = True
     # identical programs run once and vote with their count (False: every sample runs, like the original)
     group_identical: bool = True
+    # give no answer (value None, with a warning saying why) when the confidence is below this
+    abstain_below: float | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -50,6 +52,8 @@ class AskSettings:
             raise BinderError(f"unknown vote strategy {self.vote!r}; use one of {', '.join(VOTE_STRATEGIES)}")
         if self.n is not None and self.n < 1:
             raise BinderError(f"n must be at least 1, got {self.n}")
+        if self.abstain_below is not None and not 0.0 <= self.abstain_below <= 1.0:
+            raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below}")
         if self.concurrency < 1:
             raise BinderError(f"concurrency must be at least 1, got {self.concurrency}")
         from binder_py.tasks import task_profile

@@ -28,12 +28,17 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)
+    value = profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
+    if settings.abstain_below is not None and value is not None and result.confidence < settings.abstain_below:
+        warnings += (f"abstained: the answer {result.value!r} has confidence {result.confidence:.0%}, below "
+                     f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)
+        value = None
     prompt = state.prompt
     prompt_info = {"exemplar_ids": list(prompt.exemplar_ids), "dropped_exemplars": list(prompt.dropped_exemplars),
                    "table_rows_shown": prompt.table_rows_shown, "table_rows_total": prompt.table_rows_total,
                    "prompt_tokens": prompt.prompt_tokens, "lowercased_table": state.lowercased}
     timings = {**state.timings, "total": time.perf_counter() - state.started}
-    answer = Answer(question=state.question, value=profile.final_value(result.value, key_text(result.key) if result.key is not None else ""),
+    answer = Answer(question=state.question, value=value,
                     confidence=result.confidence, candidates=list(candidates), distribution=list(result.distribution),
                     usage=state.usage, mode=settings.mode, task=profile.name, title=state.title,
                     table=state.original_table, prompt=prompt_info, timings=timings,

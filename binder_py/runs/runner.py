@@ -20,7 +20,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
@@ -213,7 +213,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
              concurrency: int | None = None, force: bool = False, retry_errors: bool = False,
              progress: bool = True, vote: str | None = None, shots: int | None = None, cache: bool = True,
              examples: Sequence[Any] | None = None, command: Sequence[str] | None = None,
-             on_record: Callable[[dict[str, Any]], None] | None = None) -> RunSummary:
+             on_record: Callable[[dict[str, Any]], None] | None = None,
+             extra_settings: Mapping[str, Any] | None = None) -> RunSummary:
     """Run (or resume) an evaluation into the directory ``out``; see the module docstring.
 
     ``lm`` is an ``--lm`` spec (recorded into ``out/lm.sqlite``) or a :class:`LanguageModel`
@@ -264,6 +265,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     for key, value in (("n", n), ("vote", vote), ("num_shots", shots)):
         if value is not None:
             settings[key] = value
+    settings.update(extra_settings or {})
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=False, **settings)
@@ -278,7 +280,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "n": profile.effective_n(model, n, mode=mode), "seed": seed, "vote": vote_strategy, "shots": shots,
         "shots_effective": profile.effective_shots(model, shots), "lm_api": model.capabilities.api,
         "neural_weight": binder.settings.neural_weight, "cache": cache, "limit": limit,
-        "sample": sample, "sample_seed": sample_seed if sample is not None else None,
+        "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),
         "data_dir": str(resolved_data) if resolved_data is not None else None,
         "recording": str(out / RECORDING_FILE) if record_dir is not None else None,

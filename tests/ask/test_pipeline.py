@@ -216,3 +216,14 @@ def test_explain_without_an_answer_shows_the_failing_programs(shirts):
     lm = scripted([BROKEN_PROGRAM], repair="")
     text = Binder(lm=lm, task="analyst", n=2).ask(shirts, QUESTION).explain()
     assert "No answer." in text and BROKEN_PROGRAM in text and "runtime error" in text
+
+
+def test_abstain_below_gives_no_answer_and_says_why(shirts_path):
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    lm = ScriptedLM(lambda request, purpose: ["df['shirt'].iloc[0]", "df['shirt'].iloc[1]"])
+    answer = Binder(lm=lm, n=2, abstain_below=0.75).ask(shirts_path, "which shirt?")
+    assert answer.value is None and answer.confidence == 0.5
+    assert any("abstained" in w and "75%" in w for w in answer.warnings)
+    assert Binder(lm=lm, n=2, abstain_below=0.5).ask(shirts_path, "which shirt?").value is not None
