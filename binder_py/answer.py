@@ -259,17 +259,38 @@ class Answer:
             for call in winner.neural_calls:
                 answers = call.answers if call.kind == "col" else call.value
                 lines.append(f"  neural call {call.name} (line {call.line}) {call.question!r} on "
-                             f"{call.columns}: {call_source(call)}: {_show(answers, 200)}")
+                             f"{call.columns}: {self.call_source(call)}: {_show(answers, 200)}")
         if self.plan is not None and self.plan.steps:
             pu = self.plan.usage
             lines.append(f"Planned neural calls: {len(self.plan.steps)} step(s) answered before the programs ran "
                          f"({pu.requests} model request(s), {pu.prompt_tokens + pu.completion_tokens} tokens; "
                          "the programs' calls read them from the cache)")
         u = self.usage
-        lines.append(f"Usage: {usage_sentence(u)}; {self.timings.get('total', 0.0):.1f} s")
+        lines.append(f"Usage: {self.usage_sentence(u)}; {self.timings.get('total', 0.0):.1f} s")
         for warning in self.warnings:
             lines.append(f"Warning: {warning}")
         return "\n".join(lines)
+
+    @staticmethod
+    def call_source(call: Any) -> str:
+        """Where a neural call's answers came from, counted in rows for ``f_col`` (one wording for every view)."""
+        if call.kind != "col":
+            return f"1 answer from {'the neural-call cache' if call.from_cache else call.backend}"
+        rows, cached = len(call.keys), len(set(call.cached_keys) & set(call.keys))
+        if rows and cached >= rows:
+            return f"{rows} row answer(s), all from the neural-call cache"
+        text = f"{rows} row answer(s) from {call.backend}"
+        return text + (f" ({cached} of them from the neural-call cache)" if cached else "")
+
+    @staticmethod
+    def usage_sentence(usage: Usage) -> str:
+        """Model requests and tokens: ``requests`` were sent to a model, ``cached_requests`` were read
+        from the LM cache instead (neural-call answers reused inside a question are counted per call)."""
+        text = (f"{usage.requests} model request(s) sent ({usage.prompt_tokens} prompt + {usage.completion_tokens} "
+                f"completion tokens, ~${usage.cost_usd:.4f})")
+        if usage.cached_requests:
+            text += f", {usage.cached_requests} more read from the LM cache"
+        return text
 
     def __str__(self) -> str:
         return _show(self.value)
@@ -291,27 +312,6 @@ class Answer:
         from binder_py.notebook import answer_html
 
         return answer_html(self)
-
-
-def call_source(call: Any) -> str:
-    """Where a neural call's answers came from, counted in rows for ``f_col`` (one wording for every view)."""
-    if call.kind != "col":
-        return f"1 answer from {'the neural-call cache' if call.from_cache else call.backend}"
-    rows, cached = len(call.keys), len(set(call.cached_keys) & set(call.keys))
-    if cached >= rows:
-        return f"{rows} row answer(s), all from the neural-call cache"
-    text = f"{rows} row answer(s) from {call.backend}"
-    return text + (f" ({cached} of them from the neural-call cache)" if cached else "")
-
-
-def usage_sentence(usage: Usage) -> str:
-    """Model requests and tokens: ``requests`` were sent to a model, ``cached_requests`` were read
-    from the LM cache instead (neural-call answers reused inside a question are counted per call)."""
-    text = (f"{usage.requests} model request(s) sent ({usage.prompt_tokens} prompt + {usage.completion_tokens} "
-            f"completion tokens, ~${usage.cost_usd:.4f})")
-    if usage.cached_requests:
-        text += f", {usage.cached_requests} more read from the LM cache"
-    return text
 
 
 def lm_made_columns(table: pd.DataFrame, calls: list[Any]) -> pd.DataFrame | None:

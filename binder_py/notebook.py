@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from binder_py.answer import call_source, usage_sentence
-
 if TYPE_CHECKING:
     from binder_py.answer import Answer, Candidate
     from binder_py.language.execute import ProgramRun
@@ -84,7 +82,7 @@ def answer_html(answer: Answer) -> str:
         parts.append(f'<div class="warning">⚠ {_esc(warning)}</div>')
     parts.append(f'<div class="muted">model {_esc(str(answer.lm))}'
                  + (f" · neural calls {_esc(str(answer.neural))}" if answer.neural else "")
-                 + f" · {_esc(usage_sentence(answer.usage))}"
+                 + f" · {_esc(answer.usage_sentence(answer.usage))}"
                  + f" · {answer.timings.get('total', 0.0):.1f} s</div>")
     parts.append("</div>")
     return "".join(parts)
@@ -144,15 +142,15 @@ def _winner_html(answer: Answer, winner: Candidate) -> str:
              f'<pre class="program">{highlight_program(winner.program, winner.run)}</pre>']
     for call in winner.neural_calls:
         if call.order >= 0:  # -1: prefetched for a call the program never reached
-            parts.append(_call_html(call))
+            parts.append(_call_html(answer, call))
     return "".join(parts)
 
 
-def _call_html(call: NeuralCallTrace) -> str:
+def _call_html(answer: Answer, call: NeuralCallTrace) -> str:
     answers = call.answers if call.kind == "col" else call.value
     head = (f'<div class="call" id="binder-call-{_call_number(call)}"><mark>{_esc(call.name)}</mark> '
             f"#{_call_number(call)} (line {call.line}) {_esc(call.question)} on {_esc(', '.join(call.columns))}: "
-            f"{_esc(call_source(call))}</div>")
+            f"{_esc(answer.call_source(call))}</div>")
     return head + provenance_html(call, f"{_esc(_text(answers, 300))}")
 
 
