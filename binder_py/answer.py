@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import math
 import warnings as _warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -306,6 +306,7 @@ class Answer:
             "usage": self.usage.as_dict(), "prompt": to_jsonable(self.prompt),
             "timings": self.timings, "warnings": list(self.warnings),
             "plan": self.plan.to_json() if self.plan is not None else None,
+            "closeness": vote_closeness(self.distribution), "counts": asdict(self.counts),
         }
 
     def _repr_html_(self) -> str:

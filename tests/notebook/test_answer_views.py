@@ -45,6 +45,7 @@ def test_a_tie_is_said_in_every_view(tie):
     assert answer.tie and not answer.near_tie and len(answer.tied) == 3
     assert "Tie: 3 answers got the same vote weight" in answer.explain()
     assert "Tie: 3 answers got the same vote weight" in answer_html(answer)
+    assert answer.to_json()["closeness"] == "tie"
 
 
 def test_counts_separate_samples_from_repairs_and_read_the_same_everywhere(no_answer):
@@ -54,6 +55,7 @@ def test_counts_separate_samples_from_repairs_and_read_the_same_everywhere(no_an
     sentence = counts.sentence(answer.mode)
     assert sentence == "4 program(s) sampled (2 distinct) + 2 written by repair; 6 failed; 0 voted"
     assert sentence in answer.explain() and sentence in answer_html(answer)
+    assert answer.to_json()["counts"] == {"sampled": 4, "distinct": 2, "repairs": 2, "failed": 6, "voted": 0}
 
 
 def test_lm_columns_without_a_winner_returns_none_and_says_why(no_answer):
@@ -78,3 +80,14 @@ def test_model_output_is_escaped():
     page = answer_html(answer)
     assert "<script>alert" not in page and "<img src=x" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_a_near_tie_is_said_in_every_view():
+    from binder_py.views.examples import NEURAL_PROGRAM, PLAIN_PROGRAM
+
+    answer = ask([NEURAL_PROGRAM] * 6 + [PLAIN_PROGRAM] * 5)  # 55% against 45%
+    assert answer.near_tie and not answer.tie
+    sentence = answer.closeness_sentence()
+    assert sentence.startswith("Near tie: the runner-up polyester performance tee got 45% of the vote against 55%")
+    assert sentence in answer.explain()
+    assert 'class="banner near-tie"' in answer_html(answer)
