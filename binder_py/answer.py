@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+import math
+import warnings as _warnings
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
@@ -72,6 +74,56 @@ class Candidate:
         return data
 
 
+#: the runner-up is at most this far behind the winner (in share of the vote): a near tie
+NEAR_TIE_MARGIN = 0.10
+
+
+def vote_closeness(distribution: list[VoteShare]) -> Literal["tie", "near_tie"] | None:
+    """How close the vote was: ``"tie"`` when the top two answers have equal weight (to 9
+    significant digits, as :func:`binder_py.vote.vote` compares them), ``"near_tie"`` when the
+    runner-up's share is within :data:`NEAR_TIE_MARGIN` of the winner's, else ``None``."""
+    if len(distribution) < 2:
+        return None
+    first, second = distribution[0], distribution[1]
+    if math.isclose(first.weight, second.weight, rel_tol=1e-9):
+        return "tie"
+    return "near_tie" if first.share - second.share <= NEAR_TIE_MARGIN else None
+
+
+@dataclass(frozen=True)
+class ProgramCounts:
+    """The counts every view of an answer prints (explain, the notebook view, the CLI).
+
+    ``sampled`` are the completions of the sampling request (``distinct`` of them after
+    merging identical programs); ``repairs`` the programs a repair round wrote (each distinct
+    and new by construction); ``failed`` and ``voted`` count programs with their multiplicity,
+    out of ``sampled + repairs``.
+    """
+
+    sampled: int
+    distinct: int
+    repairs: int
+    failed: int
+    voted: int
+
+    @classmethod
+    def of(cls, candidates: list[Candidate]) -> ProgramCounts:
+        samples = [c for c in candidates if c.origin != "repair"]
+        return cls(sampled=sum(c.count for c in samples), distinct=len(samples),
+                   repairs=sum(c.count for c in candidates if c.origin == "repair"),
+                   failed=sum(c.count for c in candidates if not c.ok),
+                   voted=sum(c.count for c in candidates if c.voted))
+
+    def sentence(self, mode: str = "binder") -> str:
+        unit = "answer(s)" if mode == "e2e" else "program(s)"
+        text = f"{self.sampled} {unit} sampled ({self.distinct} distinct)"
+        if self.repairs:
+            text += f" + {self.repairs} written by repair"
+        if self.failed:
+            text += f"; {self.failed} failed"
+        return text + f"; {self.voted} voted"
+
+
 @dataclass
 class Answer:
     """The answer to one question, with everything needed to check it."""
@@ -109,25 +161,82 @@ class Answer:
     def ok(self) -> bool:
         return self.value is not None
 
+    @property
+    def tie(self) -> bool:
+        """The top two answers got the same vote weight: the value shown was picked by the
+        vote's tie-break (higher log-probability, else the earliest sample), not by the vote."""
+        return vote_closeness(self.distribution) == "tie"
+
+    @property
+    def near_tie(self) -> bool:
+        """Not a tie, but the runner-up's share is within :data:`NEAR_TIE_MARGIN` of the winner's."""
+        return vote_closeness(self.distribution) == "near_tie"
+
+    @property
+    def tied(self) -> list[VoteShare]:
+        """The answers sharing the top weight (one entry when there is no tie)."""
+        if not self.distribution:
+            return []
+        top = self.distribution[0].weight
+        return [s for s in self.distribution if math.isclose(s.weight, top, rel_tol=1e-9)]
+
+    @property
+    def counts(self) -> ProgramCounts:
+        return ProgramCounts.of(self.candidates)
+
     def lm_columns(self) -> pd.DataFrame | None:
-        """The table with the columns the winning program's ``f_col`` calls made (one per call)."""
+        """The table with one column per ``f_col`` call of the winning program, beside the table's
+        own columns (rows matched by their cells, see :func:`lm_made_columns`).
+
+        Returns ``None`` when there is nothing to show: when the winning program made no
+        ``f_col`` call over the table's columns, and when there is **no winner** (no program
+        gave an answer, ``answer.ok`` is false). In the second case it also warns
+        (``UserWarning``), since the columns the failed programs asked for are in
+        ``answer.candidates[i].neural_calls`` and ``answer.explain()`` shows why they failed.
+        """
+        if self.winner is None:
+            _warnings.warn("answer.lm_columns(): no program gave an answer, so there is no winning program and "
+                           "no LM-made columns (None); see answer.explain() for the programs' errors",
+                           UserWarning, stacklevel=2)
+            return None
+        return self.winner_columns()
+
+    def winner_columns(self) -> pd.DataFrame | None:
+        """:meth:`lm_columns` without the warning (for views that show the no-answer case themselves)."""
         winner = self.winner
         if winner is None or self.table is None:
             return None
         return lm_made_columns(self.table, winner.neural_calls)
 
+    def closeness_sentence(self) -> str | None:
+        """One sentence for a tie or a near tie (``None`` when the vote was clear)."""
+        closeness = vote_closeness(self.distribution)
+        if closeness == "tie":
+            tied = self.tied
+            names = ", ".join(_show(s.display, 60) for s in tied)
+            return (f"Tie: {len(tied)} answers got the same vote weight ({tied[0].share:.0%} each: {names}). "
+                    f"{_show(self.value, 60)} was picked by the tie-break (higher log-probability, else the "
+                    "earliest sample), not by the vote: treat the question as undecided.")
+        if closeness == "near_tie":
+            first, second = self.distribution[0], self.distribution[1]
+            return (f"Near tie: the runner-up {_show(second.display, 60)} got {second.share:.0%} of the vote "
+                    f"against {first.share:.0%}; sample more programs (a larger n) to separate them.")
+        return None
+
     def explain(self) -> str:
         """A plain-text account: the answer, the vote, the winning program and its neural calls."""
-        lines = [f"Question: {self.question}", f"Answer: {_show(self.value)}  "
+        shown = _show(self.value) if self.winner is not None else "no answer"
+        lines = [f"Question: {self.question}", f"Answer: {shown}  "
                  f"(confidence {self.confidence:.0%}, mode {self.mode}, task {self.task})"]
+        closeness = self.closeness_sentence()
+        if closeness:
+            lines.append(closeness)
         if self.distribution:
             lines.append("Votes:")
             for share in self.distribution[:8]:
                 lines.append(f"  {share.share:6.1%}  {_show(share.display)}  "
                              f"({share.count} program(s), weight {share.weight:g})")
-        voted = sum(c.count for c in self.candidates if c.voted)
-        total = sum(c.count for c in self.candidates)
-        lines.append(f"Candidates: {len(self.candidates)} distinct of {total} sampled; {voted} voted.")
+        lines.append(f"Candidates: {self.counts.sentence(self.mode)}.")
         failures: dict[str, int] = {}
         for c in self.candidates:
             if not c.ok and c.error is not None:
@@ -149,22 +258,39 @@ class Answer:
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:
                 answers = call.answers if call.kind == "col" else call.value
-                source = "cache" if call.from_cache else call.backend
                 lines.append(f"  neural call {call.name} (line {call.line}) {call.question!r} on "
-                             f"{call.columns}: {len(call.keys) if call.kind == 'col' else 1} answer(s) "
-                             f"from {source}: {_show(answers, 200)}")
+                             f"{call.columns}: {self.call_source(call)}: {_show(answers, 200)}")
         if self.plan is not None and self.plan.steps:
             pu = self.plan.usage
             lines.append(f"Planned neural calls: {len(self.plan.steps)} step(s) answered before the programs ran "
                          f"({pu.requests} model request(s), {pu.prompt_tokens + pu.completion_tokens} tokens; "
                          "the programs' calls read them from the cache)")
         u = self.usage
-        lines.append(f"Usage: {u.requests} model request(s), {u.prompt_tokens} prompt + "
-                     f"{u.completion_tokens} completion tokens, {u.cached_requests} answered from cache, "
-                     f"~${u.cost_usd:.4f}; {self.timings.get('total', 0.0):.1f} s")
+        lines.append(f"Usage: {self.usage_sentence(u)}; {self.timings.get('total', 0.0):.1f} s")
         for warning in self.warnings:
             lines.append(f"Warning: {warning}")
         return "\n".join(lines)
+
+    @staticmethod
+    def call_source(call: Any) -> str:
+        """Where a neural call's answers came from, counted in rows for ``f_col`` (one wording for every view)."""
+        if call.kind != "col":
+            return f"1 answer from {'the neural-call cache' if call.from_cache else call.backend}"
+        rows, cached = len(call.keys), len(set(call.cached_keys) & set(call.keys))
+        if rows and cached >= rows:
+            return f"{rows} row answer(s), all from the neural-call cache"
+        text = f"{rows} row answer(s) from {call.backend}"
+        return text + (f" ({cached} of them from the neural-call cache)" if cached else "")
+
+    @staticmethod
+    def usage_sentence(usage: Usage) -> str:
+        """Model requests and tokens: ``requests`` were sent to a model, ``cached_requests`` were read
+        from the LM cache instead (neural-call answers reused inside a question are counted per call)."""
+        text = (f"{usage.requests} model request(s) sent ({usage.prompt_tokens} prompt + {usage.completion_tokens} "
+                f"completion tokens, ~${usage.cost_usd:.4f})")
+        if usage.cached_requests:
+            text += f", {usage.cached_requests} more read from the LM cache"
+        return text
 
     def __str__(self) -> str:
         return _show(self.value)
@@ -180,6 +306,7 @@ class Answer:
             "usage": self.usage.as_dict(), "prompt": to_jsonable(self.prompt),
             "timings": self.timings, "warnings": list(self.warnings),
             "plan": self.plan.to_json() if self.plan is not None else None,
+            "closeness": vote_closeness(self.distribution), "counts": asdict(self.counts),
         }
 
     def _repr_html_(self) -> str:

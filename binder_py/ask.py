@@ -7,7 +7,6 @@ harness use it.
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -22,7 +21,8 @@ from binder_py.errors import BinderError
 from binder_py.lm.types import LanguageModel
 from binder_py.neural import NeuralBackend, NeuralCache
 from binder_py.neural.build import build_neural_backend
-from binder_py.pipeline import MODES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
+from binder_py.pipeline import MODES, STAGES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
+from binder_py.progress import StageProgress, in_notebook, progress_bar
 from binder_py.tables import load_table, prepare_table
 from binder_py.tasks import task_profile
 from sandbox import Sandbox
@@ -42,11 +42,15 @@ class Binder:
     replaces the LM for neural calls with an oracle (``"oracle:FILE.json"``), a
     :class:`~binder_py.language.NeuralBackend`, or any callable taking a
     :class:`~binder_py.language.NeuralRequest`. Specs are documented in docs/LM.md.
+
+    ``progress`` (default on) shows what a question is doing while it works: tqdm's notebook
+    bar in Jupyter, messages on stderr elsewhere (:mod:`binder_py.progress`); ``False`` turns
+    it off, for this binder or for one ``ask``/``ask_many`` call.
     """
 
     def __init__(self, lm: str | LanguageModel | None = None, *, neural_lm: str | LanguageModel | None = None,
                  neural: Any = None, sandbox: Sandbox | None = None, cache: bool = True, record_dir: str | None = None,
-                 progress: bool = False, **settings: Any):
+                 progress: bool = True, **settings: Any):
         self.settings = AskSettings(**settings)
         self._lm_arg, self._neural_lm_arg = lm, neural_lm
         self._cache, self._record_dir = cache, record_dir
@@ -94,20 +98,26 @@ class Binder:
 
     # --- asking -------------------------------------------------------------------------
     def ask(self, table: pd.DataFrame | str, question: str, title: str | None = None, *,
-            question_id: str | None = None, **overrides: Any) -> Answer:
-        """Answer ``question`` about ``table`` (a DataFrame or a table file's path)."""
+            question_id: str | None = None, progress: bool | None = None, **overrides: Any) -> Answer:
+        """Answer ``question`` about ``table`` (a DataFrame or a table file's path).
+
+        ``progress`` overrides the binder's for this question."""
         settings = replace(self.settings, **overrides) if overrides else self.settings
-        return answer_question(self._initial_state(settings, table, question, title, question_id))
+        show = self.progress if progress is None else progress
+        notebook = show and in_notebook()  # the notebook bar replaces the stages' stderr messages
+        state = self._initial_state(settings, table, question, title, question_id, progress=show and not notebook)
+        with StageProgress(STAGES, enabled=notebook) as stages:
+            return answer_question(state, stages.stages)
 
     def _initial_state(self, settings: AskSettings, table: pd.DataFrame | str, question: str,
-                       title: str | None, question_id: str | None) -> QuestionState:
+                       title: str | None, question_id: str | None, *, progress: bool) -> QuestionState:
         if not isinstance(question, str) or not question.strip():
             raise BinderError("the question is empty: ask something about the table")
         df = prepare_table(table) if isinstance(table, pd.DataFrame) else load_table(table)
         profile = task_profile(settings.task)
         lowercase = profile.lowercase_cells if settings.lowercase is None else settings.lowercase
         services = Services(lm=self.lm, neural=lambda: self.neural, sandbox=lambda: self.sandbox,
-                            neural_cache=self.neural_cache, progress=self.progress)
+                            neural_cache=self.neural_cache, progress=progress)
         return QuestionState(question=question.strip(), table=lowercase_text_cells(df) if lowercase else df,
                              original_table=df, title=title, tags={"question_id": question_id} if question_id else {},
                              settings=settings, profile=profile, services=services, lowercased=lowercase,
@@ -118,9 +128,10 @@ class Binder:
         """:meth:`ask` without blocking the event loop (the work runs in a thread)."""
         return await asyncio.to_thread(self.ask, table, question, title, **overrides)
 
-    def ask_many(self, items: Iterable[Any], *, concurrency: int = 2, progress: bool = True,
+    def ask_many(self, items: Iterable[Any], *, concurrency: int = 2, progress: bool | None = None,
                  return_exceptions: bool = False) -> list[Answer | BaseException]:
-        """Answer many questions, ``concurrency`` at a time, with a progress bar.
+        """Answer many questions, ``concurrency`` at a time, with one progress bar over the questions
+        (tqdm's notebook bar in Jupyter; ``progress`` overrides the binder's).
 
         ``items`` are ``(table, question)`` or ``(table, question, title)`` tuples or mappings
         with ``table``, ``question`` and optional ``title``/``question_id``. Answers come
@@ -129,13 +140,11 @@ class Binder:
         """
         jobs = [_job(item) for item in items]
         results: list[Answer | BaseException | None] = [None] * len(jobs)
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(jobs), disable=not progress, desc="questions", unit="q", file=sys.stderr)
+        bar = progress_bar(len(jobs), "questions", "q", self.progress if progress is None else progress)
 
         def run(index: int) -> None:
             try:
-                results[index] = self.ask(**jobs[index])
+                results[index] = self.ask(**jobs[index], progress=False)  # one bar, over the questions
             except BaseException as error:  # noqa: BLE001 - reported per question
                 if not return_exceptions:
                     raise

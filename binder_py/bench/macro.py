@@ -196,8 +196,8 @@ def _binder(strategy: str, lm: Any, sandbox: Any, n: int) -> Any:
         neural = LMNeuralBackend(lm, chunk_rows=50, dedup=False, max_workers=1, prefetch=False)
         # the original Binder executes every sampled program, identical ones included
         return Binder(lm=lm, neural=neural, sandbox=sandbox, cache=False, task="wikitq", n=n, concurrency=1,
-                      share_neural_cache=False, prefetch=False, group_identical=False)
-    return Binder(lm=lm, neural=LMNeuralBackend(lm), sandbox=sandbox, cache=False, task="wikitq", n=n)
+                      share_neural_cache=False, prefetch=False, group_identical=False, progress=False)
+    return Binder(lm=lm, neural=LMNeuralBackend(lm), sandbox=sandbox, cache=False, task="wikitq", n=n, progress=False)
 
 
 def _ask(binder: Any, example: Any) -> Any:

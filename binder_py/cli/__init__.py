@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit status when the reader of our output went away (``| head``): 128 + SIGPIPE, as a shell reports it
+BROKEN_PIPE_STATUS = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -39,13 +44,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        return _reader_went_away()
     except (BinderError, LMError) as error:
         print(f"binder-py {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"binder-py {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_went_away() -> int:
+    """``binder-py … | head``: the reader closed the pipe. End quietly: point stdout at /dev/null so
+    the interpreter's final flush of the unread output cannot raise again (Python's documented recipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file (captured by a test, replaced by a caller)
+        pass
+    return BROKEN_PIPE_STATUS
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -52,8 +52,11 @@ def run(args: argparse.Namespace) -> int:
         from binder_py.cli.exec_cmd import format_value
 
         if answer.value is None:
-            print("binder-py ask: no answer: every candidate program failed or returned nothing "
-                  "(run with --explain to see why)", file=sys.stderr)
+            print(f"binder-py ask: no answer: no program gave one ({answer.counts.sentence(answer.mode)}); "
+                  "run with --explain to see the programs and their errors", file=sys.stderr)
             return 1
         print(format_value(answer.value))
+        closeness = answer.closeness_sentence()
+        if closeness:  # the value alone would read as a clear answer
+            print(f"binder-py ask: {closeness}", file=sys.stderr)
     return 0 if answer.value is not None else 1

@@ -85,7 +85,8 @@ def _lm_check(args: argparse.Namespace) -> int:
     from binder_py.lm import LMRequest, lm_from_spec
 
     lm = lm_from_spec(args.spec, cache=False, log=False, timeout=args.timeout)
-    print(f"model: {lm.name} (context window: {lm.context_window or 'unknown'} tokens)")
+    window = f"{lm.context_window:,} tokens" if lm.context_window else "unknown"
+    print(f"model: {lm.name} (context window: {window})")
     started = time.perf_counter()
     completion = lm.complete(LMRequest(prompt=args.prompt, max_tokens=args.max_tokens), purpose="check")
     seconds = time.perf_counter() - started

@@ -3,17 +3,22 @@
 Built on the ``openai`` SDK with the SDK's own retries switched off
 (``max_retries=0``): this module retries, with the policy of
 :mod:`binder_py.lm.reliability`, and turns the SDK's errors into the
-:mod:`binder_py.lm.types` errors.
+:mod:`binder_py.lm.types` errors. Only timeouts, HTTP 429 and HTTP 5xx are retried
+(each retry announced as it happens); a refused connection or an unknown host fails at
+once, naming the address it tried.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import re
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 
@@ -50,7 +55,7 @@ def known_context_window(model: str) -> int:
 
 
 class _Transient(Exception):
-    """A failure worth retrying; carries the server's Retry-After when given."""
+    """A failure worth retrying (a timeout, HTTP 429, HTTP 5xx); carries the server's Retry-After when given."""
 
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
@@ -156,6 +161,7 @@ class OpenAIBackend:
                     raise LMUnavailable(f"{self.name}: gave up after {attempt + 1} attempts: waiting {wait:.1f}s "
                                         f"more would exceed the {policy.max_total_seconds:.0f}s retry budget; "
                                         f"last error: {failure}") from None
+                policy.announce(policy.retry_message(f"{self.name} at {self.endpoint}", failure, attempt, wait))
                 policy.sleep(wait)
                 attempt += 1
 
@@ -194,18 +200,40 @@ class OpenAIBackend:
         except openai.APITimeoutError as error:
             raise _Transient(f"timed out after {self.timeout:g}s") from error
         except openai.APIConnectionError as error:
-            raise _Transient(f"connection error: {error.__cause__ or error}") from error
+            raise self._connection_error(error) from None
         except openai.APIStatusError as error:
             raise self._status_error(error, request) from None
         except openai.APIResponseValidationError as error:
-            raise _Transient(f"malformed response: {error}") from error
+            raise self._malformed(str(error)) from None
         except (json.JSONDecodeError, ValueError, TypeError, AttributeError) as error:
-            raise _Transient(f"malformed response: {type(error).__name__}: {error}") from error
+            raise self._malformed(f"{type(error).__name__}: {error}") from None
         return self._parse(response, request)
+
+    def _malformed(self, detail: str) -> LMError:
+        return LMError(f"{self.name} at {self.endpoint} sent a malformed response ({detail[:300]}); is it an "
+                       "OpenAI-compatible server? Check the URL after '@' in --lm (it usually ends in /v1).")
+
+    def _connection_error(self, error: openai.APIConnectionError) -> LMUnavailable:
+        """A connection that could not be made (or broke): not retried, the address in the message."""
+        host = urlsplit(self.endpoint).hostname or self.endpoint
+        chain, cause = [], error.__cause__ or error.__context__
+        while cause is not None and len(chain) < 8:
+            chain.append(cause)
+            cause = cause.__cause__ or cause.__context__
+        detail = str(chain[0]) if chain else str(error)
+        hint = "Check the URL after '@' in --lm (or OPENAI_BASE_URL)."
+        if any(isinstance(c, socket.gaierror) for c in chain) or "name or service not known" in detail.lower() \
+                or "name resolution" in detail.lower() or "nodename nor servname" in detail.lower():
+            return LMUnavailable(f"{self.name}: unknown host {host!r} (tried {self.endpoint}): {detail}. {hint}")
+        if any(isinstance(c, ConnectionRefusedError) or getattr(c, "errno", None) == errno.ECONNREFUSED
+               for c in chain) or "connection refused" in detail.lower():
+            return LMUnavailable(f"{self.name}: connection refused by {self.endpoint}: nothing is listening "
+                                 f"there. Is the server running? {hint}")
+        return LMUnavailable(f"{self.name}: cannot reach {self.endpoint}: {detail or type(error).__name__}. {hint}")
 
     def _parse(self, response: Any, request: LMRequest) -> tuple[list[Choice], int, int]:
         if isinstance(response, (str, bytes)) or not hasattr(response, "choices") or response.choices is None:
-            raise _Transient(f"malformed response body: {str(response)[:200]!r}")
+            raise self._malformed(f"body {str(response)[:200]!r}")
         choices = []
         try:
             for c in response.choices:
@@ -224,7 +252,7 @@ class OpenAIBackend:
                         logprob = sum(values) / len(values) if values else None
                 choices.append(Choice(text=text, mean_logprob=logprob, finish_reason=c.finish_reason))
         except (AttributeError, TypeError) as error:
-            raise _Transient(f"malformed response body: {error}") from error
+            raise self._malformed(f"body: {error}") from None
         usage = getattr(response, "usage", None)
         pt = getattr(usage, "prompt_tokens", None)
         ct = getattr(usage, "completion_tokens", None)
@@ -263,8 +291,10 @@ class OpenAIBackend:
             if code == "insufficient_quota":
                 return LMUnavailable(f"{self.name}: the account has no quota left: {message}")
             return _Transient(f"rate limited (HTTP 429): {message}", self._retry_after(error))
-        if status >= 500 or status in (408, 409):
+        if status >= 500:
             return _Transient(f"server error (HTTP {status}): {message}", self._retry_after(error))
+        if status == 408:  # the server timed the request out
+            return _Transient(f"request timeout (HTTP 408): {message}", self._retry_after(error))
         return LMError(f"{self.name}: the server rejected the request (HTTP {status}): {message}")
 
     @staticmethod

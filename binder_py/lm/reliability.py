@@ -2,7 +2,8 @@
 
 * :class:`RetryPolicy` — bounded in count and total time, exponential backoff with
   *full jitter* (``sleep = uniform(0, min(cap, base * 2**attempt))``), and
-  ``Retry-After`` honoured (seconds or an HTTP date) when the server sends it.
+  ``Retry-After`` honoured (seconds or an HTTP date) when the server sends it. Each retry
+  is announced as it happens (``retrying (n/N)…`` on stderr by default).
 * :class:`Limiter` — at most ``max_concurrency`` requests in flight, and
   requests-per-minute / tokens-per-minute budgets (sliding 60-second window).
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import email.utils
 import random
+import sys
 import threading
 import time
 from collections import deque
@@ -20,14 +22,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
+def announce_on_stderr(message: str) -> None:
+    """The default way a retry is announced: one line on stderr, as it happens."""
+    print(f"binder-py: {message}", file=sys.stderr, flush=True)
+
+
 @dataclass
 class RetryPolicy:
     """When and how long to wait before retrying a failed request.
 
-    Only transient failures are retried (429, 5xx, timeouts, connection errors,
-    malformed bodies); the caller decides which. ``max_retries`` counts retries,
-    so a request is sent at most ``max_retries + 1`` times; ``max_total_seconds``
-    bounds the time spent on one request including waits.
+    Only failures that may pass are retried: timeouts, rate limits (HTTP 429) and server
+    errors (HTTP 5xx); the caller classifies them. Everything else fails at once: a refused
+    connection, an unknown host, a bad key, an unknown model, a malformed response.
+    ``max_retries`` counts retries, so a request is sent at most ``max_retries + 1`` times;
+    ``max_total_seconds`` bounds the time spent on one request including waits.
+    ``announce`` is called with one line before each wait (``retrying (n/N) in 1.2s…``).
     """
 
     max_retries: int = 6
@@ -38,6 +47,11 @@ class RetryPolicy:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     rng: random.Random = field(default_factory=random.Random, repr=False)
+    announce: Callable[[str], None] = field(default=announce_on_stderr, repr=False)
+
+    def retry_message(self, who: str, failure: object, attempt: int, wait: float) -> str:
+        """What :attr:`announce` is told before retry number ``attempt`` (0-based)."""
+        return f"{who}: {failure}; retrying ({attempt + 1}/{self.max_retries}) in {wait:.1f}s…"
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based)."""

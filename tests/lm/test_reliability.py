@@ -18,8 +18,7 @@ def ask(lm, text="question?", **kw):
     return lm.complete(LMRequest(prompt=text, **kw), purpose="parse")
 
 
-@pytest.mark.parametrize("fault", [Fault.rate_limit(), Fault.server_error(500), Fault.server_error(503),
-                                   Fault.malformed(), Fault("empty_choices", status=200)])
+@pytest.mark.parametrize("fault", [Fault.rate_limit(), Fault.server_error(500), Fault.server_error(503)])
 def test_transient_fault_is_retried(server, make_lm, fake_sleep, fault):
     server.faults.extend([fault, fault])
     completion = ask(make_lm(cache=False))
@@ -105,19 +104,6 @@ def test_timeouts_exhaust_into_unavailable(server, make_lm, fake_sleep):
     with pytest.raises(LMUnavailable, match="timed out"):
         ask(make_lm(cache=False, timeout=0.2, retry=RetryPolicy(max_retries=1, sleep=fake_sleep)))
     assert server.request_count == 2
-
-
-def test_connection_refused_is_retried_then_unavailable(fake_sleep, tmp_path):
-    from binder_py.lm import lm_from_spec
-    from binder_py.lm.testserver import LoopbackServer
-
-    with LoopbackServer() as srv:
-        url = srv.base_url
-    lm = lm_from_spec(f"openai:m@{url}", cache=False, log=False,
-                      retry=RetryPolicy(max_retries=2, sleep=fake_sleep))
-    with pytest.raises(LMUnavailable, match="connection error"):
-        ask(lm)
-    assert len(fake_sleep.waits) == 2
 
 
 def test_bad_key_fails_at_once(server, make_lm, fake_sleep):

@@ -1,0 +1,93 @@
+"""The answer's views without a browser: the tie rule, the counts, lm_columns without a winner,
+the same sentences in explain() and the HTML, and model output escaped."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from binder_py.answer import NEAR_TIE_MARGIN, vote_closeness
+from binder_py.notebook import answer_html
+from binder_py.views.examples import ask, no_answer_view, tie_view
+from binder_py.vote import VoteShare
+
+
+@pytest.fixture(scope="module")
+def no_answer():
+    return no_answer_view()
+
+
+@pytest.fixture(scope="module")
+def tie():
+    return tie_view()
+
+
+def shares(*weights: float) -> list[VoteShare]:
+    total = sum(weights)
+    return [VoteShare(key=(str(i),), display=str(i), weight=w, count=1, share=w / total, candidate_orders=[i])
+            for i, w in enumerate(weights)]
+
+
+def test_tie_and_near_tie_rule():
+    assert vote_closeness(shares(1, 1, 1)) == "tie"
+    assert vote_closeness(shares(2, 2, 1)) == "tie"
+    assert vote_closeness(shares(0.1 + 0.2, 0.3)) == "tie"  # equal to 9 significant digits
+    assert vote_closeness(shares(6, 5)) == "near_tie"  # 55% against 45%
+    assert vote_closeness(shares(3, 1)) is None
+    assert vote_closeness(shares(5)) is None and vote_closeness([]) is None
+    first, second = shares(6, 5)
+    assert first.share - second.share <= NEAR_TIE_MARGIN
+
+
+def test_a_tie_is_said_in_every_view(tie):
+    answer = tie
+    assert answer.tie and not answer.near_tie and len(answer.tied) == 3
+    assert "Tie: 3 answers got the same vote weight" in answer.explain()
+    assert "Tie: 3 answers got the same vote weight" in answer_html(answer)
+    assert answer.to_json()["closeness"] == "tie"
+
+
+def test_counts_separate_samples_from_repairs_and_read_the_same_everywhere(no_answer):
+    answer = no_answer
+    counts = answer.counts
+    assert (counts.sampled, counts.distinct, counts.repairs, counts.failed, counts.voted) == (4, 2, 2, 6, 0)
+    sentence = counts.sentence(answer.mode)
+    assert sentence == "4 program(s) sampled (2 distinct) + 2 written by repair; 6 failed; 0 voted"
+    assert sentence in answer.explain() and sentence in answer_html(answer)
+    assert answer.to_json()["counts"] == {"sampled": 4, "distinct": 2, "repairs": 2, "failed": 6, "voted": 0}
+
+
+def test_lm_columns_without_a_winner_returns_none_and_says_why(no_answer):
+    answer = no_answer
+    with pytest.warns(UserWarning, match="no program gave an answer"):
+        assert answer.lm_columns() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert answer.winner_columns() is None
+        answer_html(answer)  # the view shows the failure itself, without the warning
+
+
+def test_the_no_answer_view_shows_programs_errors_and_next_steps(no_answer):
+    html = answer_html(no_answer)
+    assert "no answer" in html and "KeyError: &#x27;origin&#x27;" in html
+    assert 'df[df[&quot;origin&quot;] == &quot;north america&quot;]' in html
+    assert "What to try next" in html and "shirt, made in, price, sales" in html
+
+
+def test_model_output_is_escaped():
+    answer = ask(['"<script>alert(1)</script>"', 'df["shirt"].iloc[0] + "<img src=x onerror=alert(1)>"'])
+    page = answer_html(answer)
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_a_near_tie_is_said_in_every_view():
+    from binder_py.views.examples import NEURAL_PROGRAM, PLAIN_PROGRAM
+
+    answer = ask([NEURAL_PROGRAM] * 6 + [PLAIN_PROGRAM] * 5)  # 55% against 45%
+    assert answer.near_tie and not answer.tie
+    sentence = answer.closeness_sentence()
+    assert sentence.startswith("Near tie: the runner-up polyester performance tee got 45% of the vote against 55%")
+    assert sentence in answer.explain()
+    assert 'class="banner near-tie"' in answer_html(answer)
