@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if pair and args.file:
         raise BinderError("give either a predictions FILE or --gold/--pred, not both")
     if pair:
+        if args.scores:
+            raise BinderError("--scores needs a predictions FILE: it writes one line per predictions line")
         if args.gold is None or args.pred is None:
             raise BinderError("--gold and --pred go together: give both (values separated by '|')")
         return _run_pair(args)

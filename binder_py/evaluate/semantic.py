@@ -6,7 +6,7 @@ number of values and they pair up both ways (every gold value matches some predi
 value matches some gold value) under :func:`value_match`:
 
 1. equal text after the official normalisation;
-2. equal text after also dropping a leading "the" and punctuation outside numbers;
+2. equal text after also dropping punctuation outside numbers and a leading "the" (not when both are numbers);
 3. yes/no answered by a boolean: gold ``yes`` ~ ``true``/``1``, gold ``no`` ~ ``false``/``0``;
 4. equal numbers: within 1e-6 absolute or 1e-9 relative (float noise, never a fixed slack on large numbers),
    or the prediction rounded to the gold's written decimals; numbers may carry thousands separators, a
@@ -178,8 +178,9 @@ def value_match(gold: str, predicted: str, gold_canon: str | None = None) -> boo
     """One gold value against one predicted value under rules 1-5 (module docstring)."""
     if normalize(gold) == normalize(predicted):
         return True
+    both_numbers = parse_number_text(gold) is not None and parse_number_text(predicted) is not None
     loose = loose_text(gold)
-    if loose and loose == loose_text(predicted):
+    if loose and not both_numbers and loose == loose_text(predicted):  # numbers are compared by rule 4
         return True
     if _yes_no_match(gold, predicted):
         return True
