@@ -104,7 +104,8 @@ def _run_pair(args: argparse.Namespace) -> int:
         if normalize_tabfact_prediction(args.gold) is None:
             raise BinderError(f"--gold {args.gold!r} is not a TabFact label; use true/false, 1/0 or entailed/refuted")
         ok = score_prediction("tabfact", args.question, args.gold, args.pred)["correct"]
-        print(json.dumps({"task": "tabfact", "correct": ok}) if args.json else f"tabfact: {'correct' if ok else 'wrong'}")
+        print(json.dumps({"task": "tabfact", "correct": ok}) if args.json
+              else f"tabfact: {'correct' if ok else 'wrong'}")
         return 0
     gold = split_answer(args.gold)
     canon = split_answer(args.gold_canon) if args.gold_canon is not None else None
@@ -209,8 +210,9 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:
         "report", help="compare run directories: a markdown table and PNG plots",
         description="Read run directories written by 'binder-py eval' and print a side-by-side markdown table "
                     "(accuracy overall and by subset under the official, binder and semantic evaluators; requests, "
-                    "tokens, cost and time per question). With --plots, also draw accuracy by subset and mode, and accuracy against the "
-                    "number of voting candidates (recomputed from the recorded candidates, no model calls).")
+                    "tokens, cost and time per question). With --plots, also draw accuracy by subset and mode, "
+                    "and accuracy against the number of voting candidates (recomputed from the recorded candidates, "
+                    "no model calls).")
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (binder-py eval --out)")
     parser.add_argument("--out", metavar="FILE.md", help="also write the markdown to this file")
     parser.add_argument("--plots", metavar="DIR", help="write PNG plots into this directory")

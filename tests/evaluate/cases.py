@@ -278,12 +278,14 @@ def _float_gold(make_prediction: Callable[[str], str | None]) -> Callable[[str, 
 
 def _the(q: str, g: tuple[str, ...]) -> Prediction | None:
     value = one(g)
-    return _if(plain_words(value) and not (value or "").lower().startswith("the "), lambda: (("The " + (value or ""),), None))
+    return _if(plain_words(value) and not (value or "").lower().startswith("the "),
+               lambda: (("The " + (value or ""),), None))
 
 
 def _percent(q: str, g: tuple[str, ...]) -> Prediction | None:
     value = one(g)
-    return _if(value is not None and re.fullmatch(r"\d+(\.\d+)?%", value) is not None, lambda: (((value or "")[:-1],), None))
+    return _if(value is not None and re.fullmatch(r"\d+(\.\d+)?%", value) is not None,
+               lambda: (((value or "")[:-1],), None))
 
 
 def _dollar_dropped(q: str, g: tuple[str, ...]) -> Prediction | None:
@@ -360,7 +362,8 @@ RULES: list[Rule] = [
     Rule("multi-word choice before 'or' as 1", {"official": F, "binder": F, "semantic": F}, _multiword_choice),
     # --- numbers with units, words, rounding
     Rule("unit dropped", {"official": F, "binder": T, "semantic": T}, _unit(lambda n, u: n, lambda u: True)),
-    Rule("singular unit", {"official": F, "semantic": T}, _unit(lambda n, u: f"{n} {u[:-1]}", lambda u: u.endswith("s"))),
+    Rule("singular unit", {"official": F, "semantic": T},
+         _unit(lambda n, u: f"{n} {u[:-1]}", lambda u: u.endswith("s"))),
     Rule("other duration unit", {"official": F, "binder": T, "semantic": F},
          _unit(lambda n, u: f"{n} {DURATIONS[u]}", lambda u: u in DURATIONS)),
     Rule("number in words", {"official": F, "binder": T, "semantic": T},

@@ -35,7 +35,10 @@ evaluator = imp.load_source('wtq_official_evaluator', sys.argv[1])
 for line in sys.stdin:
     case = json.loads(line)
     canon = case.get('gold_canon')
-    target = evaluator.to_value_list(case['gold'], canon) if canon is not None else evaluator.to_value_list(case['gold'])
+    if canon is None:
+        target = evaluator.to_value_list(case['gold'])
+    else:
+        target = evaluator.to_value_list(case['gold'], canon)
     predicted = evaluator.to_value_list(case['prediction'])
     sys.stdout.write('1\n' if evaluator.check_denotation(target, predicted) else '0\n')
 """
