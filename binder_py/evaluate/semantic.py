@@ -94,7 +94,7 @@ def parse_number_text(text: str) -> tuple[float, int, str] | None:
     return value, decimals, currency or unit
 
 
-def _numbers_match(gold: str, predicted: str) -> bool:
+def _numbers_match(gold: str, predicted: str, rounding: bool = True) -> bool:
     g, p = parse_number_text(gold), parse_number_text(predicted)
     if g is None or p is None:
         return False
@@ -103,7 +103,7 @@ def _numbers_match(gold: str, predicted: str) -> bool:
         return False
     if abs(gv - pv) < 1e-6 or abs(gv - pv) <= 1e-9 * max(abs(gv), abs(pv)):
         return True
-    return 0 < gold_decimals < predicted_decimals and round(pv, gold_decimals) == round(gv, gold_decimals)
+    return rounding and 0 < gold_decimals < predicted_decimals and round(pv, gold_decimals) == round(gv, gold_decimals)
 
 
 # ----------------------------------------------------------------------------- 5. dates
@@ -184,8 +184,14 @@ def value_match(gold: str, predicted: str, gold_canon: str | None = None) -> boo
         return True
     if _yes_no_match(gold, predicted):
         return True
-    typed = [gold] if not gold_canon else [gold, gold_canon]
-    return any(_numbers_match(g, predicted) or _dates_match(g, predicted) for g in typed)
+    if _numbers_match(gold, predicted) or _dates_match(gold, predicted):
+        return True
+    if not gold_canon:
+        return False
+    # the canonical value types a gold the rules cannot read; its decimals and lost unit are not the annotator's
+    if parse_number_text(gold) is None and _numbers_match(gold_canon, predicted, rounding=False):
+        return True
+    return parse_date_text(gold) is None and _dates_match(gold_canon, predicted)
 
 
 def _distinct(values: Sequence[str]) -> list[str]:

@@ -86,5 +86,8 @@ def test_lists_pair_both_ways():
     assert not semantic_match(["Yes", "No"], ["1"])
 
 
-def test_canon_is_used():
+def test_canon_is_used_only_for_golds_the_rules_cannot_read():
     assert semantic_match(["about 100k"], ["100000"], ["100000.0"])
+    assert semantic_match(["the fifth of May"], ["2001-05-05"], ["2001-05-05"])
+    assert not semantic_match(["32"], ["32.00001"], ["32.0"])         # canon decimals are not the annotator's
+    assert not semantic_match(["33 years"], ["33 months"], ["33.0"])   # nor is the unit the canon dropped
