@@ -15,6 +15,9 @@ value matches some gold value) under :func:`value_match`:
 5. equal dates in any common written form (``January 5, 2001`` ~ ``2001-01-05``); a part the gold leaves
    out may appear in the prediction only as pandas fills it (month 1, day 1), except the year, which may be
    added to a gold without one.
+
+A gold's canonical value (``targetCanon``) stands in for rules 4 and 5 only when the gold itself reads as no
+number (rule 4, without rounding) or no date (rule 5).
 """
 
 from __future__ import annotations
