@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import cases as generated  # noqa: E402
-import originals  # noqa: E402
+import wikitq_cases as generated  # noqa: E402
+import original_evaluators as originals  # noqa: E402
 
 from binder_py.evaluate.binder import binder_match  # noqa: E402
 from binder_py.evaluate.official import official_match  # noqa: E402

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # cases.py and originals.py sit beside the tests
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # cases.py and original_evaluators.py sit beside the tests
 
 
 @pytest.fixture(scope="session")
@@ -14,7 +14,7 @@ def dev_golds():
     data_dir = next((d for d in candidate_data_dirs() if (d / "wikitq").is_dir()), None)
     if data_dir is None:
         pytest.skip("shared benchmark data not found (../shared/data with wikitq/); set BINDER_DATA")
-    import cases
+    import wikitq_cases as cases
 
     return cases.dev_golds(data_dir)
 
@@ -22,7 +22,7 @@ def dev_golds():
 @pytest.fixture(scope="session")
 def generated(dev_golds):
     """``generated(rule, per_rule)``: the generated cases of one rule (cached for the session)."""
-    import cases
+    import wikitq_cases as cases
 
     cache: dict[int, dict[str, list]] = {}
 

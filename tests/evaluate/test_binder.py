@@ -2,7 +2,7 @@
 
 import pytest
 
-import cases
+import wikitq_cases as cases
 from binder_py.evaluate.binder import binder_match, str_normalize
 
 BINDER_RULES = [rule.name for rule in cases.RULES if "binder" in rule.expected]

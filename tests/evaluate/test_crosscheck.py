@@ -1,13 +1,13 @@
 """Cross-check: the ports judge the generated cases as the original evaluators do, when those can run here.
 
 The originals are not vendored: set WTQ_EVALUATOR (ppasupat/WikiTableQuestions evaluator.py, run under Python 2.7)
-and BINDER_REPO (a checkout of xlang-ai/Binder); see originals.py. Each test skips with its reason otherwise.
+and BINDER_REPO (a checkout of xlang-ai/Binder); see original_evaluators.py. Each test skips with its reason otherwise.
 """
 
 import pytest
 
-import cases
-import originals
+import wikitq_cases as cases
+import original_evaluators as originals
 from binder_py.evaluate.binder import binder_match
 from binder_py.evaluate.official import official_match
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-import cases
+import wikitq_cases as cases
 from binder_py.evaluate.official import normalize, official_match, parse_date, parse_number, to_value, to_value_list
 
 OFFICIAL_RULES = [rule.name for rule in cases.RULES if "official" in rule.expected]

@@ -2,7 +2,7 @@
 
 import pytest
 
-import cases
+import wikitq_cases as cases
 from binder_py.evaluate.semantic import loose_text, parse_date_text, parse_number_text, semantic_match
 
 SEMANTIC_RULES = [rule.name for rule in cases.RULES if "semantic" in rule.expected]
