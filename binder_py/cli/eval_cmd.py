@@ -7,21 +7,27 @@ import argparse
 import json
 
 from binder_py.cli.options import add_model_options, add_sampling_options
-from binder_py.tasks import BENCHMARK_TASKS
+from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
 
 EPILOG = """\
 Two ways to use it:
 
-  binder-py evaluate PREDICTIONS.jsonl [--dataset wikitq --split dev] [--json] [--show-wrong N]
+  binder-py evaluate PREDICTIONS.jsonl [--scores OUT.jsonl] [--dataset wikitq --split dev] [--json]
+                    [--show-wrong N]
       Rescore a JSON Lines file. Each line: {"id": ..., "question": ..., "gold": [...], "prediction": ...}
       ("gold_canon", "subsets" and "dataset" optional). "prediction" may be any JSON value (a list is a
       multi-value answer, 3.0 counts as "3", null as no answer). With --dataset, gold, question, canonical
       values and subsets are looked up by id where a line lacks them, and accuracy is broken down by subset
       (dev: solvable-/unsolvable-squall, solvable-/unsolvable-binder).
-      WikiTQ prints the official evaluator's accuracy and the semantic match's (Binder paper, appendix A.5);
+      WikiTQ prints three accuracies, one per evaluator (docs/RESULTS.md, "Evaluators"):
+        official  the official WikiTQ evaluator, judgement for judgement
+        binder    Binder's own semantic match (the paper's tables)
+        semantic  binder-py's documented semantic match
       TabFact prints accuracy (predictions read as true/false, 1/0, yes/no, entailed/refuted).
+      --scores writes one line per input line: {"id", "official", "binder", "semantic"} (TabFact:
+      {"id", "correct"}), so judgements can be compared.
 
   binder-py evaluate --gold "a|b" --pred "b|a" [--question Q] [--gold-canon "x|y"] [--task wikitq|tabfact]
       Judge one answer. Values are separated by "|"; write a literal "|" as \\p (WikiTQ escapes).
@@ -33,18 +39,20 @@ Exit status: 0 after scoring, 2 on bad input.
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="score predictions (a JSONL file, or one --gold/--pred pair)",
-        description="Score predictions with WikiTQ's official evaluator and Binder's semantic match, or TabFact accuracy.",
+        description="Score predictions with three WikiTQ evaluators (official, binder, semantic), or TabFact accuracy.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="predictions file, JSON Lines")
     parser.add_argument("--gold", help='gold answer for one pair, values separated by "|"')
     parser.add_argument("--pred", help='predicted answer for one pair, values separated by "|"')
-    parser.add_argument("--question", help="the question (used by the A-or-B choice rule)")
+    parser.add_argument("--question", help="the question (Binder's evaluator reads its 'or' choices)")
     parser.add_argument("--gold-canon", help='WikiTQ targetCanon values for --gold, separated by "|"')
-    parser.add_argument("--task", choices=("wikitq", "tabfact"),
+    parser.add_argument("--task", choices=BENCHMARK_TASKS,
                         help="scoring rules (default: the records' dataset field / --dataset, else wikitq)")
-    parser.add_argument("--dataset", choices=("wikitq", "tabfact"), help="look up missing gold by id in this dataset")
+    parser.add_argument("--dataset", choices=BENCHMARK_TASKS, help="look up missing gold by id in this dataset")
     parser.add_argument("--split", help="dataset split for --dataset (default: wikitq dev, tabfact test-small)")
     parser.add_argument("--data-dir", metavar="DIR", help="data directory (default: $BINDER_DATA, else ../shared/data)")
+    parser.add_argument("--scores", metavar="OUT.jsonl",
+                        help="write each line's judgements: {\"id\", \"official\", \"binder\", \"semantic\"}")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--show-wrong", type=int, default=0, metavar="N", help="list up to N wrong predictions")
     parser.set_defaults(func=run)
@@ -57,13 +65,15 @@ def run(args: argparse.Namespace) -> int:
     if pair and args.file:
         raise BinderError("give either a predictions FILE or --gold/--pred, not both")
     if pair:
+        if args.scores:
+            raise BinderError("--scores needs a predictions FILE: it writes one line per predictions line")
         if args.gold is None or args.pred is None:
             raise BinderError("--gold and --pred go together: give both (values separated by '|')")
         return _run_pair(args)
     if not args.file:
         raise BinderError("nothing to score: give a predictions FILE (JSON Lines) or --gold A --pred B; "
                           "see 'binder-py evaluate --help'")
-    from binder_py.evaluate.scoring import score_file
+    from binder_py.evaluate.scoring import score_file, write_judgements
 
     examples = None
     if args.dataset:
@@ -72,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.split:
         raise BinderError("--split needs --dataset")
     report = score_file(args.file, task=args.task or args.dataset, examples=examples)
+    if args.scores:
+        try:
+            write_judgements(report, args.scores)
+        except OSError as error:
+            raise BinderError(f"cannot write --scores {args.scores}: {error.strerror}; check the path") from None
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
@@ -82,29 +97,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_pair(args: argparse.Namespace) -> int:
+    from binder_py.evaluate.judge import score_prediction
+    from binder_py.evaluate.tabfact import normalize_tabfact_prediction
+
     task = args.task or args.dataset or "wikitq"
-    if task == "tabfact":
-        from binder_py.evaluate.tabfact import normalize_tabfact_prediction, tabfact_match
+    if task_profile(task).evaluator == "label":
         if normalize_tabfact_prediction(args.gold) is None:
             raise BinderError(f"--gold {args.gold!r} is not a TabFact label; use true/false, 1/0 or entailed/refuted")
-        ok = tabfact_match(args.gold, args.pred)
-        result = {"task": "tabfact", "correct": ok}
-        print(json.dumps(result) if args.json else f"tabfact: {'correct' if ok else 'wrong'}")
+        ok = score_prediction(task, args.question, args.gold, args.pred)["correct"]
+        print(json.dumps({"task": task, "correct": ok}) if args.json
+              else f"{task}: {'correct' if ok else 'wrong'}")
         return 0
-    from binder_py.evaluate.official import official_match
-    from binder_py.evaluate.semantic import semantic_match
     gold = split_answer(args.gold)
-    pred = split_answer(args.pred)
     canon = split_answer(args.gold_canon) if args.gold_canon is not None else None
     if canon is not None and len(canon) != len(gold):
         raise BinderError(f"--gold-canon has {len(canon)} values but --gold has {len(gold)}; give one per gold value")
-    official = official_match(gold, pred, canon)
-    semantic = official or semantic_match(args.question, gold, pred, canon)
+    judgement = score_prediction(task, args.question, gold, split_answer(args.pred), canon)
     if args.json:
-        print(json.dumps({"task": "wikitq", "official": official, "semantic": semantic}))
+        print(json.dumps({"task": task, **judgement}))
     else:
-        print(f"official: {'correct' if official else 'wrong'}")
-        print(f"semantic: {'correct' if semantic else 'wrong'}")
+        for name, ok in judgement.items():
+            print(f"{name}: {'correct' if ok else 'wrong'}")
     return 0
 
 
@@ -113,7 +126,7 @@ def _run_pair(args: argparse.Namespace) -> int:
 EVAL_EPILOG = """\
 The run directory (--out) gets:
   config.json     the settings, the model, versions, data directory, split, limit, seed, start time
-  results.jsonl   one JSON line per finished question (prediction, official/semantic scores, every
+  results.jsonl   one JSON line per finished question (prediction, official/binder/semantic judgements, every
                   candidate program with its outcome and votes, neural calls, usage, timings), appended
                   and fsynced as each question finishes
   lm.sqlite       every model response the run used (cache hits included)
@@ -194,9 +207,10 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report", help="compare run directories: a markdown table and PNG plots",
         description="Read run directories written by 'binder-py eval' and print a side-by-side markdown table "
-                    "(accuracy overall and by subset, official and semantic; requests, tokens, cost and time per "
-                    "question). With --plots, also draw accuracy by subset and mode, and accuracy against the "
-                    "number of voting candidates (recomputed from the recorded candidates, no model calls).")
+                    "(accuracy overall and by subset under the official, binder and semantic evaluators; requests, "
+                    "tokens, cost and time per question). With --plots, also draw accuracy by subset and mode, "
+                    "and accuracy against the number of voting candidates (recomputed from the recorded candidates, "
+                    "no model calls).")
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (binder-py eval --out)")
     parser.add_argument("--out", metavar="FILE.md", help="also write the markdown to this file")
     parser.add_argument("--plots", metavar="DIR", help="write PNG plots into this directory")

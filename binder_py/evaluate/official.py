@@ -1,143 +1,197 @@
-"""WikiTQ's official evaluator (v1.0.2) behaviour, re-implemented for Python 3 from its documented rules.
+"""The official WikiTableQuestions evaluator (``evaluator.py`` v1.0.2), ported to Python 3 judgement for judgement.
 
-* A denotation is a set of values: duplicates are removed, order does not matter.
-  A prediction is correct iff gold and prediction have the same number of
-  distinct values and every gold value matches some predicted value.
-* Typing: a string that parses as int/float is a number; ``yyyy-mm-dd`` (with
-  ``xx`` for unknown parts) is a date, and a date with only a year is the
-  number of that year; anything else is a string. Gold values are typed from
-  their CoreNLP canonical value (``targetCanon``) when given, predicted values
-  from their own text.
-* Gold T matches prediction P when (a) ``normalize(T's raw text) ==
-  normalize(P's text)``, or (b) both are numbers within 1e-6, or (c) both are
-  dates with the same (year, month, day), ``xx`` matching only ``xx``.
+Ported from the rules of github.com/ppasupat/WikiTableQuestions ``evaluator.py`` (a Python 2.7 script), not
+copied. Its judgements, including its quirks, are kept:
+
+* **Values.** A denotation is a set of typed values: a *number* (text that Python 2's ``int()`` or ``float()``
+  reads, NaN and infinity excluded), a *date* (``yyyy-mm-dd``, ``xx`` for an unknown part; a date with only a
+  year is the number of that year), else a *string*. Gold values are typed by their CoreNLP canonical value
+  (``targetCanon``) when given (an empty one falls back to the raw text), predicted values by their own text.
+* **Truncation.** A number within 1e-6 of an integer becomes ``int(number)``, which truncates: ``9.999999999999988``
+  becomes 9 and so does not match a gold 10, while ``10.000000000000002`` becomes 10.
+* **Duplicates.** Values equal by type and key (normalised text, number, or (year, month, day)) collapse to the
+  first one, as Python's ``set()`` keeps it; ``["1", "1.0"]`` is one value.
+* **Correct** iff gold and prediction have the same number of values and every gold value matches some
+  predicted value: equal normalised text, or both numbers within 1e-6, or both dates with equal (y, m, d).
+* **normalize():** NFKD and drop combining marks; curly quotes, backtick and acute accent to ``'``/``"``; the
+  dashes ‐‑‒–—− to ``-``; then repeat until nothing changes: strip, drop trailing citations (``[...]`` not at
+  the start, ``[digits]``, ``•♦†‡*#+``), strip, drop trailing `` (...)`` groups not at the start, strip, drop
+  outer ``"..."`` only when no ``"`` is inside; then one final ``.``; collapse whitespace, lowercase, strip.
+
+Python 2 behaviour kept by the ``python2`` dialect (the default): ``\\d`` in the citation pattern is ASCII only,
+``int()``/``float()`` refuse ``_`` digit separators, lowercasing is per character (no final-sigma rule), and a
+number with no original text shows as Python 2's ``unicode(float)`` (12 significant digits).
+The ``python3`` dialect is the same code as run by Python 3 (Binder's copy of this file, ``utils/wtq/evaluator.py``).
+Not reproduced: differences between Python 2.7's Unicode 5.2 character database and Python 3's (characters whose
+category or case changed since), and crashes of the original (a ``targetCanon`` list of another length than
+``targetValue`` raises :class:`ValueError` here; numbers too large for a float compare as not matching).
 """
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import isinf, isnan
+from typing import Literal
 
-__all__ = ["normalize", "parse_number", "parse_date", "Value", "to_value", "to_value_list",
-           "check_denotation", "official_match"]
+__all__ = ["Dialect", "Value", "check_denotation", "normalize", "official_match", "parse_date", "parse_number",
+           "to_value", "to_value_list"]
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u00b4": "'", "`": "'", "\u201c": '"', "\u201d": '"',
-                         "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-"})
-_TRAILING_CITATION = re.compile(r"(?:(?<=.)\[[^\[\]]*\]|\[\d+\]|[•♦†‡*#+])+$")
-_TRAILING_PAREN = re.compile(r"(?<=.) \([^()]*\)$")
-_OUTER_QUOTES = re.compile(r'^"(.*)"$', re.DOTALL)
+Dialect = Literal["python2", "python3"]
+
+_QUOTES_AND_DASHES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u00b4": "'", "`": "'", "\u201c": '"',
+                                    "\u201d": '"', "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-",
+                                    "\u2014": "-", "\u2212": "-"})
+_CITATIONS = {"python2": re.compile(r"((?<!^)\[[^\]]*\]|\[[0-9]+\]|[•♦†‡*#+])*$"),
+              "python3": re.compile(r"((?<!^)\[[^\]]*\]|\[\d+\]|[•♦†‡*#+])*$")}
+_PARENTHESES = re.compile(r"(?<!^)( \([^)]*\))*$")
+_OUTER_QUOTES = re.compile(r'^"([^"]*)"$')
 _WHITESPACE = re.compile(r"\s+")
 
 
-def normalize(text: str) -> str:
-    """The official string normalisation (see the module docstring of :mod:`binder_py.evaluate.official`)."""
-    text = "".join(c for c in unicodedata.normalize("NFKD", str(text)) if unicodedata.category(c) != "Mn")
-    text = text.translate(_QUOTES)
+def _lower(text: str, dialect: Dialect) -> str:
+    if dialect == "python3":
+        return text.lower()
+    # Python 2's unicode.lower(): the simple one-to-one mapping of each character
+    return "".join("i" if c == "\u0130" else c.lower() for c in text)
+
+
+def normalize(text: str, dialect: Dialect = "python2") -> str:
+    """The official string normalisation (module docstring)."""
+    x = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) != "Mn")
+    x = x.translate(_QUOTES_AND_DASHES)
+    citations = _CITATIONS[dialect]
     while True:
-        before = text
-        text = _TRAILING_CITATION.sub("", text.strip())
-        text = _TRAILING_PAREN.sub("", text.strip())
-        text = _OUTER_QUOTES.sub(r"\1", text.strip())
-        if text == before:
+        before = x
+        x = citations.sub("", x.strip())
+        x = _PARENTHESES.sub("", x.strip())
+        x = _OUTER_QUOTES.sub(r"\1", x.strip())
+        if x == before:
             break
-    if text.endswith("."):
-        text = text[:-1]
-    return _WHITESPACE.sub(" ", text).lower().strip()
+    if x and x[-1] == ".":
+        x = x[:-1]
+    return _lower(_WHITESPACE.sub(" ", x), dialect).strip()
 
 
-_FLOAT_TEXT = re.compile(r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
+def _to_int(text: str, dialect: Dialect) -> int:
+    if dialect == "python2" and "_" in text:
+        raise ValueError("Python 2 has no digit separators")
+    return int(text)
 
 
-def parse_number(text: str) -> float | None:
-    """int/float-parsable text (Python 2 rules: no ``_``, no ``,``; NaN/inf rejected) -> the number, else None."""
-    if not _FLOAT_TEXT.match(text):
+def parse_number(text: str, dialect: Dialect = "python2") -> int | float | None:
+    """``int(text)``, else ``float(text)`` unless NaN or infinite, else None (the original ``NumberValue.parse``)."""
+    try:
+        return _to_int(text, dialect)
+    except ValueError:
+        pass
+    if dialect == "python2" and "_" in text:
         return None
-    value = float(text)
-    if math.isnan(value) or math.isinf(value):
+    try:
+        amount = float(text)
+    except ValueError:
         return None
-    return value
+    return None if isnan(amount) or isinf(amount) else amount
 
 
-_DATE = re.compile(r"^(\d+|xx|xxxx)-(\d+|xx)-(\d+|xx)$")
-
-
-def parse_date(text: str) -> tuple[int, int, int] | None:
-    """``yyyy-mm-dd`` with ``xx`` for unknown parts -> (year, month, day) with -1 for unknown, else None."""
-    match = _DATE.match(text.strip().lower())
-    if not match:
+def parse_date(text: str, dialect: Dialect = "python2") -> tuple[int, int, int] | None:
+    """``yyyy-mm-dd`` with ``xx`` (year also ``xxxx``) for unknown parts -> (y, m, d), -1 unknown; else None."""
+    parts = _lower(text, dialect).split("-")
+    if len(parts) != 3:
         return None
-    y, m, d = (-1 if part.startswith("x") else int(part) for part in match.groups())
-    return valid_date_parts(y, m, d)
+    try:
+        year = -1 if parts[0] in ("xx", "xxxx") else _to_int(parts[0], dialect)
+        month = -1 if parts[1] == "xx" else _to_int(parts[1], dialect)
+        day = -1 if parts[2] == "xx" else _to_int(parts[2], dialect)
+    except ValueError:
+        return None
+    if year == month == day == -1 or not (month == -1 or 1 <= month <= 12) or not (day == -1 or 1 <= day <= 31):
+        return None
+    return (year, month, day)
 
 
-def valid_date_parts(y: int, m: int, d: int) -> tuple[int, int, int] | None:
-    """(year, month, day) with -1 for unknown parts, or None when nothing is known or a part is out of range."""
-    if y == m == d == -1:
-        return None
-    if m != -1 and not 1 <= m <= 12:
-        return None
-    if d != -1 and not 1 <= d <= 31:
-        return None
-    return (y, m, d)
+def _number_text(amount: int | float, dialect: Dialect) -> str:
+    if isinstance(amount, int) or dialect == "python3":
+        return str(amount)
+    text = "%.12g" % amount  # Python 2's str(float)
+    return text if any(c in text for c in ".eEn") else text + ".0"
 
 
 @dataclass(frozen=True)
 class Value:
-    """A typed denotation value. ``kind`` is "string", "number" or "date"."""
+    """A typed value. ``key`` decides duplicates: the normalised text, the number, or (year, month, day)."""
 
-    kind: str
+    kind: Literal["string", "number", "date"]
     normalized: str
-    amount: float | None = None
-    ymd: tuple[int, int, int] | None = None
+    key: object
 
-    def match(self, other: "Value") -> bool:
+    def match(self, other: Value) -> bool:
+        """The original ``match``: equal normalised text, or numbers within 1e-6, or dates with equal parts."""
         if self.normalized == other.normalized:
             return True
         if self.kind == "number" and other.kind == "number":
-            return abs(self.amount - other.amount) < 1e-6  # type: ignore[operator]
+            try:
+                return abs(self.key - other.key) < 1e-6  # type: ignore[operator]
+            except OverflowError:  # the original raises; a number past float range matches nothing
+                return False
         if self.kind == "date" and other.kind == "date":
-            return self.ymd == other.ymd
+            return self.key == other.key
         return False
 
 
-def to_value(original: str, canon: str | None = None) -> Value:
-    """Type one value from ``canon`` when given (gold with targetCanon), else from ``original`` itself."""
-    original = str(original)
-    typed = original if canon is None else str(canon)
-    normalized = normalize(original)
-    amount = parse_number(typed)
+def _number_value(amount: int | float, original: str, dialect: Dialect) -> Value:
+    if abs(amount - round(amount)) < 1e-6:
+        amount = int(amount)  # truncates, as the original does
+    else:
+        amount = float(amount)
+    normalized = normalize(original, dialect) if original else _number_text(amount, dialect)
+    return Value("number", normalized, amount)
+
+
+def to_value(original: str, canon: str | None = None, dialect: Dialect = "python2") -> Value:
+    """One value, typed from ``canon`` when it is given and not empty, else from ``original``."""
+    typed_from = canon if canon else original
+    amount = parse_number(typed_from, dialect)
     if amount is not None:
-        return Value("number", normalized, amount=amount)
-    ymd = parse_date(typed)
+        return _number_value(amount, original, dialect)
+    ymd = parse_date(typed_from, dialect)
     if ymd is not None:
         if ymd[1] == ymd[2] == -1:
-            return Value("number", normalized, amount=float(ymd[0]))
-        return Value("date", normalized, ymd=ymd)
-    return Value("string", normalized)
+            return _number_value(ymd[0], original, dialect)
+        if original:
+            normalized = normalize(original, dialect)
+        else:  # the original's format, with its bug: an unknown day shows as -1
+            normalized = "-".join(("xx" if part == -1 else str(part)) for part in ymd[:2]) + f"-{ymd[2]}"
+        return Value("date", normalized, ymd)
+    return Value("string", normalize(original, dialect), normalize(original, dialect))
 
 
-def to_value_list(originals: Sequence[str], canons: Sequence[str] | None = None) -> list[Value]:
-    """Typed values with duplicates removed (first occurrence kept)."""
+def _identity(value: Value) -> tuple[str, object]:
+    return (value.kind, value.key)
+
+
+def to_value_list(originals: Sequence[str], canons: Sequence[str] | None = None,
+                  dialect: Dialect = "python2") -> list[Value]:
+    """Typed values, duplicates (same type and key) collapsed to the first, as ``set()`` does."""
     if canons is not None and len(canons) != len(originals):
-        canons = None
-    values = [to_value(o, None if canons is None else c) for o, c in zip(originals, canons or [None] * len(originals))]
-    unique: list[Value] = []
-    for v in values:
-        if v not in unique:
-            unique.append(v)
-    return unique
+        raise ValueError(f"{len(canons)} canonical values for {len(originals)} gold values; give one per value")
+    pairs = zip(originals, canons) if canons is not None else ((o, None) for o in originals)
+    unique: dict[tuple[str, object], Value] = {}
+    for original, canon in pairs:
+        value = to_value(str(original), None if canon is None else str(canon), dialect)
+        unique.setdefault(_identity(value), value)
+    return list(unique.values())
 
 
-def check_denotation(gold: Sequence[Value], predicted: Sequence[Value]) -> bool:
-    """Same number of values, and every gold value matches some predicted value."""
-    if len(gold) != len(predicted):
+def check_denotation(target: Sequence[Value], predicted: Sequence[Value]) -> bool:
+    """Same number of values, and every target value matches some predicted value."""
+    if len(target) != len(predicted):
         return False
-    return all(any(g.match(p) for p in predicted) for g in gold)
+    return all(any(t.match(p) for p in predicted) for t in target)
 
 
 def official_match(gold: Sequence[str], predicted: Sequence[str], gold_canon: Sequence[str] | None = None) -> bool:
-    """True iff ``predicted`` is correct for ``gold`` under the official WikiTQ rules."""
-    return check_denotation(to_value_list(list(gold), gold_canon), to_value_list([str(p) for p in predicted]))
+    """The official evaluator's judgement of ``predicted`` for ``gold`` (``gold_canon``: targetCanon, optional)."""
+    return check_denotation(to_value_list(gold, gold_canon), to_value_list(predicted))

@@ -3,7 +3,7 @@
 Each line is a JSON object:
 
 * ``id`` (string, optional but needed to look gold up from a dataset),
-* ``question`` (string; used by the A-or-B rule of the semantic match),
+* ``question`` (string; Binder's evaluator reads its ``or`` choices),
 * ``gold``: a list of strings (a plain string is one value; TabFact: ``true``/``false``, 1/0 or ``["True"]``),
 * ``gold_canon`` (optional list of WikiTQ canonical values),
 * ``prediction``: any JSON value, turned into a denotation by
@@ -11,6 +11,8 @@ Each line is a JSON object:
 * ``dataset`` (optional, ``"wikitq"`` or ``"tabfact"``) and ``subsets`` (optional list of subset names).
 
 Missing ``gold``/``question``/``gold_canon``/``subsets`` are filled from ``examples`` (matched by ``id``) when given.
+Every record is judged by :func:`binder_py.evaluate.judge.score_prediction` (WikiTQ: ``official``, ``binder``,
+``semantic``; TabFact: ``correct``).
 """
 
 from __future__ import annotations
@@ -22,49 +24,66 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.errors import BinderError
-from binder_py.evaluate.denotation import answer_to_strings
-from binder_py.evaluate.official import official_match
-from binder_py.evaluate.semantic import semantic_match
-from binder_py.evaluate.tabfact import tabfact_match
+from binder_py.evaluate.judge import WIKITQ_EVALUATORS, score_prediction
 
-__all__ = ["ScoreReport", "SubsetScore", "read_jsonl", "score_records", "score_file"]
+__all__ = ["ScoreReport", "SubsetScore", "evaluator_names", "read_jsonl", "score_file", "score_records",
+           "write_judgements"]
+
+
+def evaluator_names(task: str) -> tuple[str, ...]:
+    """The judgement names of a task: WikiTQ's three evaluators, or TabFact's one ``correct``."""
+    return task_profile(task).evaluators
 
 
 @dataclass
 class SubsetScore:
+    """Counts of one subset: questions, and correct ones per evaluator."""
+
+    names: tuple[str, ...]
     total: int = 0
-    official: int = 0  # WikiTQ official / TabFact accuracy
-    semantic: int = 0  # WikiTQ semantic match / TabFact accuracy
+    correct: dict[str, int] = field(default_factory=dict)
+
+    def add(self, judgement: Mapping[str, bool]) -> None:
+        self.total += 1
+        for name in self.names:
+            self.correct[name] = self.correct.get(name, 0) + bool(judgement[name])
+
+    def accuracy(self, name: str) -> float:
+        return self.correct.get(name, 0) / self.total if self.total else 0.0
 
     def as_dict(self) -> dict[str, float | int]:
-        return {"total": self.total, "official_correct": self.official, "semantic_correct": self.semantic,
-                "official_accuracy": self.official / self.total if self.total else 0.0,
-                "semantic_accuracy": self.semantic / self.total if self.total else 0.0}
+        out: dict[str, float | int] = {"total": self.total}
+        for name in self.names:
+            out[f"{name}_correct"] = self.correct.get(name, 0)
+            out[f"{name}_accuracy"] = self.accuracy(name)
+        return out
 
 
 @dataclass
 class ScoreReport:
+    """Accuracy overall and per subset, and each record's judgements (``judgements``, in input order)."""
+
     task: str
-    overall: SubsetScore = field(default_factory=SubsetScore)
+    overall: SubsetScore
     subsets: dict[str, SubsetScore] = field(default_factory=dict)
-    wrong: list[dict[str, Any]] = field(default_factory=list)  # records wrong under the semantic match / TabFact
+    judgements: list[dict[str, Any]] = field(default_factory=list)  # {"id", <evaluator>: bool, ...} per record
+    wrong: list[dict[str, Any]] = field(default_factory=list)  # records some evaluator judged wrong
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.overall.names
 
     def as_dict(self) -> dict[str, Any]:
-        return {"task": self.task, "overall": self.overall.as_dict(),
+        return {"task": self.task, "evaluators": list(self.names), "overall": self.overall.as_dict(),
                 "subsets": {k: v.as_dict() for k, v in sorted(self.subsets.items())}}
 
     def format(self) -> str:
-        if self.task == "tabfact":
-            lines = [f"{'subset':<24} {'n':>6} {'accuracy':>9}"]
-            rows = [("all", self.overall)] + sorted(self.subsets.items())
-            lines += [f"{name:<24} {s.total:>6} {100 * s.as_dict()['official_accuracy']:>8.2f}%" for name, s in rows]
-            return "\n".join(lines)
-        lines = [f"{'subset':<24} {'n':>6} {'official':>9} {'semantic':>9}"]
-        rows = [("all", self.overall)] + sorted(self.subsets.items())
-        for name, s in rows:
-            d = s.as_dict()
-            lines.append(f"{name:<24} {s.total:>6} {100 * d['official_accuracy']:>8.2f}% {100 * d['semantic_accuracy']:>8.2f}%")
+        headers = ["accuracy"] if task_profile(self.task).evaluator == "label" else list(self.names)
+        lines = [f"{'subset':<24} {'n':>6}" + "".join(f" {h:>9}" for h in headers)]
+        for name, s in [("all", self.overall)] + sorted(self.subsets.items()):
+            lines.append(f"{name:<24} {s.total:>6}" + "".join(f" {100 * s.accuracy(n):>8.2f}%" for n in self.names))
         return "\n".join(lines)
 
 
@@ -89,12 +108,6 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return records
 
 
-def _as_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return answer_to_strings(value)
-
-
 def score_records(records: Iterable[Mapping[str, Any]], task: str | None = None,
                   examples: Sequence[Any] | None = None) -> ScoreReport:
     """Score prediction records (see the module docstring); ``task`` is "wikitq" or "tabfact" (default:
@@ -108,41 +121,34 @@ def score_records(records: Iterable[Mapping[str, Any]], task: str | None = None,
         if len(kinds) > 1:
             raise BinderError(f"the predictions mix datasets {sorted(kinds)}; score them separately or pass --task")
         task = kinds.pop() if kinds else "wikitq"
-    if task not in ("wikitq", "tabfact"):
-        raise BinderError(f"unknown task {task!r}; choose wikitq or tabfact")
-    report = ScoreReport(task=task)
+    if task not in BENCHMARK_TASKS:
+        raise BinderError(f"unknown task {task!r}; choose {' or '.join(BENCHMARK_TASKS)}")
+    names = evaluator_names(task)
+    report = ScoreReport(task=task, overall=SubsetScore(names))
     for number, record in enumerate(records, start=1):
         example = by_id.get(str(record.get("id"))) if record.get("id") is not None else None
+        where = f"record {number} (id {record.get('id')!r})"
         if "prediction" not in record:
-            raise BinderError(f"record {number} (id {record.get('id')!r}) has no 'prediction' field")
+            raise BinderError(f"{where} has no 'prediction' field")
         gold = record.get("gold")
         if gold is None and example is not None:
             gold = example.gold
         if gold is None:
-            raise BinderError(f"record {number} (id {record.get('id')!r}) has no 'gold' field and its id is not in "
-                              "the dataset given; add gold answers or pass --dataset/--split")
+            raise BinderError(f"{where} has no 'gold' field and its id is not in the dataset given; "
+                              "add gold answers or pass --dataset/--split")
         question = record.get("question") or (example.question if example is not None else None)
         canon = record.get("gold_canon", example.gold_canon if example is not None else None)
         subsets = record.get("subsets") or (sorted(example.subsets) if example is not None else [])
-        prediction = record["prediction"]
-        if task == "tabfact":
-            gold_value = gold[0] if isinstance(gold, list) and len(gold) == 1 else gold
-            try:
-                ok_official = ok_semantic = tabfact_match(gold_value, prediction)
-            except ValueError as error:
-                raise BinderError(f"record {number} (id {record.get('id')!r}): {error}") from None
-        else:
-            gold_list = _as_list(gold)
-            predicted = _as_list(prediction) if prediction is not None else []
-            canon_list = _as_list(canon) if canon is not None else None
-            ok_official = official_match(gold_list, predicted, canon_list)
-            ok_semantic = ok_official or semantic_match(question, gold_list, predicted, canon_list)
-        for score in [report.overall] + [report.subsets.setdefault(str(s), SubsetScore()) for s in subsets]:
-            score.total += 1
-            score.official += ok_official
-            score.semantic += ok_semantic
-        if not ok_semantic:
-            report.wrong.append({"id": record.get("id"), "question": question, "gold": gold, "prediction": prediction})
+        try:
+            judgement = score_prediction(task, question, gold, record["prediction"], canon)
+        except ValueError as error:
+            raise BinderError(f"{where}: {error}") from None
+        for score in [report.overall] + [report.subsets.setdefault(str(s), SubsetScore(names)) for s in subsets]:
+            score.add(judgement)
+        report.judgements.append({"id": record.get("id"), **judgement})
+        if not all(judgement.values()):
+            report.wrong.append({"id": record.get("id"), "question": question, "gold": gold,
+                                 "prediction": record["prediction"], **judgement})
     return report
 
 
@@ -150,4 +156,12 @@ def score_file(path: str | os.PathLike[str], task: str | None = None,
                examples: Sequence[Any] | None = None) -> ScoreReport:
     """:func:`score_records` on a JSON Lines file."""
     return score_records(read_jsonl(path), task=task, examples=examples)
+
+
+def write_judgements(report: ScoreReport, path: str | os.PathLike[str]) -> None:
+    """One JSON line per scored record, in input order: ``{"id", "official", "binder", "semantic"}``
+    (TabFact: ``{"id", "correct"}``)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for judgement in report.judgements:
+            out.write(json.dumps(judgement, ensure_ascii=False) + "\n")
 

@@ -1,97 +1,115 @@
-"""Binder's "semantic match" evaluator for WikiTQ (paper appendix A.5, Table 9), written from its documented rules.
+"""binder-py's own semantic match for WikiTQ: the official judgement plus documented leniencies.
 
-A prediction is correct when the official evaluator accepts it, or when the
-gold and predicted denotations (duplicates removed after lower-casing and
-stripping) have the same size and every gold value matches some predicted value
-under these extra rules, tried in order:
+Each rule, and why, is in docs/RESULTS.md ("Evaluators"). In short: a prediction is correct when the official
+evaluator accepts it, or when, after removing duplicates (by normalised text), gold and prediction have the same
+number of values and they pair up both ways (every gold value matches some predicted value and every predicted
+value matches some gold value) under :func:`value_match`:
 
-1. **Official value match** (normalised strings, numbers within 1e-6, ``yyyy-mm-dd`` dates);
-   the gold is also typed by its ``targetCanon`` when given.
-2. **Yes/no**: a gold ``yes`` matches ``1``, ``true``, ``yes``; a gold ``no``
-   matches ``0``, ``false``, ``no`` (a program returns booleans or 1/0).
-3. **A-or-B choice** (single-valued gold, question containing `` or ``): a
-   prediction ``1``/``true`` means the first option, ``0``/``false`` the second
-   (``yes``/``no`` pick no option). The gold is the first option when the text just before `` or ``
-   ends with it, the second when the text just after `` or `` starts with it.
-   ("Are there at least 13 different components on the chart?" gold ``Yes``,
-   predicted ``1`` -> correct.)
-4. **Numbers** (lenient): both sides read as numbers allowing thousands
-   separators (``12,467``), a leading currency sign (``$ £ € ¥``), a trailing
-   ``%``, and **units**: a number followed by words (``4 years``, ``56 laps``,
-   ``3.5 km``) reads as that number. Two numbers match when they are within
-   1e-6 (absolute or relative), or, for **float precision**, when the gold is
-   written with d >= 1 decimals and the prediction rounded to d decimals equals
-   it (gold ``7.45``, predicted ``7.449999999999989``; gold ``33.3``, predicted
-   ``33.333``). An integer gold needs the prediction within 1e-6.
-5. **Dates**: both sides parsed by :func:`parse_date_text` (``2001-01-05``,
-   ``January 5, 2001``, ``5 Jan 2001``, ``Jan. 5th 2001``, ``1/5/2001`` (month
-   first), ``January 2001``, ``5 January``, a 4-digit year ...) match when
-   (year, month, day) are equal, unknown parts included.
-6. **Normalisation**: after the official normalisation, which already drops a
-   trailing parenthetical (gold ``oil pressure``, predicted ``oil pressure (56
-   laps)``), values also match when they are equal after removing a leading
-   article (``the``, ``a``, ``an``) and all punctuation other than inside numbers.
+1. equal text after the official normalisation;
+2. equal text after also dropping punctuation outside numbers and a leading "the" (not when both are numbers);
+3. yes/no answered by a boolean: gold ``yes`` ~ ``true``/``1``, gold ``no`` ~ ``false``/``0``;
+4. equal numbers: within 1e-6 absolute or 1e-9 relative (float noise, never a fixed slack on large numbers),
+   or the prediction rounded to the gold's written decimals; numbers may carry thousands separators, a
+   currency sign, ``%`` or a unit word on one side (a dropped unit), equal units when both carry one
+   (a final "s" ignored), and the words zero to twenty count as numbers;
+5. equal dates in any common written form (``January 5, 2001`` ~ ``2001-01-05``); a part the gold leaves
+   out may appear in the prediction only as pandas fills it (month 1, day 1), except the year, which may be
+   added to a gold without one.
+
+A gold's canonical value (``targetCanon``) stands in for rules 4 and 5 only when the gold itself reads as no
+number (rule 4, without rounding) or no date (rule 5).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
-from binder_py.evaluate.official import normalize, official_match, valid_date_parts
+from binder_py.evaluate.official import normalize, official_match
 
-__all__ = ["semantic_match", "value_match", "parse_number_text", "parse_date_text", "choice_options"]
+__all__ = ["parse_date_text", "parse_number_text", "semantic_match", "value_match"]
 
-_TRUE = {"1", "1.0", "true", "yes"}
-_FALSE = {"0", "0.0", "false", "no"}
+_WS = re.compile(r"\s+")
 
-_NUMBER_CORE = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+"
-_NUMBER_WITH_UNITS = re.compile(
-    rf"^(?:[$£€¥]\s*)?(?P<number>{_NUMBER_CORE})(?:[eE](?P<exp>[+-]?\d+))?\s*"
-    r"(?P<unit>%|[a-z][a-z.'/-]*(?:\s+[a-z][a-z.'/-]*){0,2})?$")
+# ----------------------------------------------------------------------------- 2. text
+
+_LEADING_THE = re.compile(r"^the\s+")
+_PUNCTUATION_OUTSIDE_NUMBERS = re.compile(r"(?<!\d)[^\w\s]|[^\w\s](?!\d)")
 
 
-def parse_number_text(text: str) -> tuple[float, int, bool] | None:
-    """Read a number leniently: (value, decimals written, had a unit) or None.
+def loose_text(text: str) -> str:
+    """Official normalisation, then no leading "the" and no punctuation outside numbers."""
+    text = _WS.sub(" ", _PUNCTUATION_OUTSIDE_NUMBERS.sub(" ", normalize(text))).strip()
+    return _LEADING_THE.sub("", text)
 
-    ``"12,467"`` -> (12467.0, 0, False); ``"4 years"`` -> (4.0, 0, True);
-    ``"7.45"`` -> (7.45, 2, False); ``"48.4%"`` -> (48.4, 1, True).
+
+# ----------------------------------------------------------------------------- 3. yes/no
+
+_YES = {"yes", "true", "1"}
+_NO = {"no", "false", "0"}
+
+
+def _yes_no_match(gold: str, predicted: str) -> bool:
+    g, p = normalize(gold), normalize(predicted)
+    return (g == "yes" and p in _YES) or (g == "no" and p in _NO)
+
+
+# ----------------------------------------------------------------------------- 4. numbers
+
+_NUMBER_WORDS = {word: i for i, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_NUMBER = re.compile(
+    r"^(?P<currency>[$£€¥])?\s*(?P<number>[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+)"
+    r"(?:e(?P<exponent>[+-]?\d+))?\s*(?P<unit>%|[a-z][a-z.'/-]*(?:\s+[a-z][a-z.'/-]*){0,2})?$")
+_MONTH_NAMES = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+                "dec"}
+
+
+def parse_number_text(text: str) -> tuple[float, int, str] | None:
+    """A written number -> (value, decimals written, unit), or None.
+
+    The unit is ``""``, ``"%"``, the currency sign, or the words after the number without a final "s":
+    ``"12,467"`` -> (12467.0, 0, ""); ``"4 years"`` -> (4.0, 0, "year"); ``"$1.50"`` -> (1.5, 2, "$");
+    ``"two"`` -> (2.0, 0, ""); ``"5 january"`` -> None (a date).
     """
-    text = text.strip().lower()
-    match = _NUMBER_WITH_UNITS.match(text)
+    text = _WS.sub(" ", text.strip().lower())
+    if text in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[text]), 0, ""
+    match = _NUMBER.match(text)
     if not match:
         return None
-    number = match.group("number").replace(",", "")
-    exponent = match.group("exp")
+    number, exponent = match.group("number").replace(",", ""), match.group("exponent")
     value = float(number + (f"e{exponent}" if exponent else ""))
+    if math.isinf(value):
+        return None
     decimals = len(number.split(".", 1)[1]) if "." in number and not exponent else 0
-    return value, decimals, match.group("unit") is not None
+    unit = (match.group("unit") or "").strip(".")
+    if unit.split(" ")[0] in _MONTH_NAMES:
+        return None
+    if unit.endswith("s") and len(unit) > 1:
+        unit = unit[:-1]
+    currency = match.group("currency") or ""
+    if currency and unit:
+        return None  # "$5 million": leave such phrases to the text rules
+    return value, decimals, currency or unit
 
 
-def _numbers_match(gold: str, predicted: str) -> bool:
-    g = parse_number_text(gold)
-    p = parse_number_text(predicted)
+def _numbers_match(gold: str, predicted: str, rounding: bool = True) -> bool:
+    g, p = parse_number_text(gold), parse_number_text(predicted)
     if g is None or p is None:
         return False
-    if _unit(gold).split(" ")[0] in _MONTHS or _unit(predicted).split(" ")[0] in _MONTHS:
-        return False  # "5 january" is a date, not a number with a unit
-    if g[2] and p[2] and _unit(gold) != _unit(predicted):
-        return False  # "4 years" vs "4 months"
-    gv, gd, _ = g
-    pv = p[0]
-    if abs(gv - pv) <= 1e-6 or abs(gv - pv) <= 1e-6 * max(abs(gv), abs(pv)):
+    (gv, gold_decimals, gold_unit), (pv, predicted_decimals, predicted_unit) = g, p
+    if gold_unit and predicted_unit and gold_unit != predicted_unit:
+        return False
+    if abs(gv - pv) < 1e-6 or abs(gv - pv) <= 1e-9 * max(abs(gv), abs(pv)):
         return True
-    if gd >= 1:
-        return abs(round(pv, gd) - gv) <= 10 ** -(gd + 3)
-    return False
+    return rounding and 0 < gold_decimals < predicted_decimals and round(pv, gold_decimals) == round(gv, gold_decimals)
 
 
-def _unit(text: str) -> str:
-    match = _NUMBER_WITH_UNITS.match(text.strip().lower())
-    return (match.group("unit") or "").strip(".") if match else ""
-
-
-# ----------------------------------------------------------------------------- dates
+# ----------------------------------------------------------------------------- 5. dates
 
 _MONTHS = {name: i + 1 for i, name in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -101,8 +119,8 @@ _MONTHS["sept"] = 9
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
-_DATE_PATTERNS = [re.compile(p) for p in (
-    rf"^{_YEAR}-(?P<mnum>\d{{1,2}})-(?P<day>\d{{1,2}})(?:[ t]00:00(?::00)?)?$",
+_DATE_FORMS = [re.compile(p) for p in (
+    rf"^{_YEAR}-(?P<mnum>\d{{1,2}})-(?P<day>\d{{1,2}})(?:[ t]\d\d:\d\d(?::\d\d)?)?$",
     rf"^{_YEAR}/(?P<mnum>\d{{1,2}})/(?P<day>\d{{1,2}})$",
     rf"^(?P<mnum>\d{{1,2}})/(?P<day>\d{{1,2}})/{_YEAR}$",
     rf"^{_YEAR}-(?P<mnum>\d{{1,2}})$",
@@ -113,130 +131,86 @@ _DATE_PATTERNS = [re.compile(p) for p in (
     rf"^(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}$",
     rf"^{_YEAR}$",
 )]
+_UNKNOWN_PARTS = re.compile(r"^(\d{4}|xxxx|xx)-(\d{1,2}|xx)-(\d{1,2}|xx)$")
 
 
 def parse_date_text(text: str) -> tuple[int, int, int] | None:
-    """Recognise a written date -> (year, month, day), -1 for parts not given; None if not a date.
+    """A written date -> (year, month, day), -1 for a part not given; None if not a date.
 
-    ``"January 5, 2001"``, ``"5 Jan 2001"``, ``"2001-01-05"``, ``"1/5/2001"``
-    (month first) -> (2001, 1, 5); ``"January 2001"`` -> (2001, 1, -1);
-    ``"May 5"`` -> (-1, 5, 5); ``"2001"`` -> (2001, -1, -1); ``xx`` parts of
-    ``yyyy-mm-dd`` are unknown (-1).
+    ``"January 5, 2001"``, ``"5 Jan 2001"``, ``"2001-01-05"``, ``"1/5/2001"`` (month first) -> (2001, 1, 5);
+    ``"January 2001"`` -> (2001, 1, -1); ``"May 5"`` -> (-1, 5, 5); ``"2001"`` -> (2001, -1, -1);
+    ``xx`` parts of ``yyyy-mm-dd`` are unknown.
     """
     text = _WS.sub(" ", text.strip().lower())
-    xx = re.match(r"^(\d{4}|xxxx|xx)-(\d{1,2}|xx)-(\d{1,2}|xx)$", text)
-    if xx and "x" in text:
-        y, m, d = (-1 if "x" in part else int(part) for part in xx.groups())
-        return valid_date_parts(y, m, d)
-    for pattern in _DATE_PATTERNS:
-        match = pattern.match(text)
-        if not match:
-            continue
-        parts = match.groupdict()
-        year = int(parts["year"]) if parts.get("year") else -1
-        if parts.get("month"):
-            month = _MONTHS[parts["month"]]
-        elif parts.get("mnum"):
-            month = int(parts["mnum"])
+    unknown = _UNKNOWN_PARTS.match(text)
+    if unknown and "x" in text:
+        year, month, day = (-1 if "x" in part else int(part) for part in unknown.groups())
+    else:
+        for form in _DATE_FORMS:
+            match = form.match(text)
+            if match:
+                parts = match.groupdict()
+                year = int(parts["year"]) if parts.get("year") else -1
+                month = (_MONTHS[parts["month"]] if parts.get("month")
+                         else int(parts["mnum"]) if parts.get("mnum") else -1)
+                day = int(parts["day"]) if parts.get("day") else -1
+                break
         else:
-            month = -1
-        day = int(parts["day"]) if parts.get("day") else -1
-        return valid_date_parts(year, month, day)
-    return None
+            return None
+    if year == month == day == -1 or not (month == -1 or 1 <= month <= 12) or not (day == -1 or 1 <= day <= 31):
+        return None
+    return year, month, day
 
 
 def _dates_match(gold: str, predicted: str) -> bool:
-    g = parse_date_text(gold)
-    p = parse_date_text(predicted)
-    if g is None or p is None or (g[1] == g[2] == -1 and p[1] == p[2] == -1):
-        return False  # two bare years are numbers, compared by the number rule
-    return g == p
+    g, p = parse_date_text(gold), parse_date_text(predicted)
+    if g is None or p is None or (g[1:] == (-1, -1) and p[1:] == (-1, -1)):
+        return False  # two bare years are numbers (rule 4)
+    (gy, gm, gd), (py, pm, pd_) = g, p
+    if gm == -1 and gd != -1:
+        return False  # "xxxx-xx-05" names no day of a month
+    year_ok = gy == py or gy == -1
+    month_ok = gm == pm or (gm == -1 and pm == 1 and gd == -1)
+    day_ok = gd == pd_ or (gd == -1 and pd_ == 1)
+    return year_ok and month_ok and day_ok
 
 
-# ----------------------------------------------------------------------------- choices and text
+# ----------------------------------------------------------------------------- the judgement
 
-_WS = re.compile(r"\s+")
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
-_PUNCT = re.compile(r"(?<!\d)[^\w\s]|[^\w\s](?!\d)")
-
-
-def _loose(text: str) -> str:
-    text = _ARTICLE.sub("", normalize(text))
-    return _WS.sub(" ", _PUNCT.sub(" ", text)).strip()
-
-
-def choice_options(question: str) -> tuple[str, str] | None:
-    """The text before and after the first `` or `` of a question (normalised), or None."""
-    q = _WS.sub(" ", normalize(question).rstrip("?").strip())
-    match = re.search(r"\bor\b", q)
-    if not match:
-        return None
-    before, after = q[:match.start()].strip(" ,"), q[match.end():].strip(" ,?")
-    if not before or not after:
-        return None
-    return before, after
-
-
-def _choice_match(question: str | None, gold: str, predicted: str) -> bool:
-    p = normalize(predicted)
-    if p not in _TRUE and p not in _FALSE:
+def value_match(gold: str, predicted: str, gold_canon: str | None = None) -> bool:
+    """One gold value against one predicted value under rules 1-5 (module docstring)."""
+    if normalize(gold) == normalize(predicted):
+        return True
+    both_numbers = parse_number_text(gold) is not None and parse_number_text(predicted) is not None
+    loose = loose_text(gold)
+    if loose and not both_numbers and loose == loose_text(predicted):  # numbers are compared by rule 4
+        return True
+    if _yes_no_match(gold, predicted):
+        return True
+    if _numbers_match(gold, predicted) or _dates_match(gold, predicted):
+        return True
+    if not gold_canon:
         return False
-    g = normalize(gold)
-    if g in ("yes", "true"):
-        return p in _TRUE
-    if g in ("no", "false"):
-        return p in _FALSE
-    if not question or not g or p in ("yes", "no"):
-        return False  # "yes"/"no" do not pick an option of an A-or-B question
-    options = choice_options(question)
-    if options is None:
-        return False
-    before, after = options
-    gold_words = _loose(g)
-    if not gold_words:
-        return False
-    first = _loose(before) == gold_words or _loose(before).endswith(" " + gold_words)
-    second = _loose(after) == gold_words or _loose(after).startswith(gold_words + " ")
-    if first and not second:
-        return p in _TRUE
-    if second and not first:
-        return p in _FALSE
-    return False
+    # the canonical value types a gold the rules cannot read; its decimals and lost unit are not the annotator's
+    if parse_number_text(gold) is None and _numbers_match(gold_canon, predicted, rounding=False):
+        return True
+    return parse_date_text(gold) is None and _dates_match(gold_canon, predicted)
 
 
-def value_match(gold: str, predicted: str, question: str | None = None, gold_canon: str | None = None) -> bool:
-    """One gold value against one predicted value under the semantic rules (module docstring)."""
-    if official_match([gold], [predicted], None if gold_canon is None else [gold_canon]):
-        return True
-    if _choice_match(question, gold, predicted):
-        return True
-    if _numbers_match(gold, predicted) or (gold_canon is not None and _numbers_match(gold_canon, predicted)):
-        return True
-    if _dates_match(gold, predicted) or (gold_canon is not None and _dates_match(gold_canon, predicted)):
-        return True
-    loose_gold = _loose(gold).replace(" ", "")
-    return bool(loose_gold) and loose_gold == _loose(predicted).replace(" ", "")
-
-
-def _dedupe(values: Sequence[object]) -> list[str]:
+def _distinct(values: Sequence[str]) -> list[str]:
     seen: dict[str, str] = {}
-    for v in values:
-        text = str(v).strip()
-        key = text.lower()
-        if key not in seen:
-            seen[key] = text
+    for value in values:
+        seen.setdefault(normalize(value), value)
     return list(seen.values())
 
 
-def semantic_match(question: str | None, gold: Sequence[str], predicted: Sequence[str],
-                   gold_canon: Sequence[str] | None = None) -> bool:
-    """True iff ``predicted`` is correct for ``gold`` under Binder's semantic match (module docstring)."""
-    predicted = [str(p) for p in predicted]
+def semantic_match(gold: Sequence[str], predicted: Sequence[str], gold_canon: Sequence[str] | None = None) -> bool:
+    """binder-py's semantic judgement of ``predicted`` for ``gold`` (module docstring; docs/RESULTS.md)."""
     if official_match(gold, predicted, gold_canon):
         return True
-    canon_of = dict(zip(gold, gold_canon)) if gold_canon is not None and len(gold_canon) == len(gold) else {}
-    golds = _dedupe(gold)
-    preds = _dedupe(predicted)
-    if len(golds) != len(preds) or not golds:
+    canon_of = dict(zip(gold, gold_canon)) if gold_canon is not None else {}
+    golds, preds = _distinct(gold), _distinct(predicted)
+    if not golds or len(golds) != len(preds):
         return False
-    return all(any(value_match(g, p, question, canon_of.get(g)) for p in preds) for g in golds)
+    return (all(any(value_match(g, p, canon_of.get(g)) for p in preds) for g in golds)
+            and all(any(value_match(g, p, canon_of.get(g)) for g in golds) for p in preds))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from binder_py.tasks import task_profile
+
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 
@@ -17,14 +19,20 @@ def _pyplot() -> Any:
     return plt
 
 
+def _accuracy(figures: dict[str, Any], key: str) -> float:
+    """An evaluator's accuracy; TabFact figures have one accuracy, which stands for every evaluator."""
+    return float(figures[key] if key in figures else figures["correct_accuracy"])
+
+
 def plot_accuracy_by_subset(runs: Sequence[Any], metrics: Sequence[dict[str, Any]], path: str | Path) -> Path:
-    """Grouped bars: one group per subset ("all" first), one bar per run; official and semantic panels."""
+    """Grouped bars: one group per subset ("all" first), one bar per run; a panel per WikiTQ evaluator
+    (official, binder, semantic), TabFact's one accuracy shown in each."""
     plt = _pyplot()
     subsets = ["all"] + sorted({s for m in metrics for s in m["accuracy"] if s != "all"})
-    tabfact_only = all(m["task"] == "tabfact" for m in metrics)
-    panels = [("official_accuracy", "accuracy" if tabfact_only else "official evaluator")]
-    if not tabfact_only:
-        panels.append(("semantic_accuracy", "semantic match"))
+    tabfact_only = all(task_profile(m["task"]).evaluator == "label" for m in metrics)
+    panels = ([("correct_accuracy", "accuracy")] if tabfact_only else
+              [("official_accuracy", "official evaluator"), ("binder_accuracy", "Binder's evaluator"),
+               ("semantic_accuracy", "binder-py semantic match")])
     width = 0.8 / max(1, len(metrics))
     fig, axes = plt.subplots(len(panels), 1, figsize=(max(6.0, 1.2 + 1.3 * len(subsets) * max(1, len(metrics)) * 0.6),
                                                       3.2 * len(panels) + 0.6), squeeze=False)
@@ -36,7 +44,7 @@ def plot_accuracy_by_subset(runs: Sequence[Any], metrics: Sequence[dict[str, Any
                 if a is None or not a["total"]:
                     continue
                 xs.append(j - 0.4 + width * (i + 0.5))
-                ys.append(100 * a[key])
+                ys.append(100 * _accuracy(a, key))
                 ns.append(a["total"])
             bars = ax.bar(xs, ys, width=width * 0.95, color=_COLORS[i % len(_COLORS)], label=run.label)
             for bar, y, n in zip(bars, ys, ns):
@@ -61,8 +69,8 @@ def plot_accuracy_vs_candidates(runs: Sequence[Any], metrics: Sequence[dict[str,
                                 curves: dict[str, list[dict[str, Any]]], path: str | Path) -> Path:
     """Accuracy against the number of voting candidates k (as the Binder paper's figures 6 and 7).
 
-    Solid: semantic match (TabFact: accuracy); dashed: official evaluator; a dotted line
-    marks each run's final recorded accuracy (repairs included)."""
+    Solid: semantic match (TabFact: accuracy); dashed: official evaluator; dash-dotted: Binder's
+    evaluator; a dotted line marks each run's final recorded accuracy (repairs included)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     top = 0.0
@@ -72,13 +80,15 @@ def plot_accuracy_vs_candidates(runs: Sequence[Any], metrics: Sequence[dict[str,
             continue
         color = _COLORS[i % len(_COLORS)]
         ks = [p["k"] for p in curve]
-        tabfact = m["task"] == "tabfact"
-        semantic = [100 * p["semantic_accuracy"] for p in curve]
+        tabfact = task_profile(m["task"]).evaluator == "label"
+        semantic = [100 * _accuracy(p, "semantic_accuracy") for p in curve]
         ax.plot(ks, semantic, marker="o", color=color, label=f"{run.label}" + ("" if tabfact else " semantic"))
         if not tabfact:
             ax.plot(ks, [100 * p["official_accuracy"] for p in curve], marker="s", markersize=4, linestyle="--",
                     color=color, alpha=0.8, label=f"{run.label} official")
-        final = 100 * m["accuracy"]["all"]["semantic_accuracy"]
+            ax.plot(ks, [100 * p["binder_accuracy"] for p in curve], marker="^", markersize=4, linestyle="-.",
+                    color=color, alpha=0.8, label=f"{run.label} binder")
+        final = 100 * _accuracy(m["accuracy"]["all"], "semantic_accuracy")
         ax.axhline(final, color=color, linestyle=":", linewidth=1)
         top = max(top, max(semantic, default=0.0), final)
     ax.set_xlabel("number of voting candidates k (first k sampled programs)")

@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import pandas as pd
-
 from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
+from binder_py.evaluate.judge import WIKITQ_EVALUATORS
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
-from binder_py.runs.scoring import record_scores, score_prediction
+from binder_py.runs.scoring import evaluator_names, record_scores, revive_answer, score_prediction
 
 
 @dataclass
@@ -64,46 +63,40 @@ def load_run(directory: str | os.PathLike[str]) -> Run:
 
 @dataclass
 class Accuracy:
+    """Questions, and correct ones per evaluator (WikiTQ: official, binder, semantic; TabFact: correct)."""
+
+    names: tuple[str, ...]
     total: int = 0
-    official: int = 0
-    semantic: int = 0
+    correct: dict[str, int] = field(default_factory=dict)
 
-    def add(self, official: bool, semantic: bool) -> None:
+    def add(self, judgement: dict[str, bool]) -> None:
         self.total += 1
-        self.official += official
-        self.semantic += semantic
+        for name in self.names:
+            self.correct[name] = self.correct.get(name, 0) + bool(judgement[name])
 
-    @property
-    def official_accuracy(self) -> float:
-        return self.official / self.total if self.total else 0.0
-
-    @property
-    def semantic_accuracy(self) -> float:
-        return self.semantic / self.total if self.total else 0.0
+    def accuracy(self, name: str) -> float:
+        return self.correct.get(name, 0) / self.total if self.total else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "official": self.official, "semantic": self.semantic,
-                "official_accuracy": self.official_accuracy, "semantic_accuracy": self.semantic_accuracy}
+        out: dict[str, Any] = {"total": self.total}
+        for name in self.names:
+            out[name] = self.correct.get(name, 0)
+            out[f"{name}_accuracy"] = self.accuracy(name)
+        return out
 
 
 def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
-    """``{"all": ..., subset: ...}`` from the recorded scores (the split's own name is left out: it is "all")."""
-    out: dict[str, Accuracy] = {"all": Accuracy()}
+    """``{"all": ..., subset: ...}`` from the recorded judgements (the split's own name is left out: it is "all")."""
+    names = evaluator_names(run.task)
+    out: dict[str, Accuracy] = {"all": Accuracy(names)}
     split = run.config.get("split")
     for record in run.records:
-        official, semantic = record_scores(record)
-        out["all"].add(official, semantic)
+        judgement = record_scores(record, run.task)
+        out["all"].add(judgement)
         for subset in record.get("subsets") or []:
             if subset != split:
-                out.setdefault(str(subset), Accuracy()).add(official, semantic)
+                out.setdefault(str(subset), Accuracy(names)).add(judgement)
     return out
-
-
-def _revive(value: Any) -> Any:
-    """A recorded answer back as voting sees it (a table was stored as {"columns", "rows"})."""
-    if isinstance(value, dict) and set(value) == {"columns", "rows"}:
-        return pd.DataFrame(value["rows"], columns=value["columns"])
-    return value
 
 
 def vote_candidates(record: dict[str, Any]) -> list[Any]:
@@ -113,7 +106,7 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
     out = []
     for c in record.get("candidates") or []:
         orders = tuple(int(o) for o in c.get("sample_orders") or ())
-        out.append(VoteCandidate(value=_revive(c.get("value")), count=int(c.get("count", 1)),
+        out.append(VoteCandidate(value=revive_answer(c.get("value")), count=int(c.get("count", 1)),
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
                                  order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders))
     return out
@@ -142,20 +135,17 @@ def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tu
                      if c.get("origin") != "repair"), default=1)
         ks = range(1, n + 1)
     task = run.task
+    names = evaluator_names(task)
     out = []
     for k in ks:
-        acc = Accuracy()
+        acc = Accuracy(names)
         for record in run.records:
             if record.get("error"):
-                acc.add(False, False)
+                acc.add(dict.fromkeys(names, False))
                 continue
             prediction = revote(record, k, run.config)
-            scores = score_prediction(task, record.get("question") or "", record.get("gold"), prediction,
-                                      record.get("gold_canon"))
-            if task_profile(task).statements:
-                acc.add(scores["correct"], scores["correct"])
-            else:
-                acc.add(scores["official"], scores["semantic"])
+            acc.add(score_prediction(task, record.get("question") or "", record.get("gold"), prediction,
+                                     record.get("gold_canon")))
         out.append((k, acc))
     return out
 
@@ -210,47 +200,54 @@ def _md_row(cells: Sequence[Any]) -> str:
     return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
 
+def _accuracy_cells(a: dict[str, Any] | None, task: str) -> str:
+    """One subset's accuracies: "official / binder / semantic (questions)", TabFact "accuracy (questions)"."""
+    if not a or not a["total"]:
+        return "–"
+    return " / ".join(_pct(a[f"{name}_accuracy"]) for name in evaluator_names(task)) + f" ({a['total']})"
+
+
 def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[dict[str, Any]]] | None = None) -> str:
+    wikitq = WIKITQ_EVALUATORS
     lines = ["## Runs", "",
-             _md_row(["run", "task / split", "mode", "LM", "n", "questions", "errors", "official", "semantic",
+             _md_row(["run", "task / split", "mode", "LM", "n", "questions", "errors", *wikitq,
                       "requests/q", "tokens/q", "cached req/q", "cached tok/q", "cost (USD)", "s/q"]),
-             _md_row(["---"] * 15)]
+             _md_row(["---"] * 16)]
     for m in metrics:
         acc = m["accuracy"]["all"]
-        tabfact = m["task"] == "tabfact"
         done = f"{m['questions']}" + (f" of {m['planned']}" if m.get("planned") and m["planned"] != m["questions"]
                                       else "")
+        if not acc["total"]:
+            accuracies = ["–"] * len(wikitq)
+        elif task_profile(m["task"]).evaluator == "label":  # one accuracy, in the first column
+            accuracies = [_pct(acc["correct_accuracy"])] + ["–"] * (len(wikitq) - 1)
+        else:
+            accuracies = [_pct(acc[f"{name}_accuracy"]) for name in wikitq]
         lines.append(_md_row([
             m["name"], f"{m['task']} / {m['split']}", m["mode"], f"`{m['lm']}`", m["n"], done, m["errors"],
-            _pct(acc["official_accuracy"]) if acc["total"] else "–",
-            "–" if tabfact or not acc["total"] else _pct(acc["semantic_accuracy"]),
-            f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
+            *accuracies, f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
             f"{m['cached_requests_per_question']:.1f}", f"{m['cached_tokens_per_question']:,.0f}",
             f"{m['cost_usd']:.4f}", f"{m['seconds_per_question']:.1f}"]))
     subsets = ["all"] + sorted({s for m in metrics for s in m["accuracy"] if s != "all"})
     lines += ["", "## Accuracy by subset", "",
-              "Each cell: official / semantic match (questions). TabFact has one accuracy.", "",
+              "Each WikiTQ cell: official / binder / semantic (questions); docs/RESULTS.md describes the three "
+              "evaluators. TabFact has one accuracy.", "",
               _md_row(["run", "mode"] + subsets), _md_row(["---"] * (len(subsets) + 2))]
     for m in metrics:
-        cells = []
-        for s in subsets:
-            a = m["accuracy"].get(s)
-            if a is None or not a["total"]:
-                cells.append("–")
-            elif m["task"] == "tabfact":
-                cells.append(f"{_pct(a['official_accuracy'])} ({a['total']})")
-            else:
-                cells.append(f"{_pct(a['official_accuracy'])} / {_pct(a['semantic_accuracy'])} ({a['total']})")
-        lines.append(_md_row([m["name"], m["mode"]] + cells))
+        lines.append(_md_row([m["name"], m["mode"]] + [_accuracy_cells(m["accuracy"].get(s), m["task"])
+                                                       for s in subsets]))
     if curves:
         width = max((len(c) for c in curves.values()), default=0)
         if width:
-            lines += ["", "## Accuracy against the number of voting candidates (semantic; official in brackets)", "",
+            task_of = {m["name"]: m["task"] for m in metrics}
+            lines += ["", "## Accuracy against the number of voting candidates "
+                          "(official / binder / semantic; TabFact: accuracy)", "",
                       "Recomputed from the recorded candidates: each question re-voted with its first k sampled "
                       "programs (no model calls).", "",
                       _md_row(["run"] + [f"k={i + 1}" for i in range(width)]), _md_row(["---"] * (width + 1))]
             for name, curve in curves.items():
-                cells = [f"{_pct(p['semantic_accuracy'])} ({_pct(p['official_accuracy'])})" for p in curve]
+                names = evaluator_names(task_of.get(name, "wikitq"))
+                cells = [" / ".join(_pct(p[f"{e}_accuracy"]) for e in names) for p in curve]
                 lines.append(_md_row([name] + cells + ["–"] * (width - len(cells))))
     return "\n".join(lines) + "\n"
 

@@ -1,37 +1,35 @@
-"""Scoring one prediction against an example's gold (shared by the runner and the report)."""
+"""Judgements of a results line: the one scoring function, and reading a line's judgements back."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from binder_py.evaluate.denotation import answer_to_strings
-from binder_py.evaluate.official import official_match
-from binder_py.evaluate.semantic import semantic_match
-from binder_py.evaluate.tabfact import tabfact_match
+import pandas as pd
+
+from binder_py.evaluate.judge import score_prediction
+from binder_py.evaluate.scoring import evaluator_names
+
+__all__ = ["evaluator_names", "record_scores", "revive_answer", "score_prediction"]
 
 
-def score_prediction(task: str, question: str, gold: Any, prediction: Any,
-                     gold_canon: list[str] | None = None) -> dict[str, bool]:
-    """WikiTQ: ``{"official": ..., "semantic": ...}``; TabFact: ``{"correct": ...}``. No answer is wrong."""
-    if task == "tabfact":
-        gold_value = gold[0] if isinstance(gold, list) and len(gold) == 1 else gold
-        if prediction is None:
-            return {"correct": False}
-        try:
-            return {"correct": bool(tabfact_match(gold_value, prediction))}
-        except ValueError:  # a prediction that is no label at all
-            return {"correct": False}
-    gold_list = [gold] if isinstance(gold, str) else answer_to_strings(gold)
-    predicted = answer_to_strings(prediction) if prediction is not None else []
-    canon = ([gold_canon] if isinstance(gold_canon, str) else list(gold_canon)) if gold_canon is not None else None
-    official = bool(predicted) and official_match(gold_list, predicted, canon)
-    semantic = official or (bool(predicted) and semantic_match(question, gold_list, predicted, canon))
-    return {"official": bool(official), "semantic": bool(semantic)}
+def revive_answer(value: Any) -> Any:
+    """A recorded answer back as the run saw it (a table was stored as {"columns", "rows"})."""
+    if isinstance(value, dict) and set(value) == {"columns", "rows"}:
+        return pd.DataFrame(value["rows"], columns=value["columns"])
+    return value
 
 
-def record_scores(record: dict[str, Any]) -> tuple[bool, bool]:
-    """``(official, semantic)`` of a results line; TabFact's ``correct`` counts as both."""
-    if "correct" in record and "official" not in record:
-        ok = bool(record.get("correct"))
-        return ok, ok
-    return bool(record.get("official")), bool(record.get("semantic"))
+def record_scores(record: dict[str, Any], task: str) -> dict[str, bool]:
+    """The judgements of a results line by evaluator name (WikiTQ: official, binder, semantic; TabFact: correct).
+
+    A line recorded before the three WikiTQ evaluators existed (no ``binder`` field) is judged again from its
+    recorded prediction by :func:`score_prediction`; its timestamps were recorded as ISO text, so a date answer
+    may be judged as that text.
+    """
+    names = evaluator_names(task)
+    if all(name in record for name in names):
+        return {name: bool(record[name]) for name in names}
+    if record.get("error") or record.get("prediction") is None:
+        return dict.fromkeys(names, False)
+    return score_prediction(task, record.get("question"), record.get("gold"), revive_answer(record["prediction"]),
+                            record.get("gold_canon"))

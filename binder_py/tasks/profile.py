@@ -60,7 +60,8 @@ class TaskProfile:
     answer_weights: Mapping[str, float] | None = None
     #: every input is a statement whose answer is yes/no (TabFact), whatever its wording
     statements: bool = False
-    #: the evaluator that scores a prediction against gold (``binder_py.evaluate``)
+    #: how a prediction is scored against gold (``binder_py.evaluate.judge``): "denotation" (WikiTQ's
+    #: three evaluators: official, binder, semantic) or "label" (TabFact: one, correct)
     evaluator: str = "denotation"
     #: the dataset loader that holds this task's benchmark (``binder_py.datasets``), if any
     dataset: str | None = None
@@ -68,6 +69,11 @@ class TaskProfile:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "answer_weights", _frozen(self.answer_weights))
+
+    @property
+    def evaluators(self) -> tuple[str, ...]:
+        """The names of the judgements a scored prediction gets."""
+        return ("correct",) if self.evaluator == "label" else ("official", "binder", "semantic")
 
     # --- rules --------------------------------------------------------------------------
     def effective_n(self, lm: LanguageModel, requested: int | None, *, mode: str = "binder") -> int:

@@ -16,9 +16,9 @@ def _write(path, records):
 def test_pair(capsys):
     assert main(["evaluate", "--gold", "Yes", "--pred", "1",
                  "--question", "Are there at least 13 different components on the chart?"]) == 0
-    assert capsys.readouterr().out == "official: wrong\nsemantic: correct\n"
+    assert capsys.readouterr().out == "official: wrong\nbinder: correct\nsemantic: correct\n"
     assert main(["evaluate", "--gold", "a|b", "--pred", "b|a", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"task": "wikitq", "official": True, "semantic": True}
+    assert json.loads(capsys.readouterr().out) == {"task": "wikitq", "official": True, "binder": True, "semantic": True}
     assert main(["evaluate", "--gold", "12,467", "--pred", "12467", "--gold-canon", "12467.0"]) == 0
     assert "official: correct" in capsys.readouterr().out
     assert main(["evaluate", "--gold", r"a\pb", "--pred", "a|b"]) == 0           # \p is a literal |
@@ -34,6 +34,7 @@ def test_pair(capsys):
     (["evaluate", "--gold", "a|b", "--pred", "a", "--gold-canon", "1"], "--gold-canon has 1 values"),
     (["evaluate", "--task", "tabfact", "--gold", "maybe", "--pred", "1"], "not a TabFact label"),
     (["evaluate", "/nonexistent/preds.jsonl"], "no such predictions file"),
+    (["evaluate", "--gold", "a", "--pred", "a", "--scores", "x.jsonl"], "--scores needs a predictions FILE"),
 ])
 def test_errors(capsys, argv, message):
     assert main(argv) == 2
@@ -64,21 +65,30 @@ def test_file_scores_with_subsets(tmp_path, capsys):
     ])
     assert main(["evaluate", str(p), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert report["evaluators"] == ["official", "binder", "semantic"]
     assert report["overall"]["total"] == 4
     assert report["overall"]["official_correct"] == 1
+    assert report["overall"]["binder_correct"] == 3
     assert report["overall"]["semantic_correct"] == 3
     assert report["subsets"]["s1"]["semantic_accuracy"] == 1.0
     assert report["subsets"]["s2"]["official_correct"] == 0
-    assert main(["evaluate", str(p), "--show-wrong", "5"]) == 0
+    assert main(["evaluate", str(p), "--show-wrong", "5", "--scores", str(tmp_path / "s.jsonl")]) == 0
     out = capsys.readouterr().out
-    assert "official" in out and "75.00%" in out and '"id": "4"' in out
+    assert out.splitlines()[0].split() == ["subset", "n", "official", "binder", "semantic"]
+    assert out.splitlines()[1].split() == ["all", "4", "25.00%", "75.00%", "75.00%"]
+    assert '"id": "4"' in out and '"id": "1"' not in out
+    scores = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert scores == [{"id": "1", "official": True, "binder": True, "semantic": True},
+                      {"id": "2", "official": False, "binder": True, "semantic": True},
+                      {"id": "3", "official": False, "binder": True, "semantic": True},
+                      {"id": "4", "official": False, "binder": False, "semantic": False}]
 
 
 def test_tabfact_records():
     report = score_records([{"gold": ["True"], "prediction": True}, {"gold": 0, "prediction": "refuted"},
                             {"gold": 1, "prediction": "no idea"}], task="tabfact")
-    assert report.overall.total == 3 and report.overall.semantic == 2
-    assert "66.67%" in report.format()
+    assert report.overall.total == 3 and report.overall.correct == {"correct": 2}
+    assert "66.67%" in report.format() and report.judgements[2] == {"id": None, "correct": False}
 
 
 def test_gold_from_dataset(tmp_path, capsys):

@@ -17,7 +17,7 @@ from binder_py.lm import LMAuthError, ScriptedLM
 from binder_py.runs import (accuracy_vs_candidates, load_run, read_results, report, revote, run_eval)
 from tests.runs.conftest import CASES, asked, programs_for, prompt_text
 
-REQUIRED = ("id", "question", "gold", "prediction", "official", "semantic", "subsets", "candidates",
+REQUIRED = ("id", "question", "gold", "prediction", "official", "binder", "semantic", "subsets", "candidates",
             "usage", "timings", "seconds", "error", "neural_calls", "distribution", "confidence")
 
 
@@ -61,7 +61,7 @@ def test_binder_run_writes_one_line_per_question_with_candidates(binder_run):
     by_id = {r["id"]: r for r in records}
     assert by_id["q0"]["prediction"] == "bob" and by_id["q0"]["official"] and by_id["q0"]["semantic"]
     assert by_id["q3"]["prediction"] == "carol" and not by_id["q3"]["semantic"]
-    assert summary.finished == 5 and summary.official == 4
+    assert summary.finished == 5 and summary.correct["official"] == 4
     config = json.loads((out / "config.json").read_text())
     assert config["mode"] == "binder" and config["n"] == 3 and config["lm"] == "scripted"
     assert config["vote"] == "program_biased" and "versions" in config and config["started_at"]
@@ -72,7 +72,7 @@ def test_accuracy_vs_k_from_binder_candidates_matches_final_answers(binder_run):
     run = load_run(out)
     curve = dict(accuracy_vs_candidates(run))
     # k=1: q0 bob, q1 2, q2 36 (wrong), q3 carol (wrong), q4 2 -> 3 of 5; k=3: the recorded 4 of 5
-    assert curve[1].official == 3 and curve[3].official == 4
+    assert curve[1].correct["official"] == 3 and curve[3].correct["official"] == 4
     for record in run.records:  # with every sampled program the re-vote gives the recorded answer
         assert revote(record, 3, run.config) == record["prediction"]
 
@@ -80,12 +80,12 @@ def test_accuracy_vs_k_from_binder_candidates_matches_final_answers(binder_run):
 def test_e2e_run_fields_scores_and_accuracy_vs_k(fake_examples, tmp_path):
     summary, lm = e2e_run(fake_examples, tmp_path / "r")
     records = lines(tmp_path / "r")
-    assert len(records) == 5 and summary.official == 4 and summary.semantic == 4
+    assert len(records) == 5 and summary.correct == {"official": 4, "binder": 4, "semantic": 4}
     assert all(set(REQUIRED) <= set(r) for r in records)
     assert records[0]["subsets"] == ["dev", "solvable-squall"] and records[0]["usage"]["requests"] == 1
     run = load_run(tmp_path / "r")
-    curve = {k: (a.official, a.semantic) for k, a in accuracy_vs_candidates(run)}
-    assert curve == {1: (2, 2), 2: (2, 2), 3: (4, 4)}
+    curve = {k: tuple(a.correct.values()) for k, a in accuracy_vs_candidates(run)}
+    assert curve == {1: (2, 2, 2), 2: (2, 2, 2), 3: (4, 4, 4)}
     assert len(lm.calls) == 5  # no model calls while computing the curve
 
 
@@ -210,11 +210,11 @@ def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
     result = report([out, tmp_path / "e2e"], out=tmp_path / "report.md", plots_dir=tmp_path / "plots")
     md = result.markdown
     assert (tmp_path / "report.md").read_text() == md
-    assert "| binder | wikitq / dev | binder | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% |" in md
-    assert "| e2e | wikitq / dev | e2e | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% |" in md
+    assert "| binder | wikitq / dev | binder | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% | 80.0% |" in md
+    assert "| e2e | wikitq / dev | e2e | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% | 80.0% |" in md
     # subsets: 3 solvable (all right in both runs), 2 unsolvable (one right)
-    assert "| binder | binder | 80.0% / 80.0% (5) | 100.0% / 100.0% (3) | 50.0% / 50.0% (2) |" in md
-    assert "| e2e | 40.0% (40.0%) | 40.0% (40.0%) | 80.0% (80.0%) |" in md
+    assert "| binder | binder | 80.0% / 80.0% / 80.0% (5) | 100.0% / 100.0% / 100.0% (3) | 50.0% / 50.0% / 50.0% (2) |" in md
+    assert "| e2e | 40.0% / 40.0% / 40.0% | 40.0% / 40.0% / 40.0% | 80.0% / 80.0% / 80.0% |" in md
     assert [p.name for p in result.plots] == ["accuracy_by_subset.png", "accuracy_vs_candidates.png"]
     for path in result.plots:
         assert path.stat().st_size > 5000 and path.read_bytes()[:4] == b"\x89PNG"
@@ -256,7 +256,7 @@ def test_neural_calls_are_recorded_and_do_not_hang(fake_examples, tmp_path):
     summary = run_eval("wikitq", "dev", out=tmp_path / "r", lm=ScriptedLM(respond), n=2,
                        examples=fake_examples[:1], progress=False)
     record = lines(tmp_path / "r")[0]
-    assert summary.official == 1 and record["neural_calls"] == {"calls": 1, "programs_with_calls": 1}
+    assert summary.correct["official"] == 1 and record["neural_calls"] == {"calls": 1, "programs_with_calls": 1}
     neural = [c for c in record["candidates"] if c["has_neural_calls"]][0]
     assert neural["ok"] and neural["voted"] and neural["run"]["calls"]
     assert record["distribution"][0]["weight"] == 11.0  # program-biased: 10 for the neural program + 1
