@@ -1,0 +1,228 @@
+"""A symbolic proposer: grow valid Binder-Python programs over a table; the LM picks the best ``k``.
+
+Pangu's search (Gu et al., 2023, Algorithm 1) with Binder-Python as the plan
+language. The proposer enumerates only programs that are valid by construction —
+real columns, real cells, numbers from the question, well-formed ``f_col`` calls —
+and the model only *discriminates* among them (:mod:`.scoring`), which a 0.5B model
+does far better than writing a program.
+
+Search
+------
+1. **Answer step.** Candidates are final expressions over the whole table
+   (:func:`.candidates.final_candidates`: count, sum/mean/max/min, the row with the
+   largest/smallest value, a column's values / first / last). The model scores them
+   in one multiple-choice prompt; the best ``beam`` are kept.
+2. **Condition steps** (up to ``max_filters`` times). For each program in the beam
+   the options are the program itself (stop here) and the program with one more
+   condition line in front of its answer (:func:`.candidates.filter_candidates`:
+   equality with a mentioned cell, a comparison with a number of the question, an
+   ``f_col`` yes/no question derived from the question). Each program's options are
+   one prompt, so the model always compares whole programs.
+3. A program's **score** is the sum of the log-probabilities of the choices that
+   built it (the answer step, each condition, and the final "stop"): the
+   log-probability of the program under the model's step-wise choices. Extending a
+   program can only lower its score, so an extension that already scores below the
+   best finished program is dropped — the analogue of Pangu's termination check (stop
+   when no candidate beats the best plan so far). The same conditions in another
+   order are one program (probabilities added).
+
+Bounds: at most ``max_options`` (≤ 26) options per prompt (the candidates with the
+best lexical prior, see :mod:`.candidates`), so at most
+``(1 + beam × max_filters) × orders`` prompts per question, and at most
+``max_programs`` programs returned.
+
+The programs are returned best first with their scores; the caller runs them in the
+sandbox and votes (``binder_py.discriminate.rescore.likelihood_vote`` with ``β = 1``
+and ``mean_logprob = score`` sums the probability of the programs per answer).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from binder_py.discriminate.candidates import filter_candidates, final_candidates
+from binder_py.discriminate.ops import Filter, NeuralFilter, ProposedCode
+from binder_py.discriminate.scoring import LABELS, ChoicePrompt, Fallback, Method, Scoring, score_options
+from binder_py.lm.types import LanguageModel
+from binder_py.prompting.table_format import format_table
+
+__all__ = ["ProposerSettings", "ProposedProgram", "StepTrace", "Proposal", "propose", "proposer_prompt"]
+
+INSTRUCTION = ("You are given a table (the pandas DataFrame `df`), a question about it, and candidate Python "
+               "programs. In a program, f_col(question, columns) asks a yes/no question about each row's cells "
+               "in those columns. Choose the program that computes the answer to the question. Answer with the "
+               "letter of that program only.")
+
+
+@dataclass(frozen=True)
+class ProposerSettings:
+    """How wide and deep the search goes (see the module docstring for the bounds)."""
+
+    beam: int = 3
+    max_filters: int = 2
+    max_options: int = 8
+    max_programs: int = 10
+    orders: int = 2
+    method: Method = "auto"
+    fallback: Fallback = "votes"
+    neural: bool = True  # offer f_col conditions (False: pure-pandas programs only)
+    table_rows: int = 10  # rows of the table shown in the prompt
+
+    def __post_init__(self) -> None:
+        if self.beam < 1 or self.max_programs < 1 or self.max_filters < 0:
+            raise ValueError("ProposerSettings: beam and max_programs must be ≥ 1 and max_filters ≥ 0")
+        if not 2 <= self.max_options <= len(LABELS):
+            raise ValueError(f"ProposerSettings.max_options must be between 2 and {len(LABELS)}, "
+                             f"got {self.max_options}")
+
+
+@dataclass(frozen=True)
+class ProposedProgram:
+    """A ranked program.
+
+    Attributes:
+        code: Binder-Python text (run it in the sandbox).
+        score: log-probability of the choices that built it (≤ 0).
+        probability: ``exp(score)`` normalised over the returned programs.
+        has_neural_calls: it contains ``f_col`` calls.
+        rank: 0 for the best.
+    """
+
+    code: str
+    score: float
+    probability: float
+    has_neural_calls: bool
+    rank: int
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    """One prompt of the search, for ``--explain``.
+
+    ``stage`` is ``"answer"`` or ``"condition"``; ``base`` the program extended
+    (``None`` for the answer step); ``options`` the programs shown with their
+    ``probabilities``; ``kept`` the options that stayed in the search.
+    """
+
+    stage: str
+    base: str | None
+    options: tuple[str, ...]
+    probabilities: tuple[float, ...]
+    method: str
+    kept: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass
+class Proposal:
+    """What :func:`propose` found: programs best first, and how."""
+
+    question: str
+    programs: list[ProposedProgram]
+    steps: list[StepTrace] = field(default_factory=list)
+    requests: int = 0
+
+    @property
+    def best(self) -> ProposedProgram | None:
+        return self.programs[0] if self.programs else None
+
+
+def proposer_prompt(table: pd.DataFrame, question: str, *, title: str | None = None, rows: int = 10) -> ChoicePrompt:
+    """The table (its first ``rows`` rows, cells as they are) and the question, with the proposer's instruction."""
+    text = format_table(table, title, style="binder", max_rows=rows, lowercase=False)
+    return ChoicePrompt(context=f"{text}\n\nQuestion: {question}", instruction=INSTRUCTION)
+
+
+def _logsumexp(a: float, b: float) -> float:
+    top = max(a, b)
+    return top + math.log(math.exp(a - top) + math.exp(b - top))
+
+
+def _key(program: ProposedCode) -> tuple[object, frozenset[Filter]]:
+    return program.final, frozenset(program.filters)
+
+
+def _merge(found: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]], program: ProposedCode,
+           score: float) -> None:
+    key = _key(program)
+    if key in found:
+        kept, previous = found[key]
+        found[key] = (kept, _logsumexp(previous, score))
+    else:
+        found[key] = (program, score)
+
+
+def _record(steps: list[StepTrace], stage: str, base: ProposedCode | None, options: list[str], scoring: Scoring,
+            kept: list[str]) -> None:
+    steps.append(StepTrace(stage=stage, base=None if base is None else base.code, options=tuple(options),
+                           probabilities=tuple(scoring.probabilities()), method=scoring.method,
+                           kept=tuple(kept), warnings=scoring.warnings))
+
+
+def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str | None = None,
+            settings: ProposerSettings = ProposerSettings()) -> Proposal:
+    """Enumerate valid programs for ``question`` over ``table`` and rank them with ``lm``.
+
+    ``table`` should be prepared (:func:`binder_py.tables.prepare_table`: numeric
+    columns are numbers). Raises ``ValueError`` for an empty question or a table
+    without rows or columns, and whatever :func:`.scoring.score_options` raises
+    (``ScoringUnavailable`` with ``fallback="error"``, LM errors).
+    """
+    if not question.strip():
+        raise ValueError("propose needs a non-empty question")
+    if table.empty or len(table.columns) == 0:
+        raise ValueError("propose needs a table with at least one row and one column")
+    prompt = proposer_prompt(table, question, title=title, rows=settings.table_rows)
+    steps: list[StepTrace] = []
+    requests = 0
+
+    def score(options: list[str]) -> Scoring:
+        nonlocal requests
+        result = score_options(lm, prompt, options, method=settings.method, fallback=settings.fallback,
+                               orders=settings.orders)
+        requests += result.requests
+        return result
+
+    finals = [ProposedCode(c.step) for c in final_candidates(table, question, limit=settings.max_options)]
+    if not finals:
+        return Proposal(question, [], steps, requests)
+    scoring = score([p.code for p in finals])
+    ranked = scoring.ranked()[: settings.beam]
+    beam = [(finals[s.index], s.logprob) for s in ranked]
+    _record(steps, "answer", None, [p.code for p in finals], scoring, [finals[s.index].code for s in ranked])
+
+    done: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]] = {}
+    for _ in range(settings.max_filters):
+        extended: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]] = {}
+        for program, base_score in beam:
+            extra = filter_candidates(table, question, program, limit=settings.max_options - 1,
+                                      neural=settings.neural)
+            if not extra:
+                _merge(done, program, base_score)
+                continue
+            options = [program] + [program.with_filter(c.step) for c in extra]
+            scoring = score([p.code for p in options])
+            _merge(done, program, base_score + scoring.scores[0].logprob)
+            for s in scoring.scores[1:]:
+                _merge(extended, options[s.index], base_score + s.logprob)
+            best_done = max(v for _, v in done.values())
+            _record(steps, "condition", program, [p.code for p in options], scoring,
+                    [options[s.index].code for s in scoring.scores
+                     if s.index == 0 or base_score + s.logprob >= best_done])
+        best_done = max((v for _, v in done.values()), default=-math.inf)
+        survivors = sorted((v for v in extended.values() if v[1] >= best_done), key=lambda v: -v[1])
+        beam = survivors[: settings.beam]
+        if not beam:
+            break
+    for program, value in beam:
+        _merge(done, program, value)
+
+    best = sorted(done.values(), key=lambda v: -v[1])[: settings.max_programs]
+    total = sum(math.exp(v) for _, v in best)
+    programs = [ProposedProgram(code=p.code, score=v, probability=math.exp(v) / total if total > 0 else 0.0,
+                                has_neural_calls=any(isinstance(f, NeuralFilter) for f in p.filters), rank=i)
+                for i, (p, v) in enumerate(best)]
+    return Proposal(question, programs, steps, requests)
