@@ -26,7 +26,7 @@ __all__ = ["words", "numbers_in", "mentioned_values", "Phrase", "condition_phras
            "overlap"]
 
 _WORD = re.compile(r"[\w][\w'\-\.]*[\w]|[\w]", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])[-+]?\d+(?:\.\d+)?(?![\w,])")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])(?<!\d,)[-+]?\d+(?:\.\d+)?(?!\w|,\d)")
 
 STOPWORDS = frozenset("""a an the of in on at to for by from with and or but is are was were be been being do does did
 what which who whom whose when where why how many much that this these those it its his her their there than then
