@@ -57,6 +57,10 @@ class ValueFilter:
     def code(self) -> str:
         return f"df = df[{_col(self.column)} {self.op} {python_literal(self.value)}]"
 
+    def describe(self) -> str:
+        words = {"==": "is", ">": "is more than", "<": "is less than", ">=": "is at least", "<=": "is at most"}
+        return f"rows whose {self.column} {words[self.op]} {python_literal(self.value)}"
+
     def mask(self, df: pd.DataFrame) -> pd.Series:
         series = df[self.column]
         value = self.value
@@ -76,6 +80,9 @@ class NeuralFilter:
     def code(self) -> str:
         return f"df = df[f_col({self.question!r}, [{self.column!r}])]"
 
+    def describe(self) -> str:
+        return f"rows where, looking at {self.column}, the answer to {self.question!r} is yes"
+
     def mask(self, df: pd.DataFrame) -> None:
         return None
 
@@ -91,6 +98,9 @@ class Count:
     def code(self) -> str:
         return "len(df)"
 
+    def describe(self) -> str:
+        return "the number of rows"
+
     def apply(self, df: pd.DataFrame) -> Any:
         return len(df)
 
@@ -105,6 +115,10 @@ class Aggregate:
     @property
     def code(self) -> str:
         return f"{_col(self.column)}.{self.func}()"
+
+    def describe(self) -> str:
+        word = {"sum": "total", "mean": "average", "max": "largest", "min": "smallest"}[self.func]
+        return f"the {word} {self.column}"
 
     def apply(self, df: pd.DataFrame) -> Any:
         return getattr(df[self.column], self.func)()
@@ -122,6 +136,9 @@ class Superlative:
     def code(self) -> str:
         return f"df.sort_values({self.by!r}, ascending={not self.largest})[{self.answer!r}].iloc[0]"
 
+    def describe(self) -> str:
+        return f"the {self.answer} with the {'highest' if self.largest else 'lowest'} {self.by}"
+
     def apply(self, df: pd.DataFrame) -> Any:
         return df.sort_values(self.by, ascending=not self.largest)[self.answer].iloc[0]
 
@@ -137,6 +154,10 @@ class Select:
     def code(self) -> str:
         suffix = {"all": "", "first": ".iloc[0]", "last": ".iloc[-1]"}[self.position]
         return f"{_col(self.answer)}{suffix}"
+
+    def describe(self) -> str:
+        return {"all": f"every {self.answer}", "first": f"the {self.answer} in the first row",
+                "last": f"the {self.answer} in the last row"}[self.position]
 
     def apply(self, df: pd.DataFrame) -> Any:
         series = df[self.answer]
@@ -165,6 +186,13 @@ class ProposedCode:
     @property
     def code(self) -> str:
         return "\n".join([f.code for f in self.filters] + [self.final.code])
+
+    def describe(self) -> str:
+        """The program in words (what a small model is shown with ``show="text"``)."""
+        if not self.filters:
+            return self.final.describe()
+        kept = " and ".join(f.describe().removeprefix("rows ") for f in self.filters)
+        return f"among the rows {kept}: {self.final.describe()}"
 
     def with_filter(self, extra: Filter) -> ProposedCode:
         return ProposedCode(self.final, self.filters + (extra,))

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pandas as pd
 
@@ -48,6 +49,8 @@ from binder_py.discriminate.ops import Filter, NeuralFilter, ProposedCode
 from binder_py.discriminate.scoring import LABELS, ChoicePrompt, Fallback, Method, Scoring, score_options
 from binder_py.lm.types import LanguageModel
 from binder_py.prompting.table_format import format_table
+
+Show = Literal["code", "text", "both"]
 
 __all__ = ["ProposerSettings", "ProposedProgram", "StepTrace", "Proposal", "propose", "proposer_prompt"]
 
@@ -70,10 +73,13 @@ class ProposerSettings:
     fallback: Fallback = "votes"
     neural: bool = True  # offer f_col conditions (False: pure-pandas programs only)
     table_rows: int = 10  # rows of the table shown in the prompt
+    show: Show = "code"  # what an option is: the program, its description in words, or both
 
     def __post_init__(self) -> None:
         if self.beam < 1 or self.max_programs < 1 or self.max_filters < 0:
             raise ValueError("ProposerSettings: beam and max_programs must be ≥ 1 and max_filters ≥ 0")
+        if self.show not in ("code", "text", "both"):
+            raise ValueError(f"ProposerSettings.show must be code, text or both, got {self.show!r}")
         if not 2 <= self.max_options <= len(LABELS):
             raise ValueError(f"ProposerSettings.max_options must be between 2 and {len(LABELS)}, "
                              f"got {self.max_options}")
@@ -136,6 +142,16 @@ def proposer_prompt(table: pd.DataFrame, question: str, *, title: str | None = N
     return ChoicePrompt(context=f"{text}\n\nQuestion: {question}", instruction=INSTRUCTION)
 
 
+def _shown(programs: list[ProposedCode], show: Show) -> list[str]:
+    """The options' text; programs whose description collides are shown with their code too."""
+    if show == "code":
+        return [p.code for p in programs]
+    texts = [p.describe() for p in programs]
+    if show == "both" or len(set(texts)) < len(texts):
+        return [f"{t}\n{p.code}" for t, p in zip(texts, programs)]
+    return texts
+
+
 def _logsumexp(a: float, b: float) -> float:
     top = max(a, b)
     return top + math.log(math.exp(a - top) + math.exp(b - top))
@@ -179,8 +195,9 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
     steps: list[StepTrace] = []
     requests = 0
 
-    def score(options: list[str]) -> Scoring:
+    def score(programs: list[ProposedCode]) -> Scoring:
         nonlocal requests
+        options = _shown(programs, settings.show)
         result = score_options(lm, prompt, options, method=settings.method, fallback=settings.fallback,
                                orders=settings.orders)
         requests += result.requests
@@ -189,7 +206,7 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
     finals = [ProposedCode(c.step) for c in final_candidates(table, question, limit=settings.max_options)]
     if not finals:
         return Proposal(question, [], steps, requests)
-    scoring = score([p.code for p in finals])
+    scoring = score(finals)
     ranked = scoring.ranked()[: settings.beam]
     beam = [(finals[s.index], s.logprob) for s in ranked]
     _record(steps, "answer", None, [p.code for p in finals], scoring, [finals[s.index].code for s in ranked])
@@ -204,7 +221,7 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
                 _merge(done, program, base_score)
                 continue
             options = [program] + [program.with_filter(c.step) for c in extra]
-            scoring = score([p.code for p in options])
+            scoring = score(options)
             _merge(done, program, base_score + scoring.scores[0].logprob)
             for s in scoring.scores[1:]:
                 _merge(extended, options[s.index], base_score + s.logprob)

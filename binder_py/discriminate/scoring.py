@@ -7,13 +7,14 @@ do not return the log-probability of a given text (no prompt ``echo``), so two
 formulations are offered, both built only on :mod:`binder_py.lm.types`:
 
 ``"choice"`` (default) — **multiple choice, one request.** The options are listed
-under labels ``A``, ``B``, … and the model answers with one label. Where the model
-takes a grammar, generation is constrained to the labels; the probabilities are
-read from ``top_logprobs`` of the **first generated token** (several tokens that
-spell the same label, ``"A"`` and ``" A"``, are summed) and renormalised over the
-labels. llama.cpp reports these alternatives from the model's distribution before
-the grammar is applied, so the grammar only makes the *text* well-formed, the
-probabilities are the model's own. One forward pass over all options: the cheapest
+under labels ``A``, ``B``, … and the model answers with one label. The
+probabilities are read from ``top_logprobs`` of the **first generated token**
+(several tokens that spell the same label, ``"A"`` and ``" A"``, are summed) and
+renormalised over the labels. llama.cpp reports these alternatives from the model's
+distribution before any grammar, so no grammar is sent then (on the embedded model a
+grammar is checked against the whole 151k-token vocabulary and costs seconds); when
+the label is read from sampled text (the votes fallback) generation is constrained to
+the labels by a grammar where the model takes one. One forward pass over all options: the cheapest
 formulation on CPU (1 generated token; the prompt is what costs), and the one a
 0.5B model can do at all. Small models prefer early labels, so ``orders=2`` also
 asks with the options reversed and averages the two log-probabilities per option.
@@ -198,9 +199,12 @@ def _choice_request(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[s
     question = (f"{prompt.context}\n\nOptions:\n{_render_options(options)}\n\n"
                 f"Answer with one letter ({labels[0]}-{labels[-1]}).")
     caps = lm.capabilities
-    grammar = choice_grammar(len(options)) if caps.grammar else None
     want_logprobs = caps.logprobs and top_logprobs > 0
-    common = dict(n=n, temperature=temperature, max_tokens=1 if grammar else 4, seed=seed,
+    # With log-probabilities only the first token's alternatives are read (llama.cpp reports them from the
+    # distribution before the grammar), so a grammar would only cost time (it is checked against the whole
+    # vocabulary); it is used when the label is read from the sampled text.
+    grammar = choice_grammar(len(options)) if caps.grammar and not want_logprobs else None
+    common = dict(n=n, temperature=temperature, max_tokens=1 if grammar or want_logprobs else 4, seed=seed,
                   logprobs=want_logprobs, top_logprobs=top_logprobs if want_logprobs else 0, grammar=grammar)
     if caps.chat:
         return LMRequest(messages=(("system", prompt.instruction), ("user", question)), **common)

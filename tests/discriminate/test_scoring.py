@@ -23,7 +23,7 @@ def test_choice_probabilities_follow_the_model_and_sum_to_one(make_preference_lm
     assert math.isclose(sum(scoring.probabilities()), 1.0)
     assert math.isclose(scoring.probabilities()[1], math.exp(3) / (math.exp(3) + 2), rel_tol=1e-9)
     request = lm.requests[0]
-    assert request.grammar == choice_grammar(3) and request.max_tokens == 1
+    assert request.grammar is None and request.max_tokens == 1  # logprobs are read: no grammar needed
     assert request.logprobs and request.top_logprobs == 20
     assert request.messages[0][0] == "system"
 
@@ -62,7 +62,7 @@ def test_completion_models_get_one_prompt_ending_in_answer():
     scoring = score_options(lm, PROMPT, OPTIONS[:2], orders=1)
     assert scoring.ranked()[0].index == 1
     request = lm.requests[0]
-    assert request.prompt.endswith("Answer:") and request.grammar is None and request.max_tokens == 4
+    assert request.prompt.endswith("Answer:") and request.grammar is None and request.max_tokens == 1
 
 
 def test_without_logprobs_votes_are_counted_with_smoothing():
@@ -74,6 +74,12 @@ def test_without_logprobs_votes_are_counted_with_smoothing():
     assert not scoring.scores[2].observed
     assert "1 of 5" in scoring.warnings[0]
     assert lm.requests[0].n == 5 and lm.requests[0].temperature > 0 and not lm.requests[0].logprobs
+
+
+def test_votes_are_constrained_to_the_labels_by_a_grammar_when_the_model_takes_one():
+    lm = ScriptedLM([["A", "B"]], capabilities=Capabilities(api="chat", grammar=True))
+    score_options(lm, PROMPT, OPTIONS, vote_samples=2)
+    assert lm.requests[0].grammar == choice_grammar(3) and lm.requests[0].max_tokens == 1
 
 
 def test_without_logprobs_error_fallback_raises():
