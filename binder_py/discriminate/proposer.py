@@ -10,26 +10,37 @@ Search
 ------
 1. **Answer step.** Candidates are final expressions over the whole table
    (:func:`.candidates.final_candidates`: count, sum/mean/max/min, the row with the
-   largest/smallest value, a column's values / first / last). The model scores them
-   in one multiple-choice prompt; the best ``beam`` are kept.
-2. **Condition steps** (up to ``max_filters`` times). For each program in the beam
-   the options are the program itself (stop here) and the program with one more
+   largest/smallest value, a column's values / first / last). The model scores them;
+   the best ``beam`` are kept.
+2. **Condition steps** (up to ``max_filters``): each kept program gets one more
    condition line in front of its answer (:func:`.candidates.filter_candidates`:
    equality with a mentioned cell, a comparison with a number of the question, an
-   ``f_col`` yes/no question derived from the question). Each program's options are
-   one prompt, so the model always compares whole programs.
-3. A program's **score** is the sum of the log-probabilities of the choices that
-   built it (the answer step, each condition, and the final "stop"): the
-   log-probability of the program under the model's step-wise choices. Extending a
-   program can only lower its score, so an extension that already scores below the
-   best finished program is dropped — the analogue of Pangu's termination check (stop
-   when no candidate beats the best plan so far). The same conditions in another
-   order are one program (probabilities added).
+   ``f_col`` yes/no question derived from the question). Every candidate is a whole,
+   runnable program, so the model always judges whole programs.
+3. **Scores.** Two regimes, by the scoring method (:mod:`.scoring`):
 
-Bounds: at most ``max_options`` (≤ 26) options per prompt (the candidates with the
-best lexical prior, see :mod:`.candidates`), so at most
-``(1 + beam × max_filters) × orders`` prompts per question, and at most
-``max_programs`` programs returned.
+   - *absolute* (``"pointwise"``, the default when the model returns
+     log-probabilities, and ``"likelihood"``): a program's score is its own
+     (``log P(yes | program)``), comparable across steps, exactly Pangu's setting.
+     The extensions of the whole beam are scored; the best ``beam`` become the next
+     beam; the search **stops when the best extension does not beat the best
+     program so far** (Pangu's termination check).
+   - *relative* (``"choice"``, and its votes fallback without log-probabilities):
+     each prompt's options are the program itself ("stop here") and its extensions,
+     and a program's score is the sum of the log-probabilities of the choices that
+     built it, each renormalised over its prompt's options
+     (:meth:`.scoring.Scoring.log_probabilities`) — the log-probability of the program
+     under the model's step-wise choices. Extending can only lower a score, so an
+     extension already below the best finished program is dropped.
+
+   The same conditions in another order are one program.
+
+Bounds: at most ``max_options`` (≤ 26) options per step (the candidates with the
+best lexical prior, see :mod:`.candidates`), so at most ``1 + beam × max_filters``
+scoring steps per question — each one prompt per option with ``"pointwise"``
+scoring (the default when the model returns log-probabilities; the prompts share
+their prefix), or ``orders`` prompts with ``"choice"`` — and at most ``max_programs``
+programs returned.
 
 The programs are returned best first with their scores; the caller runs them in the
 sandbox and votes (``binder_py.discriminate.rescore.likelihood_vote`` with ``β = 1``
@@ -39,6 +50,7 @@ and ``mean_logprob = score`` sums the probability of the programs per answer).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -109,13 +121,16 @@ class StepTrace:
     """One prompt of the search, for ``--explain``.
 
     ``stage`` is ``"answer"`` or ``"condition"``; ``base`` the program extended
-    (``None`` for the answer step); ``options`` the programs shown with their
-    ``probabilities``; ``kept`` the options that stayed in the search.
+    (``None`` for the answer step, and for absolute scores, where a step scores the
+    extensions of the whole beam); ``options`` the candidate programs with their
+    ``probabilities``; ``shown`` what the model saw for each (the code, or words, see
+    ``ProposerSettings.show``); ``kept`` the programs that stayed in the search.
     """
 
     stage: str
     base: str | None
     options: tuple[str, ...]
+    shown: tuple[str, ...]
     probabilities: tuple[float, ...]
     method: str
     kept: tuple[str, ...]
@@ -157,12 +172,14 @@ def _logsumexp(a: float, b: float) -> float:
     return top + math.log(math.exp(a - top) + math.exp(b - top))
 
 
+Found = dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]]
+
+
 def _key(program: ProposedCode) -> tuple[object, frozenset[Filter]]:
     return program.final, frozenset(program.filters)
 
 
-def _merge(found: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]], program: ProposedCode,
-           score: float) -> None:
+def _merge(found: Found, program: ProposedCode, score: float) -> None:
     key = _key(program)
     if key in found:
         kept, previous = found[key]
@@ -171,11 +188,27 @@ def _merge(found: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, flo
         found[key] = (program, score)
 
 
-def _record(steps: list[StepTrace], stage: str, base: ProposedCode | None, options: list[str], scoring: Scoring,
-            kept: list[str]) -> None:
-    steps.append(StepTrace(stage=stage, base=None if base is None else base.code, options=tuple(options),
+def _record(steps: list[StepTrace], stage: str, base: ProposedCode | None, programs: list[ProposedCode],
+            scoring: Scoring, kept: list[str]) -> None:
+    steps.append(StepTrace(stage=stage, base=None if base is None else base.code,
+                           options=tuple(p.code for p in programs), shown=tuple(s.text for s in scoring.scores),
                            probabilities=tuple(scoring.probabilities()), method=scoring.method,
                            kept=tuple(kept), warnings=scoring.warnings))
+
+
+def _resolved_method(lm: LanguageModel, method: Method) -> Method:
+    if method == "auto":
+        return "pointwise" if lm.capabilities.logprobs else "choice"
+    return method
+
+
+def _ranked_programs(found: Found, limit: int) -> list[ProposedProgram]:
+    best = sorted(found.values(), key=lambda v: -v[1])[:limit]
+    top = max((v for _, v in best), default=0.0)
+    total = sum(math.exp(v - top) for _, v in best)
+    return [ProposedProgram(code=p.code, score=v, probability=math.exp(v - top) / total if total > 0 else 0.0,
+                            has_neural_calls=any(isinstance(f, NeuralFilter) for f in p.filters), rank=i)
+            for i, (p, v) in enumerate(best)]
 
 
 def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str | None = None,
@@ -192,28 +225,72 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
     if table.empty or len(table.columns) == 0:
         raise ValueError("propose needs a table with at least one row and one column")
     prompt = proposer_prompt(table, question, title=title, rows=settings.table_rows)
-    steps: list[StepTrace] = []
-    requests = 0
+    method = _resolved_method(lm, settings.method)
+    proposal = Proposal(question, [])
 
     def score(programs: list[ProposedCode]) -> Scoring:
-        nonlocal requests
-        options = _shown(programs, settings.show)
-        result = score_options(lm, prompt, options, method=settings.method, fallback=settings.fallback,
-                               orders=settings.orders)
-        requests += result.requests
+        result = score_options(lm, prompt, _shown(programs, settings.show), method=method,
+                               fallback=settings.fallback, orders=settings.orders)
+        proposal.requests += result.requests
         return result
 
     finals = [ProposedCode(c.step) for c in final_candidates(table, question, limit=settings.max_options)]
     if not finals:
-        return Proposal(question, [], steps, requests)
+        return proposal
+    search = _search_absolute if method in ("pointwise", "likelihood") else _search_relative
+    found = search(table, question, finals, score, proposal.steps, settings)
+    proposal.programs = _ranked_programs(found, settings.max_programs)
+    return proposal
+
+
+def _search_absolute(table: pd.DataFrame, question: str, finals: list[ProposedCode],
+                     score: Callable[[list[ProposedCode]], Scoring], steps: list[StepTrace],
+                     settings: ProposerSettings) -> Found:
+    """Pangu's loop for scores that compare across steps (pointwise, likelihood): a program's score is its own."""
+    found: Found = {}
+    scoring = score(finals)
+    for program, s in zip(finals, scoring.scores):
+        found[_key(program)] = (program, s.logprob)
+    ranked = scoring.ranked()[: settings.beam]
+    beam = [finals[s.index] for s in ranked]
+    _record(steps, "answer", None, finals, scoring, [p.code for p in beam])
+    best = ranked[0].logprob
+    for _ in range(settings.max_filters):
+        candidates: list[ProposedCode] = []
+        for program in beam:
+            for c in filter_candidates(table, question, program, limit=settings.max_options - 1,
+                                       neural=settings.neural):
+                extended = program.with_filter(c.step)
+                if _key(extended) not in found and all(_key(extended) != _key(x) for x in candidates):
+                    candidates.append(extended)
+        if not candidates:
+            break
+        scoring = score(candidates)
+        for program, s in zip(candidates, scoring.scores):
+            found[_key(program)] = (program, s.logprob)
+        ranked = scoring.ranked()[: settings.beam]
+        _record(steps, "condition", None, candidates, scoring,
+                [candidates[s.index].code for s in ranked if s.logprob > best])
+        if ranked[0].logprob <= best:
+            break  # Pangu's termination: no longer program beats the best so far
+        best = ranked[0].logprob
+        beam = [candidates[s.index] for s in ranked]
+    return found
+
+
+def _search_relative(table: pd.DataFrame, question: str, finals: list[ProposedCode],
+                     score: Callable[[list[ProposedCode]], Scoring], steps: list[StepTrace],
+                     settings: ProposerSettings) -> Found:
+    """Beam search over decisions for scores relative to one prompt's options (multiple choice, votes)."""
     scoring = score(finals)
     ranked = scoring.ranked()[: settings.beam]
-    beam = [(finals[s.index], s.logprob) for s in ranked]
-    _record(steps, "answer", None, [p.code for p in finals], scoring, [finals[s.index].code for s in ranked])
+    logp = scoring.log_probabilities()
+    beam = [(finals[s.index], logp[s.index]) for s in ranked]
+    _record(steps, "answer", None, finals, scoring, [finals[s.index].code for s in ranked])
 
-    done: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]] = {}
+    done: Found = {}
     for _ in range(settings.max_filters):
-        extended: dict[tuple[object, frozenset[Filter]], tuple[ProposedCode, float]] = {}
+        extended: Found = {}
         for program, base_score in beam:
             extra = filter_candidates(table, question, program, limit=settings.max_options - 1,
                                       neural=settings.neural)
@@ -222,13 +299,13 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
                 continue
             options = [program] + [program.with_filter(c.step) for c in extra]
             scoring = score(options)
-            _merge(done, program, base_score + scoring.scores[0].logprob)
-            for s in scoring.scores[1:]:
-                _merge(extended, options[s.index], base_score + s.logprob)
+            logp = scoring.log_probabilities()
+            _merge(done, program, base_score + logp[0])
+            for i in range(1, len(options)):
+                _merge(extended, options[i], base_score + logp[i])
             best_done = max(v for _, v in done.values())
-            _record(steps, "condition", program, [p.code for p in options], scoring,
-                    [options[s.index].code for s in scoring.scores
-                     if s.index == 0 or base_score + s.logprob >= best_done])
+            _record(steps, "condition", program, options, scoring,
+                    [options[i].code for i in range(len(options)) if i == 0 or base_score + logp[i] >= best_done])
         best_done = max((v for _, v in done.values()), default=-math.inf)
         survivors = sorted((v for v in extended.values() if v[1] >= best_done), key=lambda v: -v[1])
         beam = survivors[: settings.beam]
@@ -236,10 +313,4 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
             break
     for program, value in beam:
         _merge(done, program, value)
-
-    best = sorted(done.values(), key=lambda v: -v[1])[: settings.max_programs]
-    total = sum(math.exp(v) for _, v in best)
-    programs = [ProposedProgram(code=p.code, score=v, probability=math.exp(v) / total if total > 0 else 0.0,
-                                has_neural_calls=any(isinstance(f, NeuralFilter) for f in p.filters), rank=i)
-                for i, (p, v) in enumerate(best)]
-    return Proposal(question, programs, steps, requests)
+    return done

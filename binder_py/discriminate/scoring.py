@@ -19,6 +19,16 @@ formulation on CPU (1 generated token; the prompt is what costs), and the one a
 0.5B model can do at all. Small models prefer early labels, so ``orders=2`` also
 asks with the options reversed and averages the two log-probabilities per option.
 
+``"pointwise"`` — **one yes/no judgement per option** (Pangu's semantic-matching
+formulation for encoder and encoder-decoder LMs: one decoding step, the probability
+of a designated token as the score). The prompt is the task, then one option and
+"Does it answer the question? yes or no"; the score is
+``log P(yes) − log(P(yes) + P(no))`` read from the first token's ``top_logprobs``
+(variants such as ``"Yes"``/``" yes"`` summed). Options are judged independently, so
+there is no label-position bias and no limit on how many are compared; the prompts
+share the task prefix, which llama.cpp's prompt cache evaluates once, so each option
+costs only its own tokens plus one generated token.
+
 ``"likelihood"`` — **forced decoding, one request per option.** The prompt asks for
 the program; a grammar that matches exactly the option's text forces the model to
 "generate" it, and the reported token log-probabilities (from the unconstrained
@@ -58,11 +68,14 @@ __all__ = [
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-Method = Literal["auto", "choice", "likelihood"]
+Method = Literal["auto", "choice", "pointwise", "likelihood"]
 Fallback = Literal["votes", "error"]
 
 DEFAULT_INSTRUCTION = ("You are given a table, a question about it and candidate Python (pandas) programs. "
                        "Choose the program that answers the question correctly. Answer with its letter only.")
+DEFAULT_JUDGE_INSTRUCTION = ("You are given a table, a question about it and one candidate Python (pandas) "
+                             "program. Say whether the program computes the answer to the question. "
+                             "Answer yes or no only.")
 DEFAULT_WRITE_INSTRUCTION = ("Write a Python (pandas) program over the table `df` that answers the question. "
                              "Write only the program.")
 _VOTE_TEMPERATURE = 0.8
@@ -80,12 +93,14 @@ class ChoicePrompt:
 
     ``context`` is the table and the question as text; ``instruction`` says what to
     choose (system message for chat models, first paragraph for completion models);
-    ``write_instruction`` is used by the ``"likelihood"`` method instead.
+    ``judge_instruction`` and ``write_instruction`` are used by the ``"pointwise"`` and
+    ``"likelihood"`` methods instead.
     """
 
     context: str
     instruction: str = DEFAULT_INSTRUCTION
     write_instruction: str = DEFAULT_WRITE_INSTRUCTION
+    judge_instruction: str = DEFAULT_JUDGE_INSTRUCTION
 
 
 @dataclass(frozen=True)
@@ -122,8 +137,15 @@ class Scoring:
         return sorted(self.scores, key=lambda s: (-s.logprob, s.index))
 
     def probabilities(self) -> list[float]:
-        """Softmax of the scores (for ``"choice"`` methods: the option probabilities)."""
+        """Softmax of the scores: the options' probabilities (``"choice"``: the model's own, renormalised)."""
         return _softmax([s.logprob for s in self.scores])
+
+    def log_probabilities(self) -> list[float]:
+        """Log-softmax of the scores (for ``"pointwise"``: ``log(P(yes)_i / Σ_j P(yes)_j)``)."""
+        if not self.scores:
+            return []
+        norm = _logsumexp([s.logprob for s in self.scores])
+        return [s.logprob - norm for s in self.scores]
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -266,6 +288,46 @@ def _score_choice_votes(lm: LanguageModel, prompt: ChoicePrompt, options: Sequen
     return Scoring(scores, "choice_votes", 1, warnings)
 
 
+_YES = frozenset({"yes", "true"})
+_NO = frozenset({"no", "false"})
+
+
+def _yes_no_logprobs(choice: Choice) -> tuple[float | None, float | None]:
+    yes: list[float] = []
+    no: list[float] = []
+    for token, logprob in (choice.top_logprobs or ((),))[0]:
+        word = token.strip().strip(".").casefold()
+        if math.isfinite(logprob):
+            (yes if word in _YES else no if word in _NO else []).append(logprob)
+    return (_logsumexp(yes) if yes else None), (_logsumexp(no) if no else None)
+
+
+def _score_pointwise(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[str], *, top_logprobs: int,
+                     purpose: str) -> Scoring:
+    if not lm.capabilities.logprobs:
+        raise ScoringUnavailable(f"{lm.name} cannot score options one by one: it returns no log-probabilities; "
+                                 "use method='choice' (its votes fallback works without them)")
+    scores = []
+    warnings = []
+    for i, option in enumerate(options):
+        body = f"{prompt.context}\n\nProgram:\n{option}\n\nDoes this program answer the question? (yes or no)"
+        common = dict(temperature=0.0, max_tokens=1, logprobs=True, top_logprobs=top_logprobs, seed=0)
+        request = (LMRequest(messages=(("system", prompt.judge_instruction), ("user", body)), **common)
+                   if lm.capabilities.chat else LMRequest(prompt=f"{prompt.judge_instruction}\n\n{body}\nAnswer:",
+                                                          **common))
+        choice = lm.complete(request, purpose=purpose, tags={"scoring": "pointwise"}).choices[0]
+        yes, no = _yes_no_logprobs(choice)
+        if yes is None and no is None:
+            raise ScoringUnavailable(f"{lm.name} put neither yes nor no among the first token's top_logprobs")
+        if yes is None or no is None:
+            floor = min(lp for _, lp in choice.top_logprobs[0])  # type: ignore[index]
+            warnings.append(f"option {i}: {'yes' if yes is None else 'no'} not among the top {top_logprobs} "
+                            f"alternatives: scored at the smallest reported log-probability ({floor:.2f})")
+            yes, no = (floor if yes is None else yes), (floor if no is None else no)
+        scores.append(OptionScore(i, option, yes - _logsumexp([yes, no]), True))
+    return Scoring(tuple(scores), "pointwise", len(options), tuple(warnings))
+
+
 def _score_likelihood(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[str], *, purpose: str) -> Scoring:
     caps = lm.capabilities
     if not (caps.logprobs and caps.grammar):
@@ -305,8 +367,10 @@ def score_options(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[str
         lm: any :class:`~binder_py.lm.types.LanguageModel`; only ``lm.capabilities`` is read.
         prompt: the table and question as text, and the instructions.
         options: 1 to 26 distinct texts.
-        method: ``"choice"`` (multiple choice, one request per order), ``"likelihood"``
-            (forced decoding, one request per option) or ``"auto"`` (``"choice"``).
+        method: ``"choice"`` (multiple choice, one request per order), ``"pointwise"``
+            (a yes/no judgement per option), ``"likelihood"`` (forced decoding, one
+            request per option) or ``"auto"`` (``"pointwise"`` when the model returns
+            log-probabilities, else ``"choice"`` with its ``fallback``).
         fallback: without log-probabilities, ``"votes"`` samples the choice
             ``vote_samples`` times; ``"error"`` raises :class:`ScoringUnavailable`.
         orders: 1 (options as given) or 2 (also reversed, log-probabilities averaged:
@@ -321,17 +385,21 @@ def score_options(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[str
     """
     if not options:
         raise ValueError("score_options needs at least one option")
-    if len(options) > len(LABELS):
-        raise ValueError(f"score_options takes at most {len(LABELS)} options, got {len(options)}; "
-                         "prune them first (the proposer keeps max_options per step)")
     if len(set(options)) != len(options):
         raise ValueError("score_options got the same option twice; de-duplicate the options first")
-    if method not in ("auto", "choice", "likelihood"):
-        raise ValueError(f"unknown scoring method {method!r}; choose auto, choice or likelihood")
+    if method not in ("auto", "choice", "pointwise", "likelihood"):
+        raise ValueError(f"unknown scoring method {method!r}; choose auto, choice, pointwise or likelihood")
+    if method == "auto":
+        method = "pointwise" if lm.capabilities.logprobs else "choice"
+    if len(options) > len(LABELS) and method == "choice":
+        raise ValueError(f"multiple choice takes at most {len(LABELS)} options, got {len(options)}; "
+                         "prune them first (the proposer keeps max_options per step) or use method='pointwise'")
     if len(options) == 1:
         return Scoring((OptionScore(0, options[0], 0.0, True),), "single", 0)
     if method == "likelihood":
         return _score_likelihood(lm, prompt, options, purpose=purpose)
+    if method == "pointwise":
+        return _score_pointwise(lm, prompt, options, top_logprobs=max(top_logprobs, 2), purpose=purpose)
     if lm.capabilities.logprobs:
         return _score_choice_logprobs(lm, prompt, options, orders=orders,
                                       top_logprobs=max(top_logprobs, 1), purpose=purpose)

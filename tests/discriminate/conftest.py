@@ -33,11 +33,30 @@ def shown_options(request: LMRequest) -> dict[str, str]:
     return {label: "\n".join(lines) for label, lines in options.items()}
 
 
+def judged_option(request: LMRequest) -> str | None:
+    """The one option of a pointwise (yes/no) prompt, else None."""
+    body = request_body(request)
+    if "\nProgram:\n" not in body:
+        return None
+    return body.split("\nProgram:\n", 1)[1].rsplit("\n\nDoes this program answer", 1)[0]
+
+
 def preference_lm(prefer: Callable[[str], float], *, capabilities: Capabilities = LOGPROBS,
                   noise_tokens: tuple[tuple[str, float], ...] = (("The", -6.0),)) -> ScriptedLM:
-    """A model whose label log-probabilities are softmax(prefer(option text)) over the shown options."""
+    """A model that likes options by ``prefer(option text)``.
+
+    Multiple choice: label log-probabilities are softmax(prefer) over the shown options.
+    Pointwise: P(yes) = sigmoid(prefer(option)), the rest on "No".
+    """
 
     def respond(request: LMRequest, purpose: str) -> Choice:
+        judged = judged_option(request)
+        if judged is not None:
+            z = prefer(judged)
+            yes = -math.log1p(math.exp(-z))
+            no = -math.log1p(math.exp(z))
+            alternatives = tuple(sorted((("Yes", yes), ("No", no)) + noise_tokens, key=lambda t: -t[1]))
+            return Choice(text=alternatives[0][0], top_logprobs=(alternatives[: request.top_logprobs or 3],))
         options = shown_options(request)
         raw = {label: prefer(text) for label, text in options.items()}
         top = max(raw.values())

@@ -45,18 +45,39 @@ def test_the_preferred_program_wins_and_scores_are_log_probabilities(shirts, mak
     assert len(codes) == len(set(codes))
 
 
-def test_request_bound_and_trace(shirts, make_preference_lm):
-    settings = ProposerSettings(beam=2, max_filters=2, max_options=6, orders=2)
+def test_request_bound_and_trace_pointwise(shirts, make_preference_lm):
+    settings = ProposerSettings(beam=2, max_filters=2, max_options=6)
+    lm = make_preference_lm(gold_liker)
+    proposal = propose(lm, shirts, SHIRTS_Q, settings=settings)
+    # one prompt per option; a condition step scores the extensions of the whole beam at once
+    assert proposal.requests == len(lm.calls) <= settings.max_options * (1 + settings.beam * settings.max_filters)
+    assert all(purpose == "discriminate" for _, purpose, _ in lm.calls)
+    first = proposal.steps[0]
+    assert first.stage == "answer" and first.base is None and len(first.kept) == 2 and first.method == "pointwise"
+    assert math.isclose(sum(first.probabilities), 1.0)
+    assert [s.stage for s in proposal.steps[1:]] == ["condition"] * (len(proposal.steps) - 1)
+    # every scored program is complete and keeps its own score: the gold answer alone is among them
+    codes = {p.code: p.score for p in proposal.programs}
+    assert GOLD_ANSWER in codes and codes[GOLD_ANSWER] < proposal.best.score
+
+
+def test_pangu_termination_stops_when_no_longer_program_scores_better(shirts, make_preference_lm):
+    lm = make_preference_lm(lambda code: 3.0 * (code == GOLD_ANSWER))
+    proposal = propose(lm, shirts, SHIRTS_Q, settings=ProposerSettings(beam=2, max_filters=2))
+    assert proposal.best.code == GOLD_ANSWER
+    assert len(proposal.steps) == 2  # the answer step, one condition step, then the search stops
+    assert proposal.steps[1].kept == ()
+
+
+def test_request_bound_and_trace_choice(shirts, make_preference_lm):
+    settings = ProposerSettings(beam=2, max_filters=2, max_options=6, orders=2, method="choice")
     lm = make_preference_lm(gold_liker)
     proposal = propose(lm, shirts, SHIRTS_Q, settings=settings)
     assert proposal.requests == len(lm.calls) <= (1 + settings.beam * settings.max_filters) * settings.orders
     assert all(len(step.options) <= settings.max_options for step in proposal.steps)
-    first = proposal.steps[0]
-    assert first.stage == "answer" and first.base is None and len(first.kept) == 2
-    assert math.isclose(sum(first.probabilities), 1.0)
     later = proposal.steps[1]
     assert later.stage == "condition" and later.options[0] == later.base  # "stop here" is the first option
-    assert all(purpose == "discriminate" for _, purpose, _ in lm.calls)
+    assert proposal.best.code.splitlines()[-1] == GOLD_ANSWER
 
 
 def test_conditions_in_another_order_are_one_program(shirts, make_preference_lm):
@@ -111,3 +132,28 @@ def test_bad_input(shirts):
         propose(ScriptedLM([]), shirts, "  ")
     with pytest.raises(ValueError, match="row"):
         propose(ScriptedLM([]), shirts.iloc[0:0], SHIRTS_Q)
+
+
+def test_options_can_be_shown_in_words(shirts, make_preference_lm):
+    def liker(text):
+        return 3.0 * (text == "the shirt with the highest sales")
+    lm = make_preference_lm(liker)
+    proposal = propose(lm, shirts, "which shirt sells best?",
+                       settings=ProposerSettings(show="text", orders=1, max_filters=0))
+    assert proposal.best.code == GOLD_ANSWER  # the program is still code; only the options are words
+    assert "the shirt with the highest sales" in proposal.steps[0].shown
+    assert GOLD_ANSWER in proposal.steps[0].options
+    assert "sort_values" not in lm.requests[0].messages[1][1]
+    both = propose(make_preference_lm(lambda t: 0.0), shirts, "which shirt sells best?",
+                   settings=ProposerSettings(show="both", orders=1, max_filters=0))
+    assert all("\n" in option for option in both.steps[0].shown)
+
+
+def test_descriptions():
+    from binder_py.discriminate.ops import Aggregate, Count, NeuralFilter, ProposedCode, Select, ValueFilter
+    program = ProposedCode(Aggregate("sales", "sum"), (ValueFilter("price", ">", 30),
+                                                       NeuralFilter("Is it in Asia?", "made in")))
+    assert program.describe() == ("among the rows whose price is more than 30 and where, looking at made in, "
+                                  "the answer to 'Is it in Asia?' is yes: the total sales")
+    assert ProposedCode(Count()).describe() == "the number of rows"
+    assert ProposedCode(Select("shirt", "last")).describe() == "the shirt in the last row"

@@ -17,7 +17,7 @@ OPTIONS = ["len(df)", 'df.sort_values("sales", ascending=False)["shirt"].iloc[0]
 
 def test_choice_probabilities_follow_the_model_and_sum_to_one(make_preference_lm):
     lm = make_preference_lm(lambda text: 3.0 if "sort_values" in text else 0.0)
-    scoring = score_options(lm, PROMPT, OPTIONS, orders=1)
+    scoring = score_options(lm, PROMPT, OPTIONS, method="choice", orders=1)
     assert scoring.method == "choice_logprobs"
     assert scoring.ranked()[0].index == 1
     assert math.isclose(sum(scoring.probabilities()), 1.0)
@@ -34,9 +34,9 @@ def test_two_orders_cancel_a_preference_for_label_a():
         alts = (("A", math.log(0.6)), ("B", math.log(0.3)), ("C", math.log(0.1)))
         return Choice(text="A", top_logprobs=(alts,))
     lm = ScriptedLM(respond, capabilities=Capabilities(api="chat", logprobs=True, grammar=True))
-    one = score_options(lm, PROMPT, OPTIONS, orders=1)
+    one = score_options(lm, PROMPT, OPTIONS, method="choice", orders=1)
     assert one.ranked()[0].index == 0
-    both = score_options(lm, PROMPT, OPTIONS, orders=2)
+    both = score_options(lm, PROMPT, OPTIONS, method="choice", orders=2)
     assert both.requests == 2
     first, middle, last = (s.logprob for s in both.scores)
     assert math.isclose(first, last) and not math.isclose(middle, first)  # B sits in the middle both times
@@ -50,7 +50,7 @@ def test_label_variants_are_summed_and_missing_labels_get_the_floor():
     found = label_logprobs(choice, 3)
     assert math.isclose(found["A"], math.log(0.5)) and "C" not in found
     lm = ScriptedLM([choice], capabilities=Capabilities(api="chat", logprobs=True, grammar=True))
-    scoring = score_options(lm, PROMPT, OPTIONS, orders=1)
+    scoring = score_options(lm, PROMPT, OPTIONS, method="choice", orders=1)
     assert [s.observed for s in scoring.scores] == [True, True, False]
     assert scoring.warnings and "C" in scoring.warnings[0]
     assert scoring.ranked()[-1].index == 2
@@ -59,7 +59,7 @@ def test_label_variants_are_summed_and_missing_labels_get_the_floor():
 def test_completion_models_get_one_prompt_ending_in_answer():
     caps = Capabilities(api="completions", logprobs=True, grammar=False)
     lm = ScriptedLM([Choice(text=" B", top_logprobs=(((" B", -0.1), (" A", -2.5)),))], capabilities=caps)
-    scoring = score_options(lm, PROMPT, OPTIONS[:2], orders=1)
+    scoring = score_options(lm, PROMPT, OPTIONS[:2], method="choice", orders=1)
     assert scoring.ranked()[0].index == 1
     request = lm.requests[0]
     assert request.prompt.endswith("Answer:") and request.grammar is None and request.max_tokens == 1
@@ -92,7 +92,7 @@ def test_no_label_in_alternatives_is_a_clear_error():
     lm = ScriptedLM([Choice(text="The", top_logprobs=((("The", -0.1),),))],
                     capabilities=Capabilities(api="chat", logprobs=True))
     with pytest.raises(ScoringUnavailable, match="no label"):
-        score_options(lm, PROMPT, OPTIONS, orders=1)
+        score_options(lm, PROMPT, OPTIONS, method="choice", orders=1)
 
 
 def test_likelihood_is_the_mean_token_logprob_of_the_forced_text():
@@ -132,3 +132,30 @@ def test_one_option_needs_no_request():
     lm = ScriptedLM([])
     scoring = score_options(lm, PROMPT, ["len(df)"])
     assert scoring.scores[0].logprob == 0.0 and not lm.calls
+
+
+def test_pointwise_scores_each_option_by_its_yes_probability(make_preference_lm):
+    lm = make_preference_lm(lambda text: 2.0 if "sort_values" in text else -1.0)
+    scoring = score_options(lm, PROMPT, OPTIONS, method="pointwise")
+    assert scoring.method == "pointwise" and scoring.requests == 3 == len(lm.calls)
+    assert scoring.ranked()[0].index == 1
+    assert math.isclose(scoring.scores[1].logprob, -math.log1p(math.exp(-2.0)))
+    assert all(r.max_tokens == 1 and r.top_logprobs >= 2 and r.grammar is None for r in lm.requests)
+    assert all(OPTIONS[i] in r.messages[1][1] and r.messages[0][0] == "system" for i, r in enumerate(lm.requests))
+    # auto picks pointwise when the model has log-probabilities; more than 26 options are fine
+    many = [f"df['c{i}'].sum()" for i in range(30)]
+    assert score_options(make_preference_lm(lambda t: 0.0), PROMPT, many).method == "pointwise"
+
+
+def test_pointwise_sums_spellings_and_bounds_a_missing_answer():
+    choice = Choice(text="No", top_logprobs=((("No", math.log(0.5)), ("no", math.log(0.1)), ("The", math.log(0.05))),))
+    lm = ScriptedLM(lambda r, p: choice, capabilities=Capabilities(api="chat", logprobs=True))
+    scoring = score_options(lm, PROMPT, OPTIONS[:2], method="pointwise")
+    assert math.isclose(scoring.scores[0].logprob, math.log(0.05) - math.log(0.65))  # yes at the floor
+    assert "yes not among" in scoring.warnings[0]
+    none = ScriptedLM(lambda r, p: Choice(text="The", top_logprobs=((("The", -0.1),),)),
+                      capabilities=Capabilities(api="chat", logprobs=True))
+    with pytest.raises(ScoringUnavailable, match="neither yes nor no"):
+        score_options(none, PROMPT, OPTIONS[:2], method="pointwise")
+    with pytest.raises(ScoringUnavailable, match="no log-probabilities"):
+        score_options(ScriptedLM(["yes"]), PROMPT, OPTIONS[:2], method="pointwise")
