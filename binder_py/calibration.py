@@ -273,7 +273,8 @@ def _checked(confidences: Sequence[float], correct: Sequence[bool]) -> tuple[np.
     return c, y
 
 
-def reliability_bins(confidences: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10) -> list[ReliabilityBin]:
+def reliability_bins(confidences: Sequence[float], correct: Sequence[bool], *,
+                     n_bins: int = 10) -> list[ReliabilityBin]:
     """Equal-width bins over [0, 1] with the count, mean confidence and accuracy of each (``None`` when empty)."""
     if n_bins < 1:
         raise ValueError("n_bins must be at least 1")

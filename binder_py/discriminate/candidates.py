@@ -31,8 +31,8 @@ import pandas as pd
 
 from binder_py.discriminate.ops import (Aggregate, Count, Filter, Final, NeuralFilter, ProposedCode, Select,
                                         Superlative, ValueFilter)
-from binder_py.discriminate.question import (condition_phrases, content_words, cues, mentioned_values,
-                                             neural_question, numbers_in, overlap)
+from binder_py.discriminate.question import (condition_phrases, cues, mentioned_values, neural_question,
+                                             numbers_in, overlap)
 
 __all__ = ["Candidate", "final_candidates", "filter_candidates", "numeric_columns", "text_columns"]
 
@@ -164,8 +164,3 @@ def filter_candidates(table: pd.DataFrame, question: str, program: ProposedCode,
         out.append(candidate)
     return _top(out, limit)
 
-
-def mentioned_columns(table: pd.DataFrame, question: str) -> list[str]:
-    """Columns all of whose content words occur in the question."""
-    q = content_words(question)
-    return [c for c in table.columns if content_words(str(c)) and content_words(str(c)) <= q]

@@ -85,7 +85,7 @@ class ProposerSettings:
     fallback: Fallback = "votes"
     neural: bool = True  # offer f_col conditions (False: pure-pandas programs only)
     table_rows: int = 10  # rows of the table shown in the prompt
-    show: Show = "code"  # what an option is: the program, its description in words, or both
+    show: Show = "text"  # what an option is: the program, its description in words, or both
 
     def __post_init__(self) -> None:
         if self.beam < 1 or self.max_programs < 1 or self.max_filters < 0:

@@ -26,7 +26,8 @@ __all__ = ["words", "numbers_in", "mentioned_values", "Phrase", "condition_phras
            "overlap"]
 
 _WORD = re.compile(r"[\w][\w'\-\.]*[\w]|[\w]", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])(?<!\d,)[-+]?\d+(?:\.\d+)?(?!\w|,\d)")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])"  # 10,000 and 1,234.5
+                     r"|(?<![\w.])(?<!\d,)[-+]?\d+(?:\.\d+)?(?!\w|,\d)")  # 2010, 2.5 (not inside 10,000)
 
 STOPWORDS = frozenset("""a an the of in on at to for by from with and or but is are was were be been being do does did
 what which who whom whose when where why how many much that this these those it its his her their there than then

@@ -33,7 +33,8 @@ def gold_liker(code: str) -> float:
 
 def test_the_preferred_program_wins_and_scores_are_log_probabilities(shirts, make_preference_lm):
     lm = make_preference_lm(gold_liker)
-    proposal = propose(lm, shirts, SHIRTS_Q, settings=ProposerSettings(beam=2, max_filters=2, orders=1))
+    proposal = propose(lm, shirts, SHIRTS_Q,
+                       settings=ProposerSettings(show="code", beam=2, max_filters=2, orders=1))
     best = proposal.best
     assert best is not None and best.rank == 0 and best.has_neural_calls
     assert best.code.splitlines()[-1] == GOLD_ANSWER
@@ -46,7 +47,7 @@ def test_the_preferred_program_wins_and_scores_are_log_probabilities(shirts, mak
 
 
 def test_request_bound_and_trace_pointwise(shirts, make_preference_lm):
-    settings = ProposerSettings(beam=2, max_filters=2, max_options=6)
+    settings = ProposerSettings(show="code", beam=2, max_filters=2, max_options=6)
     lm = make_preference_lm(gold_liker)
     proposal = propose(lm, shirts, SHIRTS_Q, settings=settings)
     # one prompt per option; a condition step scores the extensions of the whole beam at once
@@ -63,14 +64,15 @@ def test_request_bound_and_trace_pointwise(shirts, make_preference_lm):
 
 def test_pangu_termination_stops_when_no_longer_program_scores_better(shirts, make_preference_lm):
     lm = make_preference_lm(lambda code: 3.0 * (code == GOLD_ANSWER))
-    proposal = propose(lm, shirts, SHIRTS_Q, settings=ProposerSettings(beam=2, max_filters=2))
+    proposal = propose(lm, shirts, SHIRTS_Q, settings=ProposerSettings(show="code", beam=2, max_filters=2))
     assert proposal.best.code == GOLD_ANSWER
     assert len(proposal.steps) == 2  # the answer step, one condition step, then the search stops
     assert proposal.steps[1].kept == ()
 
 
 def test_request_bound_and_trace_choice(shirts, make_preference_lm):
-    settings = ProposerSettings(beam=2, max_filters=2, max_options=6, orders=2, method="choice")
+    settings = ProposerSettings(show="code", beam=2, max_filters=2, max_options=6, orders=2,
+                                method="choice")
     lm = make_preference_lm(gold_liker)
     proposal = propose(lm, shirts, SHIRTS_Q, settings=settings)
     assert proposal.requests == len(lm.calls) <= (1 + settings.beam * settings.max_filters) * settings.orders
@@ -82,7 +84,7 @@ def test_request_bound_and_trace_choice(shirts, make_preference_lm):
 
 def test_conditions_in_another_order_are_one_program(shirts, make_preference_lm):
     proposal = propose(make_preference_lm(gold_liker), shirts, SHIRTS_Q,
-                       settings=ProposerSettings(beam=4, max_filters=2, orders=1, max_programs=50))
+                       settings=ProposerSettings(show="code", beam=4, max_filters=2, orders=1, max_programs=50))
     filter_sets = [frozenset(p.code.splitlines()[:-1]) for p in proposal.programs
                    if p.code.splitlines()[-1] == GOLD_ANSWER]
     assert len(filter_sets) == len(set(filter_sets))
@@ -91,7 +93,8 @@ def test_conditions_in_another_order_are_one_program(shirts, make_preference_lm)
 def test_a_model_that_prefers_stopping_gets_short_programs(shirts, make_preference_lm):
     def short_liker(code):
         return 3.0 * (code == GOLD_ANSWER) - 1.0 * code.count("\n")
-    proposal = propose(make_preference_lm(short_liker), shirts, SHIRTS_Q, settings=ProposerSettings(orders=1))
+    proposal = propose(make_preference_lm(short_liker), shirts, SHIRTS_Q,
+                       settings=ProposerSettings(show="code", orders=1))
     assert proposal.best.code == GOLD_ANSWER and not proposal.best.has_neural_calls
 
 
@@ -99,7 +102,8 @@ def test_pure_python_mode_and_value_filters(shirts, make_preference_lm):
     question = "which shirt made in Canada sells the most?"
     def liker(code):
         return 3.0 * (GOLD_ANSWER in code) + 3.0 * ("df['made in'] == 'Canada'" in code)
-    proposal = propose(make_preference_lm(liker), shirts, question, settings=ProposerSettings(neural=False, orders=1))
+    proposal = propose(make_preference_lm(liker), shirts, question,
+                       settings=ProposerSettings(show="code", neural=False, orders=1))
     assert proposal.best.code == "df = df[df['made in'] == 'Canada']\n" + GOLD_ANSWER
     assert not any(p.has_neural_calls for p in proposal.programs)
 
@@ -108,7 +112,7 @@ def test_without_logprobs_the_votes_fallback_is_used(shirts):
     def respond(request, purpose):
         return ["A", "A", "B"]
     lm = ScriptedLM(respond, capabilities=Capabilities(api="chat"))
-    proposal = propose(lm, shirts, SHIRTS_Q, settings=ProposerSettings(beam=1, max_filters=1))
+    proposal = propose(lm, shirts, SHIRTS_Q, settings=ProposerSettings(show="code", beam=1, max_filters=1))
     assert {s.method for s in proposal.steps} == {"choice_votes"}
     assert proposal.programs
 
