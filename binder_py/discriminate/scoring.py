@@ -247,6 +247,9 @@ def _score_choice_logprobs(lm: LanguageModel, prompt: ChoicePrompt, options: Seq
         shown = [options[i] for i in order]
         request = _choice_request(lm, prompt, shown, n=1, temperature=0.0, top_logprobs=top_logprobs, seed=0)
         choice = lm.complete(request, purpose=purpose, tags={"options": str(k)}).choices[0]
+        if not choice.top_logprobs:
+            raise ScoringUnavailable(f"{lm.name} returned no top_logprobs although asked for them "
+                                     "(capabilities.logprobs is True): its client must fill Choice.top_logprobs")
         by_label = label_logprobs(choice, k)
         if not by_label:
             raise ScoringUnavailable(
@@ -316,6 +319,9 @@ def _score_pointwise(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[
                    if lm.capabilities.chat else LMRequest(prompt=f"{prompt.judge_instruction}\n\n{body}\nAnswer:",
                                                           **common))
         choice = lm.complete(request, purpose=purpose, tags={"scoring": "pointwise"}).choices[0]
+        if not choice.top_logprobs:
+            raise ScoringUnavailable(f"{lm.name} returned no top_logprobs although asked for them "
+                                     "(capabilities.logprobs is True): its client must fill Choice.top_logprobs")
         yes, no = _yes_no_logprobs(choice)
         if yes is None and no is None:
             raise ScoringUnavailable(f"{lm.name} put neither yes nor no among the first token's top_logprobs")

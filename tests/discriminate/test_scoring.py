@@ -159,3 +159,6 @@ def test_pointwise_sums_spellings_and_bounds_a_missing_answer():
         score_options(none, PROMPT, OPTIONS[:2], method="pointwise")
     with pytest.raises(ScoringUnavailable, match="no log-probabilities"):
         score_options(ScriptedLM(["yes"]), PROMPT, OPTIONS[:2], method="pointwise")
+    claims = ScriptedLM(["yes"], capabilities=Capabilities(api="chat", logprobs=True))
+    with pytest.raises(ScoringUnavailable, match="must fill Choice.top_logprobs"):
+        score_options(claims, PROMPT, OPTIONS[:2])
