@@ -6,7 +6,10 @@ Two kinds of step (see :mod:`binder_py.discriminate.ops`):
   ``sum/mean/max/min`` of each numeric column; for each numeric column and each
   other column, the row with the largest and the smallest value
   (``df.sort_values(by, ascending=…)[answer].iloc[0]``); each column's values, first
-  and last value. Only expressions that give an answer on the table are kept.
+  and last value; for the (up to 3) cells the question mentions, each column's value in
+  the row just before / after that cell's row
+  (``df[df[c].shift(-1) == v][answer].iloc[0]``). Only expressions that give an
+  answer on the table are kept.
 - :func:`filter_candidates` — one more condition for a program: equality with a
   cell the question mentions; ``>``/``<``/``>=``/``<=``/``==`` with a number in the
   question, on numeric columns whose values fall on both sides of it; and
@@ -29,8 +32,8 @@ from typing import Generic, TypeVar
 
 import pandas as pd
 
-from binder_py.discriminate.ops import (Aggregate, Count, Filter, Final, NeuralFilter, ProposedCode, Select,
-                                        Superlative, ValueFilter)
+from binder_py.discriminate.ops import (Aggregate, Count, Filter, Final, Neighbour, NeuralFilter, ProposedCode,
+                                        Select, Superlative, ValueFilter)
 from binder_py.discriminate.question import (condition_phrases, cues, mentioned_values, neural_question,
                                              numbers_in, overlap)
 
@@ -92,6 +95,12 @@ def final_candidates(table: pd.DataFrame, question: str, *, limit: int = 10) -> 
         for position in ("all", "first", "last"):
             cue = 1.5 * (position in wanted) + 0.5 * (position == "all")
             out.append(Candidate(Select(answer, position), cue + answer_prior))
+    for mention in mentioned_values(table, question, limit=3):
+        for answer in columns:
+            answer_prior = _named(answer, question) + 0.5 * (answer in text)
+            for offset, cue in ((-1, "previous"), (1, "next")):
+                out.append(Candidate(Neighbour(mention.column, mention.value, answer, offset),  # type: ignore[arg-type]
+                                     2.0 * (cue in wanted) + mention.strength + answer_prior - 1.0))
     valid = [c for c in out if ProposedCode(c.step).answers_on(table)]
     return _top(valid, limit)
 

@@ -24,7 +24,7 @@ from typing import Any, Literal, Union
 
 import pandas as pd
 
-__all__ = ["ValueFilter", "NeuralFilter", "Filter", "Count", "Aggregate", "Superlative", "Select", "Final",
+__all__ = ["ValueFilter", "NeuralFilter", "Filter", "Count", "Aggregate", "Superlative", "Select", "Neighbour", "Final",
            "ProposedCode", "python_literal"]
 
 Comparison = Literal["==", ">", "<", ">=", "<="]
@@ -165,7 +165,33 @@ class Select:
             self.position]()
 
 
-Final = Union[Count, Aggregate, Superlative, Select]
+@dataclass(frozen=True)
+class Neighbour:
+    """The ``answer`` of the row just before (``offset=-1``) or after (``+1``) the row whose ``column`` is ``value``.
+
+    ``df[df["team"].shift(-1) == "x"]["team"].iloc[0]`` is the row whose *next* row is x,
+    i.e. the one before x.
+    """
+
+    column: str
+    value: Any
+    answer: str
+    offset: Literal[-1, 1]
+
+    @property
+    def code(self) -> str:
+        return (f"df[{_col(self.column)}.shift({self.offset}) == {python_literal(self.value)}]"
+                f"[{self.answer!r}].iloc[0]")
+
+    def describe(self) -> str:
+        where = "just before" if self.offset < 0 else "just after"
+        return f"the {self.answer} of the row {where} the one whose {self.column} is {python_literal(self.value)}"
+
+    def apply(self, df: pd.DataFrame) -> Any:
+        return df[df[self.column].shift(self.offset) == self.value][self.answer].iloc[0]
+
+
+Final = Union[Count, Aggregate, Superlative, Select, Neighbour]
 
 
 def _is_answer(value: Any) -> bool:

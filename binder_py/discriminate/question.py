@@ -170,7 +170,8 @@ def neural_question(phrase: Phrase) -> str:
 
 
 def cues(question: str) -> set[str]:
-    """Final operations the wording suggests: ``count``, ``sum``, ``mean``, ``max``, ``min``, ``first``, ``last``."""
+    """Final operations the wording suggests: ``count``, ``sum``, ``mean``, ``max``, ``min``, ``first``,
+    ``last``, ``previous``, ``next``."""
     text = question.casefold()
     found: set[str] = set()
     ws = set(words(question))
@@ -188,4 +189,8 @@ def cues(question: str) -> set[str]:
         found.add("first")
     if ws & {"last", "final", "bottom"}:
         found.add("last")
+    if ws & {"previous", "before", "preceding", "above", "prior"}:
+        found.add("previous")
+    if ws & {"next", "after", "following", "below", "succeeding"}:
+        found.add("next")
     return found

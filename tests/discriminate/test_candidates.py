@@ -81,3 +81,17 @@ def test_awkward_column_names_and_cells_render_as_valid_python():
         assert parsed is not None
     assert ValueFilter("class", "==", "it's \"x\"").code == "df = df[df['class'] == 'it\\'s \"x\"']"
     assert ValueFilter("2010", ">", 1.0).code == "df = df[df['2010'] > 1]"
+
+
+def test_neighbour_rows_of_a_mentioned_cell():
+    from binder_py.discriminate.ops import Neighbour
+    table = prepare_table(pd.DataFrame({"team": ["a", "crettyard", "c"], "year": [2006, 2005, 2004]}))
+    finals = [c.step for c in final_candidates(table, "which team won previous to crettyard?", limit=100)]
+    before, after = Neighbour("team", "crettyard", "team", -1), Neighbour("team", "crettyard", "team", 1)
+    assert before in finals and after in finals
+    assert finals.index(before) < finals.index(after)  # "previous" cue
+    assert before.apply(table) == "a" and after.apply(table) == "c"
+    assert before.code == "df[df['team'].shift(-1) == 'crettyard']['team'].iloc[0]"
+    parse_program(before.code)
+    # no mentioned cell, no neighbour
+    assert not any(isinstance(c.step, Neighbour) for c in final_candidates(table, "which team won?", limit=100))
