@@ -14,7 +14,9 @@ Give it a function or a queue of answers::
 
 An answer is a string (repeated for each of the request's ``n`` choices) or a
 list of strings (one per choice; cycled when shorter than ``n``, cut when
-longer). A responder may also raise an ``LMError`` to simulate a failure. When
+longer). A ``Choice`` (or a list mixing strings and ``Choice`` objects) is
+returned as it is, so a test can script log-probabilities and top alternatives;
+a string becomes ``Choice(text, finish_reason="stop")``. A responder may also raise an ``LMError`` to simulate a failure. When
 a queue runs out, ``ScriptedLM`` raises ``AssertionError`` naming the purpose and
 the prompt. Tokens are counted by splitting on whitespace. Thread-safe.
 """
@@ -30,7 +32,7 @@ from binder_py.lm.accounting import UsageLedger
 from binder_py.lm.client import _AsyncMixin, excerpt, request_text
 from binder_py.lm.types import Capabilities, Choice, Completion, LMContextTooLong, LMRequest, Usage
 
-Answer = Union[str, list[str]]
+Answer = Union[str, Choice, list[Union[str, Choice]]]
 Responder = Callable[[LMRequest, str], Answer]
 
 
@@ -83,13 +85,14 @@ class ScriptedLM(_AsyncMixin):
         if answer is None:
             assert self._responder is not None
             answer = self._responder(request, purpose)
-        texts = [answer] if isinstance(answer, str) else list(answer)
-        if not texts:
-            texts = [""]
-        texts = [texts[i % len(texts)] for i in range(request.n)]
-        choices = [Choice(text=t, mean_logprob=None, finish_reason="stop") for t in texts]
+        given = [answer] if isinstance(answer, (str, Choice)) else list(answer)
+        if not given:
+            given = [""]
+        given = [given[i % len(given)] for i in range(request.n)]
+        choices = [a if isinstance(a, Choice) else Choice(text=a, mean_logprob=None, finish_reason="stop")
+                   for a in given]
         usage = Usage(requests=1, prompt_tokens=prompt_tokens,
-                      completion_tokens=sum(self.count_tokens(t) for t in texts),
+                      completion_tokens=sum(self.count_tokens(c.text) for c in choices),
                       wall_seconds=time.perf_counter() - started)
         self.ledger.add(usage, purpose=purpose, tags=tags, lm=self.name)
         return Completion(choices=choices, usage=usage, model=self.name, latency_seconds=usage.wall_seconds,
