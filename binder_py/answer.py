@@ -12,6 +12,7 @@ import pandas as pd
 
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.types import Usage
+from binder_py.vote import NEAR_TIE_MARGIN, vote_closeness
 
 if TYPE_CHECKING:
     from binder_py.language.execute import ProgramRun
@@ -75,21 +76,6 @@ class Candidate:
 
 
 #: the runner-up is at most this far behind the winner (in share of the vote): a near tie
-NEAR_TIE_MARGIN = 0.10
-
-
-def vote_closeness(distribution: list[VoteShare]) -> Literal["tie", "near_tie"] | None:
-    """How close the vote was: ``"tie"`` when the top two answers have equal weight (to 9
-    significant digits, as :func:`binder_py.vote.vote` compares them), ``"near_tie"`` when the
-    runner-up's share is within :data:`NEAR_TIE_MARGIN` of the winner's, else ``None``."""
-    if len(distribution) < 2:
-        return None
-    first, second = distribution[0], distribution[1]
-    if math.isclose(first.weight, second.weight, rel_tol=1e-9):
-        return "tie"
-    return "near_tie" if first.share - second.share <= NEAR_TIE_MARGIN else None
-
-
 @dataclass(frozen=True)
 class ProgramCounts:
     """The counts every view of an answer prints (explain, the notebook view, the CLI).

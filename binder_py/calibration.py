@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from binder_py.vote import VoteResult
+from binder_py.vote import NEAR_TIE_MARGIN, VoteResult, vote_closeness
 
 __all__ = ["FEATURES", "ConfidenceFeatures", "confidence_features", "Calibrator", "fit_logistic",
            "IsotonicMap", "fit_isotonic", "load_calibrator", "ReliabilityBin", "reliability_bins",
@@ -48,7 +48,7 @@ __all__ = ["FEATURES", "ConfidenceFeatures", "confidence_features", "Calibrator"
 FEATURES: tuple[str, ...] = ("vote_share", "margin", "distinct_agreement", "log_distinct_support", "model_share",
                              "valid_rate")
 #: Top two answers whose shares differ by at most this are a near tie.
-DEFAULT_TIE_MARGIN = 0.1
+DEFAULT_TIE_MARGIN = NEAR_TIE_MARGIN
 _FORMAT = "binder-py-confidence/1"
 
 
@@ -340,9 +340,10 @@ def detect_tie(result: VoteResult, *, margin: float = DEFAULT_TIE_MARGIN) -> Tie
         return TieFlag("clear", top, (result.distribution[0].display,))
     gap = top - result.distribution[1].share
     contenders = tuple(s.display for s in result.distribution if top - s.share <= margin + 1e-12)
-    if result.tied or gap <= 1e-9:
+    closeness = "tie" if result.tied else vote_closeness(result.distribution, margin)  # the one rule: vote.py
+    if closeness == "tie":
         return TieFlag("tie", 0.0, contenders)
-    return TieFlag("near_tie" if gap <= margin + 1e-12 else "clear", gap, contenders)
+    return TieFlag(closeness or "clear", gap, contenders)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import tqdm.auto
 _STAGE_TEXT: dict[str, Callable[[Any], str]] = {
     "build_prompt": lambda state: "building the prompt",
     "sample": lambda state: f"writing {state.n} program(s) with {state.lm.name}",
+    "propose": lambda state: f"proposing programs; {state.lm.name} scores them",
     "plan": lambda state: "planning the neural calls",
     "run": lambda state: f"running {len(state.candidates)} program(s)",
     "repair": lambda state: "repairing failed programs, if too few succeeded",

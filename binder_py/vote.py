@@ -68,7 +68,9 @@ __all__ = [
     "VoteShare",
     "VoteResult",
     "vote",
+    "vote_closeness",
     "vote_prefix",
+    "NEAR_TIE_MARGIN",
 ]
 
 Strategy = Literal["majority", "probability", "answer_biased", "program_biased"]
@@ -366,3 +368,19 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, **kwargs: Any) -> V
         elif c.order < k:
             kept.append(c)
     return vote(kept, **kwargs)
+
+
+#: the runner-up's share within this of the winner's makes a near tie
+NEAR_TIE_MARGIN = 0.10
+
+
+def vote_closeness(distribution: Sequence[VoteShare], margin: float = NEAR_TIE_MARGIN) -> Literal["tie", "near_tie"] | None:
+    """How close a vote was (the one rule every view uses): ``"tie"`` when the top two answers
+    have equal weight (to 9 significant digits, as :func:`vote` compares them), ``"near_tie"``
+    when the runner-up's share is within ``margin`` of the winner's, else ``None``."""
+    if len(distribution) < 2:
+        return None
+    first, second = distribution[0], distribution[1]
+    if math.isclose(first.weight, second.weight, rel_tol=1e-9):
+        return "tie"
+    return "near_tie" if first.share - second.share <= margin + 1e-12 else None

@@ -25,7 +25,7 @@ def mentions_neural(program: str) -> bool:
 def plan_candidates(state: QuestionState, candidates: Sequence[Candidate]) -> QuestionState:
     """The plan of ``candidates``' calls, merged into the state's plan."""
     settings = state.settings
-    if settings.mode != "binder" or not settings.plan_neural or not settings.share_neural_cache:
+    if not state.neural_allowed or not settings.plan_neural or not settings.share_neural_cache:
         return state
     if not any(mentions_neural(c.program) for c in candidates):
         return state

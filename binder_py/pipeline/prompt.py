@@ -10,6 +10,8 @@ from binder_py.prompting import build_e2e_prompt, build_parse_prompt
 
 def build_prompt(state: QuestionState) -> QuestionState:
     lm, settings = state.lm, state.settings
+    if settings.mode == "discriminate":
+        return state  # the proposer writes its own prompts
     common = dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
                   count_tokens=lm.count_tokens, context_window=lm.context_window or 4096,
                   lowercase=state.lowercased)

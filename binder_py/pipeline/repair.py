@@ -33,8 +33,8 @@ def repair(state: QuestionState) -> QuestionState:
     settings, lm, prompt = state.settings, state.lm, state.prompt
     candidates = [c for c in state.candidates if c.origin != "e2e"]
     n = sum(c.count for c in candidates)
-    if not candidates or settings.repair_attempts <= 0:
-        return state
+    if not candidates or settings.repair_attempts <= 0 or prompt is None:
+        return state  # (no parse prompt: the proposer's programs are valid by construction)
     k = settings.repair_below if settings.repair_below is not None else max(1, math.ceil(n / 4))
     succeeded = sum(c.count for c in candidates if state.succeeded(c))
     if succeeded >= k:

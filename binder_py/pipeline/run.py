@@ -20,7 +20,7 @@ from binder_py.pipeline.state import QuestionState
 def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple[tuple[Candidate, ...], QuestionState]:
     """``candidates`` with their runs, and the state with the runs' usage and warnings."""
     settings, services = state.settings, state.services
-    allow_neural = settings.mode == "binder"
+    allow_neural = state.neural_allowed
     neural = services.neural() if allow_neural and any(mentions_neural(c.program) for c in candidates) else None
     sandbox = services.sandbox()
 

@@ -42,7 +42,7 @@ def program_request(state: QuestionState, prompt: str, *, n: int, temperature: f
     return parse_request(prompt, task=state.profile.name, chat=state.lm.capabilities.chat, n=n,
                          temperature=settings.temperature if temperature is None else temperature,
                          max_tokens=settings.max_tokens, seed=settings.seed,
-                         logprobs=settings.vote == "probability", messages=messages)
+                         logprobs=state.vote_strategy in ("probability", "likelihood"), messages=messages)
 
 
 def group_programs(programs: Sequence[tuple[str, float | None]], *, origin: str = "sample",
@@ -73,6 +73,8 @@ def group_programs(programs: Sequence[tuple[str, float | None]], *, origin: str 
 
 
 def sample(state: QuestionState) -> QuestionState:
+    if state.settings.mode == "discriminate":
+        return state  # candidates come from the proposer
     if state.settings.mode == "e2e":
         return _sample_answers(state)
     prompt, n = state.prompt, state.n

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from binder_py.errors import BinderError
 
 #: binder: programs with neural calls; python: plain pandas (the paper's Codex-Python baseline);
-#: e2e: the model answers from the table directly
-MODES = ("binder", "python", "e2e")
-VOTE_STRATEGIES = ("majority", "probability", "answer_biased", "program_biased")
+#: e2e: the model answers from the table directly; discriminate: a symbolic proposer grows programs
+#: over the table and the model scores them (Pangu)
+MODES = ("binder", "python", "e2e", "discriminate")
+#: likelihood: each program weighs count × exp(β·(its mean token log-probability − the best's))
+VOTE_STRATEGIES = ("majority", "probability", "answer_biased", "program_biased", "likelihood")
 
 
 @dataclass(frozen=True)

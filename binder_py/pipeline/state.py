@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.answer import Answer, Candidate
+from binder_py.discriminate.proposer import Proposal
 from binder_py.lm.types import LanguageModel, Usage
 from binder_py.neural.backends import NeuralBackend
 from binder_py.neural.cache import NeuralCache
@@ -57,6 +58,7 @@ class QuestionState:
     prompt: Any = None  # prompting.BuiltPrompt (program modes) or prompting.e2e prompt (e2e)
     candidates: tuple[Candidate, ...] = ()
     plan: NeuralPlan | None = None
+    proposal: Proposal | None = None  # mode discriminate: the proposer's programs and steps
     neural_name: str | None = None  # the neural backend that answered, once one was built
     usage: Usage = field(default_factory=Usage)
     warnings: tuple[str, ...] = ()
@@ -82,6 +84,18 @@ class QuestionState:
     @property
     def max_tokens(self) -> int:
         return self.settings.max_tokens or self.profile.max_tokens
+
+    @property
+    def neural_allowed(self) -> bool:
+        """Programs may make neural calls (not in the plain-pandas baseline)."""
+        return self.settings.mode in ("binder", "discriminate")
+
+    @property
+    def vote_strategy(self) -> str:
+        """The vote: what was asked, else ``likelihood`` for proposed programs, else the task's."""
+        if self.settings.vote is None and self.settings.mode == "discriminate":
+            return "likelihood"
+        return self.profile.vote_strategy(self.settings.vote)
 
     @property
     def yes_no(self) -> bool:

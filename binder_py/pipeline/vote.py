@@ -9,19 +9,29 @@ from dataclasses import replace
 from binder_py.answer import Answer, Candidate
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
+from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
 from binder_py.vote import VoteCandidate, vote
+
+#: proposed programs' scores are log-probabilities of the choices that built them: weigh answers
+#: by their programs' probabilities (β = 1)
+PROPOSAL_BETA = 1.0
 
 
 def vote_candidates(state: QuestionState) -> QuestionState:
     settings, profile = state.settings, state.profile
-    strategy = profile.vote_strategy(settings.vote)
+    strategy = state.vote_strategy
     voters = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
                             has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
                             sample_orders=c.sample_orders) for c in state.candidates]
-    result = vote(voters, strategy=strategy, yes_no=state.yes_no,  # type: ignore[arg-type]
-                  answer_weights=profile.vote_weights(strategy, settings.answer_weights),
-                  neural_weight=settings.neural_weight, drop_empty=settings.drop_empty,
-                  drop_failed=settings.drop_failed)
+    if strategy == "likelihood":
+        result = likelihood_vote(voters, yes_no=state.yes_no, drop_empty=settings.drop_empty,
+                                 drop_failed=settings.drop_failed,
+                                 beta=PROPOSAL_BETA if settings.mode == "discriminate" else DEFAULT_BETA)
+    else:
+        result = vote(voters, strategy=strategy, yes_no=state.yes_no,  # type: ignore[arg-type]
+                      answer_weights=profile.vote_weights(strategy, settings.answer_weights),
+                      neural_weight=settings.neural_weight, drop_empty=settings.drop_empty,
+                      drop_failed=settings.drop_failed)
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares) for c in state.candidates)
     warnings = state.warnings
@@ -34,16 +44,22 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                      f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)
         value = None
     prompt = state.prompt
-    prompt_info = {"exemplar_ids": list(prompt.exemplar_ids), "dropped_exemplars": list(prompt.dropped_exemplars),
-                   "table_rows_shown": prompt.table_rows_shown, "table_rows_total": prompt.table_rows_total,
-                   "prompt_tokens": prompt.prompt_tokens, "lowercased_table": state.lowercased}
+    prompt_info: dict = {"lowercased_table": state.lowercased}
+    if prompt is not None:
+        prompt_info.update(exemplar_ids=list(prompt.exemplar_ids), dropped_exemplars=list(prompt.dropped_exemplars),
+                           table_rows_shown=prompt.table_rows_shown, table_rows_total=prompt.table_rows_total,
+                           prompt_tokens=prompt.prompt_tokens)
+    if state.proposal is not None:
+        prompt_info["proposal"] = [{"stage": s.stage, "base": s.base, "options": list(s.shown),
+                                    "probabilities": list(s.probabilities), "kept": list(s.kept)}
+                                   for s in state.proposal.steps]
     timings = {**state.timings, "total": time.perf_counter() - state.started}
     answer = Answer(question=state.question, value=value,
                     confidence=result.confidence, candidates=list(candidates), distribution=list(result.distribution),
                     usage=state.usage, mode=settings.mode, task=profile.name, title=state.title,
                     table=state.original_table, prompt=prompt_info, timings=timings,
                     warnings=list(dict.fromkeys(warnings)), lm=state.lm.name,
-                    neural=state.neural_name if settings.mode == "binder" else None, plan=state.plan)
+                    neural=state.neural_name if state.neural_allowed else None, plan=state.plan)
     return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer)
 
 

@@ -40,7 +40,7 @@ __all__ = ["Strategy", "select_exemplars", "tokenize", "sentence_bleu", "similar
 Scorer = Callable[[str, "pd.DataFrame | None", Exemplar], float]
 Strategy = Union[Literal["fixed", "bm25", "bleu"], Scorer]
 STRATEGIES = ("fixed", "bm25", "bleu")
-MODES = ("binder", "python", "e2e")
+PROMPT_MODES = ("binder", "python", "e2e")  # the modes that have prompts (discriminate has its own)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -109,8 +109,8 @@ def similarity_scores(exemplars: Sequence[Exemplar], question: str, table: pd.Da
 def select_exemplars(exemplars: Sequence[Exemplar], question: str, table: pd.DataFrame | None = None, *,
                      k: int, strategy: Strategy = "bm25", mode: str = "binder") -> list[Exemplar]:
     """The ``k`` exemplars to show, least similar first and most similar last (see the module docstring)."""
-    if mode not in MODES:
-        raise BinderError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
+    if mode not in PROMPT_MODES:
+        raise BinderError(f"unknown mode {mode!r}; use one of: {', '.join(PROMPT_MODES)}")
     if k < 0:
         raise BinderError(f"the number of exemplars must be 0 or more, got {k}")
     pool = [e for e in exemplars if not (mode == "python" and e.uses_neural)]

@@ -16,13 +16,13 @@ PACKAGES = ("binder_py", "sandbox")
 #: the layers, lowest first: a module may import its own layer and the ones below, never above
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("binder_py.errors", "binder_py.jsonable", "binder_py.lm", "binder_py.tables", "binder_py.normalize", "sandbox"),
-    ("binder_py.tasks", "binder_py.vote", "binder_py.datasets", "binder_py.evaluate"),
+    ("binder_py.tasks", "binder_py.vote", "binder_py.calibration", "binder_py.datasets", "binder_py.evaluate"),
     ("binder_py.prompting",),
     # the language's syntax (parse, rewrite, column names) sits below what answers neural calls;
     # running a program (binder_py.language.execute) sits above it
     ("binder_py.language.program", "binder_py.language.rewrite", "binder_py.language.columns",
      "binder_py.language.messages"),
-    ("binder_py.neural",),
+    ("binder_py.neural", "binder_py.discriminate"),
     ("binder_py.language",),
     ("binder_py.answer", "binder_py.notebook"),
     ("binder_py.pipeline",),
@@ -105,7 +105,9 @@ def layer_of(module: str) -> int:
     best, best_len = -1, -1
     for index, layer in enumerate(LAYERS):
         for prefix in layer:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+            # the root package names only its own __init__, not every module below it
+            covers = module == prefix or (module.startswith(prefix + ".") and prefix != "binder_py")
+            if covers and len(prefix) > best_len:
                 best, best_len = index, len(prefix)
     assert best >= 0, f"{module} is in no layer: add it to LAYERS in {__file__}"
     return best

@@ -7,7 +7,7 @@ import pytest
 
 from binder_py.discriminate.candidates import filter_candidates, final_candidates
 from binder_py.discriminate.ops import NeuralFilter, ProposedCode
-from binder_py.language.backends import CallableBackend
+from binder_py.neural.backends import CallableBackend
 from binder_py.language.execute import execute
 from binder_py.normalize import normalize_answer
 from binder_py.tables import load_table, prepare_table

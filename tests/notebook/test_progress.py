@@ -11,9 +11,10 @@ import tqdm.std
 
 import binder_py.ask
 from binder_py.ask import Binder
+from binder_py.pipeline import STAGES
 from binder_py.views.examples import NEURAL_PROGRAM, PLAIN_PROGRAM, QUESTION, scripted_model, shirts
 
-STAGE_NAMES = ["build_prompt", "sample", "plan", "run", "repair", "vote_candidates"]
+STAGE_NAMES = [stage.__name__ for stage in STAGES]
 
 
 class RecordingBar(tqdm.std.tqdm):

@@ -1,0 +1,50 @@
+"""Mode discriminate: the proposer's programs run and vote by their scores (a scripted model)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from binder_py import Binder
+from binder_py.neural import CallableBackend
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discriminate"))
+from conftest import preference_lm  # noqa: E402
+
+QUESTION = "which is the best-selling shirt made in North America and with no chemicals?"
+NORTH_AMERICA = {"mexico", "united states", "canada"}
+
+
+def prefer(text: str) -> float:
+    t = text.lower()
+    return 2.0 * ("north america" in t) + 2.0 * ("chemical" in t) + 3.0 * ("shirt with the highest sales" in t)
+
+
+def answer_row(question: str, row: dict[str, str]) -> str:
+    if "north america" in question.lower():
+        return "yes" if row.get("made in", "").lower() in NORTH_AMERICA else "no"
+    if "chemical" in question.lower():
+        shirt = row.get("shirt", "").lower()
+        return "yes" if any(w in shirt for w in ("cotton", "linen")) and "resin" not in shirt else "no"
+    return "no"
+
+
+def test_discriminate_mode_answers_with_proposed_programs():
+    binder = Binder(lm=preference_lm(prefer), neural=CallableBackend.per_row(answer_row), mode="discriminate",
+                    progress=False)
+    answer = binder.ask("examples/shirts.csv", QUESTION)
+    assert answer.value == "pure cotton oxford shirt"
+    assert answer.candidates and {c.origin for c in answer.candidates} == {"propose"}
+    winner = answer.winner
+    assert winner is not None and "f_col" in winner.program and "sort_values('sales'" in winner.program
+    steps = answer.prompt["proposal"]
+    assert steps[0]["stage"] == "answer" and len(steps[0]["options"]) == len(steps[0]["probabilities"])
+    assert answer.usage.requests > 0  # the proposer's scoring requests are counted
+
+
+def test_likelihood_vote_asks_for_log_probabilities(shirts_path=Path("examples/shirts.csv")):
+    from binder_py.lm import ScriptedLM
+
+    lm = ScriptedLM(lambda request, purpose: "df['shirt'].iloc[0]")
+    Binder(lm=lm, n=2, vote="likelihood", progress=False).ask(shirts_path, "which shirt?")
+    assert lm.requests[0].logprobs
