@@ -85,7 +85,9 @@ class Answer:
     mode: str
     task: str
     title: str | None = None
-    table: pd.DataFrame | None = field(default=None, repr=False)
+    table: pd.DataFrame | None = field(default=None, repr=False)  # the (first) table, as the user gave it
+    #: every table by name, as the user gave them (the first is ``table``); empty for one unnamed table
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     prompt: dict[str, Any] = field(default_factory=dict)  # exemplar ids, what was dropped, tokens
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -110,7 +112,7 @@ class Answer:
         return self.value is not None
 
     def lm_columns(self) -> pd.DataFrame | None:
-        """The table with the columns the winning program's ``f_col`` calls made (one per call)."""
+        """The (first) table with the columns the winning program's ``f_col`` calls made on it (one per call)."""
         winner = self.winner
         if winner is None or self.table is None:
             return None

@@ -54,6 +54,10 @@ class QuestionState:
     services: Services
     lowercased: bool
     started: float
+    #: every table by the name programs see it (the first is ``table``), as programs see them;
+    #: empty when the question has one unnamed table (programs see it as ``df`` and ``table``)
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    original_tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)  # as the user gave them
     prompt: Any = None  # prompting.BuiltPrompt (program modes) or prompting.e2e prompt (e2e)
     candidates: tuple[Candidate, ...] = ()
     plan: NeuralPlan | None = None
@@ -67,6 +71,11 @@ class QuestionState:
         return replace(self, **changes)
 
     # --- rules the stages share -------------------------------------------------------
+    @property
+    def other_tables(self) -> Mapping[str, pd.DataFrame]:
+        """The tables after the first, by name (empty for a one-table question)."""
+        return dict(list(self.tables.items())[1:])
+
     @property
     def lm(self) -> LanguageModel:
         return self.services.lm
