@@ -72,11 +72,6 @@ class QuestionState:
 
     # --- rules the stages share -------------------------------------------------------
     @property
-    def other_tables(self) -> Mapping[str, pd.DataFrame]:
-        """The tables after the first, by name (empty for a one-table question)."""
-        return dict(list(self.tables.items())[1:])
-
-    @property
     def lm(self) -> LanguageModel:
         return self.services.lm
 

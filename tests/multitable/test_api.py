@@ -7,6 +7,7 @@ import pytest
 
 import binder_py  # noqa: F401 - registers df.binder
 from binder_py import Binder, BinderError
+from binder_py.lm import ScriptedLM
 from binder_py.neural import CallableBackend
 from tests.multitable.helpers import in_eu, scripted
 
@@ -69,6 +70,16 @@ def test_bad_names_and_values_are_clear_errors(orders, customers):
         binder.ask({}, "q?")
     with pytest.raises(BinderError, match="table 'customers' must be a DataFrame or a table file's path"):
         binder.ask({"orders": orders, "customers": [1, 2]}, "q?")
+
+
+def test_e2e_mode_reads_every_table(orders, customers):
+    seen: list = []
+    lm = ScriptedLM(lambda request, purpose: seen.append(request) or "A: Sweden")
+    answer = Binder(lm=lm, task="analyst", mode="e2e", n=1).ask({"orders": orders, "customers": customers},
+                                                                 "Which country's customers spent the most?")
+    assert answer.value == "Sweden"
+    prompt = seen[0].prompt if seen[0].prompt is not None else seen[0].messages[-1][1]
+    assert "CREATE TABLE orders(" in prompt and "CREATE TABLE customers(" in prompt
 
 
 def test_ask_many_takes_several_tables(orders, customers):
