@@ -171,7 +171,8 @@ class TableText:
         schema = ",\n".join(["\trow_id int"] + [f"\t{name} {typ}" for name, typ in zip(self.columns, self._types)])
         sql_name = self.variable or "w"
         if k >= self.total_rows:
-            head = ["All rows of the table:" if self.variable is None else f"All rows of {sql_name}:", f"SELECT * FROM {sql_name};"]
+            what = "the table" if self.variable is None else sql_name
+            head = [f"All rows of {what}:", f"SELECT * FROM {sql_name};"]
         else:
             head = [f"{k} example row{'s' if k != 1 else ''}:", f"SELECT * FROM {sql_name} LIMIT {k};"]
         header = "\t".join(["row_id"] + self.columns)
