@@ -31,6 +31,7 @@ one-table prompt never shows several-table exemplars, so it is exactly as before
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -115,7 +116,10 @@ def several_tables_note(tables: Mapping[str, pd.DataFrame] | None, template: str
         return ""
     assert tables is not None
     names = list(tables)
-    return fill(load_template(template), {"names": ", ".join(names), "first": names[0]}).strip()
+    second = tables[names[1]]
+    text_columns = [c for c in second.columns if not pd.api.types.is_numeric_dtype(second[c].dtype)]
+    example = f"{names[1]}[{json.dumps(str((text_columns or list(second.columns))[0]), ensure_ascii=False)}]"
+    return fill(load_template(template), {"names": ", ".join(names), "first": names[0], "example": example}).strip()
 
 
 def _with_note(instruction: str, note: str) -> str:

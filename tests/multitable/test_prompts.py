@@ -30,6 +30,7 @@ def test_two_tables_are_shown_by_name_with_the_note_and_several_table_exemplars(
     assert "SELECT * FROM orders;" in target and "SELECT * FROM customers;" in target
     assert target.endswith("Q: Which EU customers spent the most?\nNeuralPandas:\n")
     assert "There are several tables: orders, customers." in text and "`df` is the first one, orders" in text
+    assert 'e.g. f_col(question, customers["name"])' in text  # a text column of the second table
     several = {e.id for e in load_exemplars("analyst") if e.several_tables}
     assert several <= set(prompt.exemplar_ids)
     assert prompt.exemplar_ids[-len(several):] == [i for i in prompt.exemplar_ids if i in several]  # shown last
