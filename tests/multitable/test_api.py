@@ -102,3 +102,10 @@ def test_accessor_takes_other_tables(orders, customers):
         orders.binder.ask("q?", binder=named, others={"df": customers})
     alone = Binder(lm=scripted(['df["amount"].max()']), task="analyst", n=1)
     assert orders.binder.ask("Largest amount?", binder=alone).value == 400
+
+
+def test_every_table_is_lower_cased_when_the_task_says_so(orders, customers):
+    binder = Binder(lm=scripted(['customers["country"].tolist()']), task="wikitq", n=1)
+    answer = binder.ask({"orders": orders, "customers": customers}, "which countries?")
+    assert answer.value == ["germany", "united kingdom", "sweden"]
+    assert answer.tables["customers"]["country"].tolist() == ["Germany", "United Kingdom", "Sweden"]  # as given
