@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from binder_py.answer import Answer
-from binder_py.ask import Binder
+from binder_py.ask import Binder, TableArg
+from binder_py.errors import BinderError
 
 
 @pd.api.extensions.register_dataframe_accessor("binder")
@@ -22,8 +24,17 @@ class BinderAccessor:
     def __init__(self, df: pd.DataFrame):
         self._df = df
 
-    def ask(self, question: str, title: str | None = None, *, binder: Binder | None = None, **settings: Any) -> Answer:
-        return (binder or default_binder()).ask(self._df, question, title, **settings)
+    def ask(self, question: str, title: str | None = None, *, binder: Binder | None = None,
+            others: Mapping[str, TableArg] | None = None, name: str = "df", **settings: Any) -> Answer:
+        """Answer ``question`` about this DataFrame; ``others`` adds more tables by name
+        (``{"customers": customers_df}``), which programs see beside this one (``df``, or
+        ``name`` when given)."""
+        if not others:
+            return (binder or default_binder()).ask(self._df, question, title, **settings)
+        if name in others:
+            raise BinderError(f"others has a table named {name!r}, the name of this DataFrame; "
+                              "rename it or pass name= for this one")
+        return (binder or default_binder()).ask({name: self._df, **others}, question, title, **settings)
 
 
 _DEFAULT_BINDER: Binder | None = None

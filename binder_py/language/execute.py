@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
 from binder_py.neural.requests import NeuralRequest
 from binder_py.language.rewrite import rewrite, rewritten_source
+from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
 from binder_py.lm.types import Usage
 from sandbox import Outcome, ProgramFailure, Sandbox, default_sandbox
@@ -198,8 +200,13 @@ class _NeuralHandler:
 def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Sandbox | None = None,
             title: str | None = None, cache: NeuralCache | None = None, allow_neural: bool = True,
             limits: Any | None = None, filename: str = "<program>", prefetch: bool | None = None,
-            dedup: bool | None = None) -> ProgramRun:
+            dedup: bool | None = None, tables: Mapping[str, pd.DataFrame] | None = None) -> ProgramRun:
     """Run a Binder-Python program on ``table`` and return its outcome with full provenance.
+
+    ``table`` is ``df`` (and ``table``) in the program. ``tables`` binds more tables by name
+    (``{"orders": table, "customers": other}``; names as :func:`~binder_py.language.table_names.check_table_names`
+    accepts them), shipped to the sandbox the same way as ``df``; column names written in a
+    neural call's context (``f_col(q, ["a"])``) still refer to ``df``.
 
     Never raises for a bad program: syntax errors and wrong neural-call forms are a failed
     outcome of kind ``syntax``; with ``allow_neural=False`` (the pure-Python baseline) a
@@ -214,6 +221,11 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     start = time.perf_counter()
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"execute needs a pandas DataFrame, got {type(table).__name__}")
+    named = dict(tables or {})
+    check_table_names(named)
+    for name, other in named.items():
+        if not isinstance(other, pd.DataFrame):
+            raise TypeError(f"execute needs pandas DataFrames as tables, got {type(other).__name__} for {name!r}")
     backend_name = neural.name if neural is not None else None
     try:
         parsed = parse_program(program, filename=filename)
@@ -229,7 +241,9 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
                           sites=parsed.sites, title=title, backend=backend_name,
                           seconds=time.perf_counter() - start)
     module = rewrite(parsed)
-    column_fixes = resolve_columns(module, list(table.columns))
+    # a literal that is a column of any table is left alone (customers["Country"] beside df's "country")
+    column_fixes = resolve_columns(module, list(dict.fromkeys(
+        c for t in (table, *named.values()) for c in t.columns)))
     handler = _NeuralHandler(parsed, neural, cache if cache is not None else NeuralCache(), title)
     if sandbox is None:
         sandbox = default_sandbox()
@@ -246,7 +260,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     try:
         if pool is not None:
             handler.prefetch(requests, pool)
-        outcome = sandbox.run(module, variables={"df": table, "table": table},
+        outcome = sandbox.run(module, variables={**named, "df": table, "table": table},
                               callbacks={CALLBACK_NAME: handler},
                               worker_globals=WORKER_GLOBALS_SPEC if dedup else WORKER_GLOBALS_NO_DEDUP_SPEC,
                               filename=filename, **kwargs)

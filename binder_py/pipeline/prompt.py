@@ -14,7 +14,7 @@ def build_prompt(state: QuestionState) -> QuestionState:
         return state  # the proposer writes its own prompts
     common = dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
                   count_tokens=lm.count_tokens, context_window=lm.context_window or 4096,
-                  lowercase=state.lowercased)
+                  lowercase=state.lowercased, tables=state.tables or None)
     try:
         if settings.mode == "e2e":
             prompt = build_e2e_prompt(state.profile.name, state.table, state.question, state.title, **common)
@@ -26,5 +26,6 @@ def build_prompt(state: QuestionState) -> QuestionState:
     warnings = state.warnings
     if prompt.dropped_exemplars or prompt.table_rows_shown < prompt.table_rows_total:
         warnings += (f"the prompt was fitted to {lm.name}'s context: dropped {len(prompt.dropped_exemplars)} "
-                     f"exemplar(s), showed {prompt.table_rows_shown} of {prompt.table_rows_total} rows",)
+                     f"exemplar(s), showed {prompt.table_rows_shown} of {prompt.table_rows_total} rows"
+                     + (f" of its {len(state.tables)} tables" if len(state.tables) > 1 else ""),)
     return state.evolve(prompt=prompt, warnings=warnings)

@@ -27,7 +27,7 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
     def run_one(candidate: Candidate) -> ProgramRun:
         cache = services.neural_cache if settings.share_neural_cache else NeuralCache()
         return execute(candidate.program, state.table, neural=neural, sandbox=sandbox, title=state.title,
-                       cache=cache, allow_neural=allow_neural, prefetch=settings.prefetch)
+                       cache=cache, allow_neural=allow_neural, prefetch=settings.prefetch, tables=state.tables)
 
     bar = tqdm(total=len(candidates), desc="running programs", unit="prog", file=sys.stderr,
                disable=not services.progress, leave=False)

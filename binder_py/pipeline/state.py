@@ -55,6 +55,10 @@ class QuestionState:
     services: Services
     lowercased: bool
     started: float
+    #: every table by the name programs see it (the first is ``table``), as programs see them;
+    #: empty when the question has one unnamed table (programs see it as ``df`` and ``table``)
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    original_tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)  # as the user gave them
     prompt: Any = None  # prompting.BuiltPrompt (program modes) or prompting.e2e prompt (e2e)
     candidates: tuple[Candidate, ...] = ()
     plan: NeuralPlan | None = None

@@ -20,11 +20,19 @@ Fitting (while prompt tokens + ``max_output_tokens`` > ``context_window``):
    with a longer context, a shorter question, or fewer columns).
 
 ``BuiltPrompt`` records which exemplars were dropped and how many rows are shown.
+
+Several tables (``tables={"orders": df1, "customers": df2}``): the target shows every table
+under its name (:class:`~binder_py.prompting.table_format.TablesText`) and step 2 cuts rows
+fairly: the same number of first rows of every table (a smaller table is shown whole). The
+instruction gets ``prompts/templates/several_tables.txt``, and the exemplars include the
+several-table ones (``"tables"`` in ``exemplars.jsonl``), shown last (most similar). A
+one-table prompt never shows several-table exemplars, so it is exactly as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -34,10 +42,11 @@ from binder_py.prompting.defaults import marker_for
 from binder_py.tasks import task_profile
 from binder_py.prompting.exemplars import Exemplar, load_exemplars, load_instruction
 from binder_py.prompting.retrieval import Strategy, select_exemplars
-from binder_py.prompting.table_format import DEFAULT_MAX_CELL_CHARS, TableStyle, TableText
+from binder_py.prompting.table_format import DEFAULT_MAX_CELL_CHARS, TableStyle, TablesText, TableText
 from binder_py.prompting.templates import fill, load_template
 
-__all__ = ["BuiltPrompt", "build_parse_prompt", "fit_prompt", "join_prompt"]
+__all__ = ["BuiltPrompt", "build_parse_prompt", "choose_exemplars", "exemplar_table_text", "fit_prompt",
+           "join_prompt", "several_tables_note", "target_table_text"]
 
 TokenCounter = Callable[[str], int]
 
@@ -65,6 +74,56 @@ class BuiltPrompt:
     @property
     def rows_truncated(self) -> bool:
         return self.table_rows_shown < self.table_rows_total
+
+
+def several(tables: Mapping[str, pd.DataFrame] | None) -> bool:
+    return tables is not None and len(tables) > 1
+
+
+def target_table_text(table: pd.DataFrame, tables: Mapping[str, pd.DataFrame] | None, title: str | None, *,
+                      style: TableStyle, lowercase: bool, max_cell_chars: int | None) -> TableText | TablesText:
+    """The target's table text: one table under its title, or several tables under their names."""
+    if several(tables):
+        assert tables is not None
+        return TablesText(tables, style=style, lowercase=lowercase, max_cell_chars=max_cell_chars)
+    return TableText(table, title, style=style, lowercase=lowercase, max_cell_chars=max_cell_chars)
+
+
+def exemplar_table_text(exemplar: Exemplar, *, style: TableStyle, lowercase: bool,
+                        max_cell_chars: int | None) -> TableText | TablesText:
+    if exemplar.several_tables:
+        return TablesText(exemplar.tables, style=style, lowercase=lowercase, max_cell_chars=max_cell_chars)
+    return TableText(exemplar.table, exemplar.title, style=style, lowercase=lowercase, max_cell_chars=max_cell_chars)
+
+
+def choose_exemplars(pool: Sequence[Exemplar], question: str, table: pd.DataFrame,
+                     tables: Mapping[str, pd.DataFrame] | None, *, k: int, strategy: Strategy,
+                     mode: str) -> list[Exemplar]:
+    """``k`` exemplars, least similar first. One table: one-table exemplars only (as ever).
+    Several tables: the most similar several-table exemplars (up to ``k``) last, after the most
+    similar one-table exemplars filling the rest."""
+    singles = [e for e in pool if not e.several_tables]
+    if not several(tables):
+        return select_exemplars(singles, question, table, k=k, strategy=strategy, mode=mode)
+    multi = select_exemplars([e for e in pool if e.several_tables], question, table, k=k, strategy=strategy,
+                             mode=mode)
+    return select_exemplars(singles, question, table, k=k - len(multi), strategy=strategy, mode=mode) + multi
+
+
+def several_tables_note(tables: Mapping[str, pd.DataFrame] | None, template: str = "several_tables") -> str:
+    """The instruction's note on several tables ("" for one table)."""
+    if not several(tables):
+        return ""
+    assert tables is not None
+    names = list(tables)
+    second = tables[names[1]]
+    text_columns = [c for c in second.columns if not pd.api.types.is_numeric_dtype(second[c].dtype)]
+    example = f"{names[1]}[{json.dumps(str((text_columns or list(second.columns))[0]), ensure_ascii=False)}]"
+    return fill(load_template(template), {"names": ", ".join(names), "first": names[0], "example": example}).strip()
+
+
+def _with_note(instruction: str, note: str) -> str:
+    return f"{instruction.rstrip()}\n{note}" if note and instruction.strip() else (note or instruction)
 
 
 def join_prompt(instruction: str, blocks: Sequence[str], target: str, *, end: str = "\n") -> str:
@@ -157,7 +216,8 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
                        count_tokens: TokenCounter, context_window: int, max_output_tokens: int = 512,
                        lowercase: bool | None = None, max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS,
                        max_table_rows: int | None = None, min_shots: int = 1,
-                       exemplars: Sequence[Exemplar] | None = None, instruction: str | None = None) -> BuiltPrompt:
+                       exemplars: Sequence[Exemplar] | None = None, instruction: str | None = None,
+                       tables: Mapping[str, pd.DataFrame] | None = None) -> BuiltPrompt:
     """The prompt that asks the model to write a program answering ``question`` about ``table``.
 
     ``task`` picks the instruction, exemplars and question label; ``exemplars``
@@ -167,6 +227,8 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
     cells (default: the task's ``lowercase_cells``, True for wikitq/tabfact as
     in the paper). The executed table is not changed by this, so string
     literals the model copies from a lower-cased prompt are lower-case.
+    ``tables`` (every table by name, ``table`` first) shows several tables (module docstring);
+    ``table_rows_shown``/``table_rows_total`` then count the rows of all tables.
     """
     marker = marker_for(mode)
     defaults = task_profile(task)
@@ -174,8 +236,9 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
         raise BinderError("the question is empty; ask a question about the table")
     pool = load_exemplars(defaults.prompts) if exemplars is None else list(exemplars)
     instruction_text = load_instruction(defaults.prompts, mode) if instruction is None else instruction
+    instruction_text = _with_note(instruction_text, several_tables_note(tables))
     k = defaults.num_shots if num_shots is None else num_shots
-    chosen = select_exemplars(pool, question, table, k=k, strategy=selection, mode=mode)
+    chosen = choose_exemplars(pool, question, table, tables, k=k, strategy=selection, mode=mode)
 
     exemplar_template = load_template("parse_exemplar")
     target_template = load_template("parse_target")
@@ -184,12 +247,13 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
         lowercase = defaults.lowercase_cells
     blocks = {
         e.id: fill(exemplar_template, {
-            "table": TableText(e.table, e.title, style=table_style, lowercase=lowercase,
-                               max_cell_chars=max_cell_chars).render(exemplar_rows),
+            "table": exemplar_table_text(e, style=table_style, lowercase=lowercase,
+                                         max_cell_chars=max_cell_chars).render(exemplar_rows),
             "question_label": label, "question": _one_line(e.question), "marker": marker, "program": e.program})
         for e in chosen
     }
-    target = TableText(table, title, style=table_style, lowercase=lowercase, max_cell_chars=max_cell_chars)
+    target = target_table_text(table, tables, title, style=table_style, lowercase=lowercase,
+                               max_cell_chars=max_cell_chars)
 
     def render(kept: Sequence[Exemplar], rows: int) -> str:
         body = fill(target_template, {"table": target.render(rows), "question_label": label,
@@ -206,8 +270,8 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
     turns.append(("user", fill(target_template, {"table": target.render(fit.rows), "question_label": label,
                                                  "question": _one_line(question), "marker": marker}).rstrip("\n")))
     return BuiltPrompt(text=fit.text, messages=tuple(turns), exemplar_ids=[e.id for e in fit.kept], dropped_exemplars=fit.dropped,
-                       table_rows_shown=fit.rows, table_rows_total=target.total_rows, prompt_tokens=fit.tokens,
-                       task=task, mode=mode, marker=marker, question_label=label,
+                       table_rows_shown=target.rows_shown(fit.rows), table_rows_total=target.rows_in_all,
+                       prompt_tokens=fit.tokens, task=task, mode=mode, marker=marker, question_label=label,
                        max_output_tokens=max_output_tokens, stop=defaults.stop)
 
 

@@ -4,22 +4,26 @@ Layout: ``prompts/templates/e2e_instruction.txt``, then exemplars with their
 **full** tables and ``A: <answer>`` (``e2e_exemplar.txt``), then the target
 table (as many rows as fit), the question and ``A:`` (``e2e_target.txt``).
 Several answer values are separated by ``|``. Fitting is the same as for
-program prompts (:func:`binder_py.prompting.builder.fit_prompt`).
+program prompts (:func:`binder_py.prompting.builder.fit_prompt`). Several tables
+(``tables=``) are shown by name with rows cut fairly, after the instruction's note
+``prompts/templates/several_tables_e2e.txt``, as in program prompts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from binder_py.errors import BinderError
-from binder_py.prompting.builder import BuiltPrompt, TokenCounter, _one_line, fit_prompt, join_prompt
+from binder_py.prompting.builder import (BuiltPrompt, TokenCounter, _one_line, _with_note, choose_exemplars,
+                                         exemplar_table_text, fit_prompt, join_prompt, several_tables_note,
+                                         target_table_text)
 from binder_py.prompting.defaults import E2E_DEFAULTS
 from binder_py.tasks import task_profile
 from binder_py.prompting.exemplars import Exemplar, load_exemplars
-from binder_py.prompting.retrieval import Strategy, select_exemplars
-from binder_py.prompting.table_format import DEFAULT_MAX_CELL_CHARS, TableStyle, TableText
+from binder_py.prompting.retrieval import Strategy
+from binder_py.prompting.table_format import DEFAULT_MAX_CELL_CHARS, TableStyle
 from binder_py.prompting.templates import fill, load_template
 
 __all__ = ["build_e2e_prompt", "format_answer", "parse_e2e_answer"]
@@ -44,7 +48,8 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
                      max_output_tokens: int | None = None, lowercase: bool | None = None,
                      max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS, max_table_rows: int | None = None,
                      min_shots: int = 1, exemplar_rows: int | None = None,
-                     exemplars: Sequence[Exemplar] | None = None) -> BuiltPrompt:
+                     exemplars: Sequence[Exemplar] | None = None,
+                     tables: Mapping[str, pd.DataFrame] | None = None) -> BuiltPrompt:
     """The end-to-end prompt; ``BuiltPrompt.marker`` is ``"A:"`` and the text ends with it.
 
     ``exemplar_rows=None`` shows exemplar tables in full (paper). Exemplars
@@ -57,22 +62,24 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
         max_output_tokens = int(E2E_DEFAULTS["max_tokens"])
     pool = [e for e in (load_exemplars(task) if exemplars is None else exemplars) if e.answer is not None]
     k = defaults.num_shots if num_shots is None else num_shots
-    chosen = select_exemplars(pool, question, table, k=k, strategy=selection, mode="e2e")
+    chosen = choose_exemplars(pool, question, table, tables, k=k, strategy=selection, mode="e2e")
     label = defaults.question_label
     if lowercase is None:
         lowercase = defaults.lowercase_cells
     instruction = fill(load_template("e2e_instruction"), {
         "task": defaults.e2e_task,
         "answer_format": defaults.e2e_answer_format})
+    instruction = _with_note(instruction, several_tables_note(tables, "several_tables_e2e"))
     exemplar_template, target_template = load_template("e2e_exemplar"), load_template("e2e_target")
     blocks = {
         e.id: fill(exemplar_template, {
-            "table": TableText(e.table, e.title, style=table_style, lowercase=lowercase,
-                               max_cell_chars=max_cell_chars).render(exemplar_rows),
+            "table": exemplar_table_text(e, style=table_style, lowercase=lowercase,
+                                         max_cell_chars=max_cell_chars).render(exemplar_rows),
             "question_label": label, "question": _one_line(e.question), "answer": format_answer(e.answer)})
         for e in chosen
     }
-    target = TableText(table, title, style=table_style, lowercase=lowercase, max_cell_chars=max_cell_chars)
+    target = target_table_text(table, tables, title, style=table_style, lowercase=lowercase,
+                               max_cell_chars=max_cell_chars)
 
     def render(kept: Sequence[Exemplar], rows: int) -> str:
         body = fill(target_template, {"table": target.render(rows), "question_label": label,
@@ -83,8 +90,8 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
                      count_tokens=count_tokens, context_window=context_window,
                      max_output_tokens=max_output_tokens, min_shots=min_shots)
     return BuiltPrompt(text=fit.text, exemplar_ids=[e.id for e in fit.kept], dropped_exemplars=fit.dropped,
-                       table_rows_shown=fit.rows, table_rows_total=target.total_rows, prompt_tokens=fit.tokens,
-                       task=task, mode="e2e", marker="A:", question_label=label,
+                       table_rows_shown=target.rows_shown(fit.rows), table_rows_total=target.rows_in_all,
+                       prompt_tokens=fit.tokens, task=task, mode="e2e", marker="A:", question_label=label,
                        max_output_tokens=max_output_tokens, stop=tuple(E2E_DEFAULTS["stop"]))
 
 

@@ -27,6 +27,7 @@ from binder_py.errors import BinderError
 
 __all__ = [
     "Exemplar",
+    "ExemplarTable",
     "NEURAL_FUNCTIONS",
     "available_tasks",
     "load_exemplars",
@@ -60,9 +61,56 @@ def program_uses_neural(program: str) -> bool:
     return False
 
 
+def _typed_table(columns: tuple[str, ...], rows: tuple[tuple[str, ...], ...]) -> pd.DataFrame:
+    from binder_py.tables import prepare_table
+
+    return prepare_table(pd.DataFrame([list(r) for r in rows], columns=list(columns), dtype=object))
+
+
+def _check_cells(data: dict[str, Any], where: str = "") -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    columns = data.get("columns")
+    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+        raise ValueError(f"{where}field 'columns' must be a non-empty list of strings")
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"{where}field 'columns' has duplicate names")
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not rows:
+        raise ValueError(f"{where}field 'rows' must be a non-empty list of rows")
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != len(columns):
+            raise ValueError(f"{where}row {i} must be a list of {len(columns)} cells (one per column)")
+        if not all(isinstance(cell, str) for cell in row):
+            raise ValueError(f"{where}row {i}: every cell must be a string (write numbers as text, e.g. \"41\")")
+    return tuple(columns), tuple(tuple(r) for r in rows)
+
+
+def _check_name(name: Any, where: str) -> str:
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("_") or name in ("df", "table"):
+        raise ValueError(f"{where} must be a Python identifier other than df and table (programs use it), "
+                         f"got {name!r}")
+    return name
+
+
+@dataclass(frozen=True)
+class ExemplarTable:
+    """A table of a several-table exemplar after its first: its name, columns and rows."""
+
+    name: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        return _typed_table(self.columns, self.rows)
+
+
 @dataclass(frozen=True)
 class Exemplar:
-    """One in-context exemplar: a small table, a question (or statement) and its program."""
+    """One in-context exemplar: a small table (or several), a question (or statement) and its program.
+
+    A several-table exemplar names its first table (``name``) and lists the others in
+    ``others``; its program sees every table by name and the first also as ``df``.
+    """
 
     id: str
     columns: tuple[str, ...]
@@ -72,6 +120,19 @@ class Exemplar:
     title: str = ""
     answer: Any = None
     oracle: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    name: str = ""
+    others: tuple[ExemplarTable, ...] = ()
+
+    @property
+    def several_tables(self) -> bool:
+        return bool(self.others)
+
+    @cached_property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name, the first first (empty for a one-table exemplar)."""
+        if not self.others:
+            return {}
+        return {self.name: self.table, **{t.name: t.table for t in self.others}}
 
     @property
     def uses_neural(self) -> bool:
@@ -81,9 +142,7 @@ class Exemplar:
     @cached_property
     def table(self) -> pd.DataFrame:
         """The exemplar's table typed as a program sees it (:func:`binder_py.tables.prepare_table`)."""
-        from binder_py.tables import prepare_table
-
-        return prepare_table(pd.DataFrame([list(r) for r in self.rows], columns=list(self.columns), dtype=object))
+        return _typed_table(self.columns, self.rows)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Exemplar:
@@ -99,19 +158,8 @@ class Exemplar:
         title = data.get("title", "")
         if not isinstance(title, str):
             raise ValueError("field 'title' must be a string")
-        columns = data["columns"]
-        if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
-            raise ValueError("field 'columns' must be a non-empty list of strings")
-        if len(set(columns)) != len(columns):
-            raise ValueError("field 'columns' has duplicate names")
-        rows = data["rows"]
-        if not isinstance(rows, list) or not rows:
-            raise ValueError("field 'rows' must be a non-empty list of rows")
-        for i, row in enumerate(rows):
-            if not isinstance(row, list) or len(row) != len(columns):
-                raise ValueError(f"row {i} must be a list of {len(columns)} cells (one per column)")
-            if not all(isinstance(cell, str) for cell in row):
-                raise ValueError(f"row {i}: every cell must be a string (write numbers as text, e.g. \"41\")")
+        columns, rows = _check_cells(data)
+        name, others = _other_tables(data)
         program = data["program"]
         if any(not line.strip() for line in program.strip("\n").split("\n")):
             raise ValueError("field 'program' contains a blank line (programs never contain one: "
@@ -123,9 +171,31 @@ class Exemplar:
         oracle = data.get("oracle") or {}
         if not isinstance(oracle, dict):
             raise ValueError("field 'oracle' must be an object")
-        return cls(id=data["id"], columns=tuple(columns), rows=tuple(tuple(r) for r in rows),
+        return cls(id=data["id"], columns=columns, rows=rows,
                    question=data["question"], program=program.strip("\n"), title=title,
-                   answer=data.get("answer"), oracle=oracle)
+                   answer=data.get("answer"), oracle=oracle, name=name, others=others)
+
+
+def _other_tables(data: dict[str, Any]) -> tuple[str, tuple[ExemplarTable, ...]]:
+    """``name`` (the first table's) and ``tables`` (the others: name, columns, rows) of a
+    several-table exemplar; both absent for a one-table exemplar."""
+    if "tables" not in data:
+        if "name" in data:
+            raise ValueError("field 'name' names the first of several tables; add the others in 'tables'")
+        return "", ()
+    name = _check_name(data.get("name"), "field 'name' (the first table's name)")
+    tables = data["tables"]
+    if not isinstance(tables, list) or not tables:
+        raise ValueError("field 'tables' must be a non-empty list of {\"name\", \"columns\", \"rows\"} objects")
+    others: list[ExemplarTable] = []
+    for i, other in enumerate(tables):
+        if not isinstance(other, dict):
+            raise ValueError(f"tables[{i}] must be an object with name, columns and rows")
+        other_name = _check_name(other.get("name"), f"tables[{i}].name")
+        if other_name in [name, *(t.name for t in others)]:
+            raise ValueError(f"tables[{i}].name {other_name!r} is taken by another table")
+        others.append(ExemplarTable(other_name, *_check_cells(other, f"tables[{i}]: ")))
+    return name, tuple(others)
 
 
 def parse_exemplar_lines(lines: Iterable[str], source: str = "<exemplars>") -> list[Exemplar]:

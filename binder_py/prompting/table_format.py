@@ -39,19 +39,26 @@ Cell rules (both styles)
 
 Column names are never changed (not lower-cased, not truncated): the program
 must write them exactly as shown.
+
+Several tables (:class:`TablesText`) are rendered one after the other, each under its name
+(``CREATE TABLE orders(`` … ``SELECT * FROM orders LIMIT 3;``, or ``# orders: 6 rows × 3
+columns`` … ``# orders.head(3):``), with no blank line between them. Rows are cut fairly:
+``render(k)`` shows the first ``min(k, rows)`` rows of every table, so a small table is shown
+whole while the big ones share the room equally.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 import pandas as pd
 
 from binder_py.errors import BinderError
 
-__all__ = ["TableStyle", "TableText", "format_table", "cell_text", "column_type"]
+__all__ = ["TableStyle", "TableText", "TablesText", "format_table", "cell_text", "column_type"]
 
 TableStyle = Literal["binder", "pandas"]
 STYLES = ("binder", "pandas")
@@ -116,13 +123,16 @@ class TableText:
     """
 
     def __init__(self, df: pd.DataFrame, title: str | None = None, *, style: TableStyle = "binder",
-                 lowercase: bool = True, max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS):
+                 lowercase: bool = True, max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS,
+                 variable: str | None = None):
         if style not in STYLES:
             raise BinderError(f"unknown table style {style!r}; use one of: {', '.join(STYLES)}")
         if not isinstance(df, pd.DataFrame):
             raise BinderError(f"expected a pandas DataFrame as the table, got {type(df).__name__}")
         self.df = df
         self.title = _one_line(title) if title and title.strip() else "table"
+        #: the name a program sees this table by, when it has one of its own (several tables)
+        self.variable = variable
         self.style = style
         self.lowercase = lowercase
         self.max_cell_chars = max_cell_chars
@@ -142,6 +152,13 @@ class TableText:
             return self.total_rows
         return max(0, min(int(max_rows), self.total_rows))
 
+    def rows_shown(self, max_rows: int | None) -> int:
+        return self.rows_for(max_rows)
+
+    @property
+    def rows_in_all(self) -> int:
+        return self.total_rows
+
     def render(self, max_rows: int | None = None) -> str:
         k = self.rows_for(max_rows)
         if self.style == "binder":
@@ -152,10 +169,12 @@ class TableText:
         if self._lines is None:
             self._lines = ["\t".join([str(i)] + [col[i] for col in self._cells]) for i in range(self.total_rows)]
         schema = ",\n".join(["\trow_id int"] + [f"\t{name} {typ}" for name, typ in zip(self.columns, self._types)])
+        sql_name = self.variable or "w"
         if k >= self.total_rows:
-            head = ["All rows of the table:", "SELECT * FROM w;"]
+            what = "the table" if self.variable is None else sql_name
+            head = [f"All rows of {what}:", f"SELECT * FROM {sql_name};"]
         else:
-            head = [f"{k} example row{'s' if k != 1 else ''}:", f"SELECT * FROM w LIMIT {k};"]
+            head = [f"{k} example row{'s' if k != 1 else ''}:", f"SELECT * FROM {sql_name} LIMIT {k};"]
         header = "\t".join(["row_id"] + self.columns)
         parts = [f"CREATE TABLE {self.title}(", schema + ")", "/*", *head, header, *self._lines[:k], "*/"]
         return "\n".join(parts)
@@ -163,13 +182,38 @@ class TableText:
     def _render_pandas(self, k: int) -> str:
         dtypes = ", ".join(f"{name!r}: {self.df.dtypes.iloc[j]}" for j, name in enumerate(self.columns))
         n, m = self.total_rows, len(self.columns)
+        name = self.variable or "df"
         lines = [f"# table: {self.title}",
-                 f"# df: {n} row{'s' if n != 1 else ''} × {m} column{'s' if m != 1 else ''}; dtypes: {dtypes}",
-                 "# all rows:" if k >= n else f"# df.head({k}):"]
+                 f"# {name}: {n} row{'s' if n != 1 else ''} × {m} column{'s' if m != 1 else ''}; dtypes: {dtypes}",
+                 "# all rows:" if k >= n else f"# {name}.head({k}):"]
         shown = pd.DataFrame({j: col[:k] for j, col in enumerate(self._cells)}, index=range(k))
         shown.columns = self.columns
         lines.append(shown.to_string())
         return "\n".join(lines)
+
+
+class TablesText:
+    """Several tables by name, rendered one after the other with the same cap on rows.
+
+    ``render(k)`` shows the first ``min(k, rows)`` rows of each table; ``total_rows`` is the
+    largest table's row count (the cap that shows everything), ``rows_shown(k)`` and
+    ``rows_in_all`` count rows over all tables. Each table's title is its name.
+    """
+
+    def __init__(self, tables: Mapping[str, pd.DataFrame], *, style: TableStyle = "binder",
+                 lowercase: bool = True, max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS):
+        if not tables:
+            raise BinderError("no tables to show")
+        self.parts = [TableText(df, name, style=style, lowercase=lowercase, max_cell_chars=max_cell_chars,
+                                variable=name) for name, df in tables.items()]
+        self.total_rows = max(part.total_rows for part in self.parts)
+        self.rows_in_all = sum(part.total_rows for part in self.parts)
+
+    def rows_shown(self, max_rows: int | None) -> int:
+        return sum(part.rows_for(max_rows) for part in self.parts)
+
+    def render(self, max_rows: int | None = None) -> str:
+        return "\n".join(part.render(max_rows) for part in self.parts)
 
 
 def format_table(df: pd.DataFrame, title: str | None = None, *, style: TableStyle = "binder",

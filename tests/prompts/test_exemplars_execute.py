@@ -36,9 +36,21 @@ def test_every_task_has_enough_exemplars():
         assert 6 <= neural < counts[task]  # a mix of plain pandas and neural calls
 
 
+def test_several_table_exemplars_show_joins_and_neural_calls_across_tables():
+    several = [ex for ex in load_exemplars("analyst") if ex.several_tables]
+    assert len(several) >= 4
+    assert any(".merge(" in ex.program and not ex.uses_neural for ex in several)  # a plain join
+    other_names = {t.name for ex in several for t in ex.others}
+    # neural calls whose context is another table's column or sub-table
+    assert any(ex.uses_neural and any(f"{name}[" in ex.program.split("f_", 1)[1] for name in other_names)
+               for ex in several)
+    assert any("f_val(" in ex.program for ex in several) and any("f_col(" in ex.program for ex in several)
+
+
 @pytest.mark.parametrize("task, exemplar", CASES, ids=[f"{t}:{e.id}" for t, e in CASES])
 def test_exemplar_program_gives_its_answer(task, exemplar):
-    run = execute(exemplar.program, exemplar.table, neural=OracleBackend(exemplar.oracle), title=exemplar.title)
+    run = execute(exemplar.program, exemplar.table, neural=OracleBackend(exemplar.oracle), title=exemplar.title,
+                  tables=exemplar.tables)
     assert run.ok, f"{exemplar.id}: {run.error}"
     assert same(run.value, exemplar.answer), f"{exemplar.id}: got {run.value!r}, expected {exemplar.answer!r}"
     assert not run.warnings, run.warnings  # every neural row had an oracle answer

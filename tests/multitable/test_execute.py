@@ -1,0 +1,120 @@
+"""Programs over several tables in the real sandbox: joins, and neural calls whose context comes
+from any table (Series and sub-table contexts; column names still refer to ``df``)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from binder_py.errors import BinderError
+from binder_py.language import execute
+from binder_py.neural import CallableBackend, OracleBackend
+from tests.multitable.helpers import in_eu
+
+
+def run(program, orders, customers, **kwargs):
+    return execute(program, orders, tables={"orders": orders, "customers": customers}, **kwargs)
+
+
+def test_every_table_is_a_variable_and_df_is_the_first(orders, customers):
+    result = run("(df is orders, table is orders, len(customers), orders['amount'].sum())", orders, customers,
+                 neural=None)
+    assert result.ok, result.error
+    assert result.value == (True, True, 3, 925)
+
+
+def test_a_join_program_runs(orders, customers):
+    program = ('merged = orders.merge(customers, on="customer_id")\n'
+               'merged.groupby("country")["amount"].sum().idxmax()')
+    result = run(program, orders, customers, neural=None)
+    assert result.ok, result.error
+    assert result.value == "Sweden"  # 400 + 15, against Germany 250 + 80 and United Kingdom 120 + 60
+
+
+def test_f_col_on_another_tables_column(orders, customers):
+    program = ('eu = customers[f_col("Is this country in the EU?", customers["country"])]["customer_id"]\n'
+               'orders[orders["customer_id"].isin(eu)]["amount"].sum()')
+    result = run(program, orders, customers, neural=CallableBackend(in_eu))
+    assert result.ok, result.error
+    assert result.value == 250 + 80 + 400 + 15
+    [call] = result.calls
+    assert call.columns == ["country"] and sorted(call.keys) == ["germany", "sweden", "united kingdom"]
+
+
+def test_f_val_on_a_sub_table_of_another_table(orders, customers):
+    program = ('best = f_val("Which company is Scandinavian?", customers[["name", "country"]])\n'
+               'cid = customers.loc[customers["name"] == best, "customer_id"].iloc[0]\n'
+               'orders[orders["customer_id"] == cid]["amount"].sum()')
+    result = run(program, orders, customers, neural=CallableBackend(in_eu))
+    assert result.ok, result.error
+    assert result.value == 415
+    [call] = result.calls
+    assert call.kind == "val" and call.columns == ["name", "country"] and len(call.rows) == 3
+
+
+def test_column_names_refer_to_df_even_on_a_merged_df(orders, customers):
+    oracle = OracleBackend({"f_col": {"Is this country in the EU?": EU_ORACLE}, "f_val": {}})
+    program = ('df = orders.merge(customers, on="customer_id")\n'
+               'df[f_col("Is this country in the EU?", ["country"])]["amount"].sum()')
+    result = run(program, orders, customers, neural=oracle)
+    assert result.ok, result.error
+    assert result.value == 745
+    # on the original df (orders) the column does not exist: the call says which columns it has
+    result = run('f_col("Is this country in the EU?", ["country"])', orders, customers, neural=oracle)
+    assert not result.ok and "no column 'country'" in result.error.message
+
+
+EU_ORACLE = {"germany": "yes", "united kingdom": "no", "sweden": "yes"}
+
+
+def test_a_column_of_another_table_is_not_respelt_as_a_column_of_df():
+    first = pd.DataFrame({"Country": ["x"], "n": [1]})
+    second = pd.DataFrame({"country": ["Germany", "Sweden"]})
+    result = execute('(first["Country"].tolist(), second["country"].tolist(), df["COUNTRY"].tolist())', first,
+                     tables={"first": first, "second": second}, neural=None)
+    # "country" is second's own column; "COUNTRY" matches two tables' columns and is left alone
+    assert not result.ok and "COUNTRY" in result.error.message
+    assert not result.column_fixes
+
+
+def test_a_misspelt_column_of_one_table_is_still_read_as_that_column():
+    first = pd.DataFrame({"label": ["x"]})
+    second = pd.DataFrame({"Home Country": ["Germany", "Sweden"]})
+    result = execute('second["home_country"].tolist()', first, tables={"first": first, "second": second},
+                     neural=None)
+    assert result.ok and result.value == ["Germany", "Sweden"]
+    assert [str(f) for f in result.column_fixes] == ["line 1: column 'home_country' read as 'Home Country'"]
+
+
+def test_one_table_runs_as_before(orders):
+    result = execute('df["amount"].sum()', orders, neural=None)
+    assert result.ok and result.value == 925
+
+
+def test_prefetch_plans_only_calls_on_df(orders, customers):
+    asked = []
+
+    def record(request):
+        asked.append(request.question)
+        return in_eu(request)
+
+    program = ('a = f_col("Is this country in the EU?", customers["country"])\n'
+               'b = f_col("Is the amount large?", ["amount"])\n'
+               'int(a.sum()) + len(b)')
+    backend = CallableBackend(record)
+    result = run(program, orders, customers, neural=backend, prefetch=True)
+    assert result.ok, result.error
+    assert result.value == 2 + 6
+    prefetched = {c.question for c in result.calls if c.prefetched}
+    assert "Is the amount large?" in prefetched  # a call on df: asked before the program reached it
+    assert "Is this country in the EU?" not in prefetched  # another table's column: asked when reached
+
+
+@pytest.mark.parametrize("tables, message", [
+    ({"df": None}, "DataFrames"),
+    ({"pd": pd.DataFrame({"a": [1]})}, "would hide a name"),
+    ({"orders": pd.DataFrame({"a": [1]}), "df": pd.DataFrame({"a": [1]})}, "first table"),
+])
+def test_bad_tables_are_refused_before_running(orders, tables, message):
+    with pytest.raises((BinderError, TypeError), match=message):
+        execute("1", orders, tables=tables, neural=None)
