@@ -32,7 +32,7 @@ class GbnfError(ValueError):
 
 
 _LITERAL_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_CLASS_ESCAPES = {"\\": "\\\\", "]": "\\]", "[": "\\[", "-": "\\-", "^": "\\^", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+_CLASS_ESCAPES = {"\\": "\\\\", "]": "\\]", "[": "\\[", "-": "\\-", "^": "\\x5E", "\n": "\\n", "\r": "\\r", "\t": "\\t",
                   '"': '\\"'}
 
 
@@ -349,7 +349,7 @@ class _Parser:
         if self.pos + 1 >= len(text):
             raise self.error("a backslash at the end of the grammar")
         esc = text[self.pos + 1]
-        simple = {"n": 10, "r": 13, "t": 9, "\\": 92, '"': 34, "[": 91, "]": 93, "-": 45, "^": 94}
+        simple = {"n": 10, "r": 13, "t": 9, "\\": 92, '"': 34, "[": 91, "]": 93, "-": 45}  # llama.cpp has no \\^
         if esc in simple:
             self.pos += 2
             return simple[esc]
