@@ -7,8 +7,9 @@ balanced brackets, several lines), so ordinary pandas stays writable; only
 
 * a subscript of a table name (``df`` by default): ``df["col"]``, ``df['col']``,
   ``df[["a", "b"]]`` — a subscript holding anything else (a mask, a slice, a
-  call) is free; a subscript ASSIGNED to (``df["new"] = ...``, spaces around
-  ``=``) may name a new column;
+  call) is free; a statement that assigns a new column, ``df["new"] = ...`` at the
+  start of a line with spaces around ``=``, may name any column (later reads of it
+  may not: bind the values to a variable instead);
 * the same subscripts further along a chain that is still the table (or one of its
   rows): after ``df[mask]``, ``df[["a"]]``, ``.loc[rows]``, ``.iloc[i]``, ``.head(…)``,
   ``.tail``, ``.nlargest``, ``.nsmallest``, ``.dropna``, ``.fillna``, ``.copy``,
@@ -73,31 +74,40 @@ def _column_rules(columns: Sequence[str]) -> list[str]:
 
 
 def _stream_rules(k: str) -> list[str]:
-    """The token-stream states for context ``k``: ``c`` (commas allowed) or ``nc`` (an argument).
+    """The token-stream states for context ``k``: ``t`` (top level: statements), ``c`` (inside
+    brackets) or ``nc`` (an argument: no top-level comma).
 
     States name what was just written: ``a`` anything/operator/bracket, ``aw`` a word
     (no word, string or call may follow directly), ``as`` spaces, ``at`` a table chain
     (no ``[``, ``(``, ``.``: those are the chain's own trailers), ``ats`` a table chain and
-    spaces, ``ac`` a comment (a newline must follow).
+    spaces, ``ac`` a comment (a newline must follow). At top level a newline leads to ``ls``
+    (a line start, after optional indentation), the only place where a new column may be
+    assigned (``df["new"] = ...``).
     """
     op = f"op-{k}"
     op_nodot = f"opnd-{k}"
+    nl = f"nl ls-{k}" if k == "t" else f"nl a-{k}"
     starts = f'w aw-{k} | tname df-{k} | ncall a-{k} | str a-{k}'
-    return [
-        f'a-{k} ::= "" | {starts} | {op} a-{k} | sp as-{k} | nl a-{k} | brk a-{k} | cmt ac-{k}',
-        f'as-{k} ::= "" | {starts} | {op} a-{k} | nl a-{k} | brk a-{k} | cmt ac-{k}',
-        f'aw-{k} ::= "" | {op} a-{k} | sp as-{k} | nl a-{k} | brk a-{k} | cmt ac-{k}',
-        f'at-{k} ::= "" | {op_nodot} a-{k} | sp ats-{k} | nl a-{k} | cmt ac-{k}',
-        f'ats-{k} ::= "" | {starts} | {op_nodot} a-{k} | nl a-{k} | cmt ac-{k}',
-        f'ac-{k} ::= nl a-{k}',
+    comma = "," if k in ("t", "c") else ""
+    rules = [
+        f'a-{k} ::= "" | {starts} | {op} a-{k} | sp as-{k} | {nl} | brk a-{k} | cmt ac-{k}',
+        f'as-{k} ::= "" | {starts} | {op} a-{k} | {nl} | brk a-{k} | cmt ac-{k}',
+        f'aw-{k} ::= "" | {op} a-{k} | sp as-{k} | {nl} | brk a-{k} | cmt ac-{k}',
+        f'at-{k} ::= "" | {op_nodot} a-{k} | sp ats-{k} | {nl} | cmt ac-{k}',
+        f'ats-{k} ::= "" | {starts} | {op_nodot} a-{k} | {nl} | cmt ac-{k}',
+        f'ac-{k} ::= {nl}',
         # a table chain: DF state, then more table trailers or the end of the chain
-        f'df-{k} ::= at-{k} | dft df-{k} | dff a-{k} | "." attr aw-{k} | dfassign as-{k}',
+        f'df-{k} ::= at-{k} | dft df-{k} | dff a-{k} | "." attr aw-{k}',
         # a stream that does not START with a string, a space or a list of strings (a free subscript)
         f'ns-{k} ::= w aw-{k} | tname df-{k} | ncall a-{k} | {op} a-{k} | "(" a-c ")" a-{k} | '
         f'"{{" a-c "}}" a-{k} | "[" ns-c "]" a-{k}',
-        f'{op} ::= {gbnf_char_class(_OPERATORS + ("," if k == "c" else ""))}',
-        f'{op_nodot} ::= {gbnf_char_class(_OPERATORS.replace(".", "") + ("," if k == "c" else ""))}',
+        f'{op} ::= {gbnf_char_class(_OPERATORS + comma)}',
+        f'{op_nodot} ::= {gbnf_char_class(_OPERATORS.replace(".", "") + comma)}',
     ]
+    if k == "t":
+        rules += [f"ls-{k} ::= a-{k} | assign as-{k} | sp lsi-{k}",
+                  f"lsi-{k} ::= as-{k} | assign as-{k}"]
+    return rules
 
 
 def _literal_alternatives(words: Sequence[str]) -> str:
@@ -129,7 +139,7 @@ def build_program_grammar(columns: Sequence[str], *, table_names: Sequence[str] 
     reserved = [*table_names, *NEURAL_CALL_NAMES]
     attr_reserved = [*_LABEL_INDEXERS, *_POSITION_INDEXERS, *TABLE_METHODS, *COLUMN_ARG_METHODS]
 
-    body = "(cmt nl)* (ns-c | str a-c)"  # not empty, not starting with a blank
+    body = "(cmt nl)* (assign as-t | ns-t | str a-t)"  # not empty, not starting with a blank
     program = body if not fenced else f'"```python\\n" {body} "\\n```"'
     rules = [
         f"root ::= {program}",
@@ -147,6 +157,7 @@ def build_program_grammar(columns: Sequence[str], *, table_names: Sequence[str] 
         'dqc ::= [^"\\\\\\n] | "\\\\" [^\\n]',
         "sqc ::= [^'\\\\\\n] | \"\\\\\" [^\\n]",
         'brk ::= "(" a-c ")" | "[" a-c "]" | "{" a-c "}"',
+        *_stream_rules("t"),
         *_stream_rules("c"),
         *_stream_rules("nc"),
         *_column_rules(columns),
@@ -154,7 +165,7 @@ def build_program_grammar(columns: Sequence[str], *, table_names: Sequence[str] 
         'dft ::= "[" gap col-list gap "]" | "[" gap ns-c "]" | loc-rows | ".iloc[" a-nc "]" | '
         '"." tmeth "(" a-c ")" | "." cmeth "(" gap cmeth-args ")"',
         'dff ::= "[" gap col-lit gap "]" | loc-cell | ".iloc[" a-nc "," a-c "]" | ".iat[" a-c "]"',
-        'dfassign ::= "[" gap str gap "]" sp "=" sp',
+        'assign ::= tname "[" gap str gap "]" sp "=" sp',
         f"tmeth ::= {_literal_alternatives(TABLE_METHODS)}",
         f"cmeth ::= {_literal_alternatives(COLUMN_ARG_METHODS)}",
         'cmeth-args ::= "" | col-lit gap ("," a-c)? | col-list gap ("," a-c)? | ns-c',

@@ -35,7 +35,8 @@ ACCEPTED = [
     'len(df)', 'df.apply(lambda r: r["anything"], axis=1)', 'x = 1\ny = x + 2.5e-3\ny',
     '(df["lost"] > 2).sum()', 'df.groupby("team")["lost"].sum()', 'df[df["team"].isin(["a", "b"])]',
     'df.iloc[0]["team"]', 'df.columns[0]', 'print(f"{x}")', '# comment\ndf["team"]', 'qa_map(df, "q?", ["team"])',
-    'def solve(df):\n    return df["team"]\nsolve(df)', 'df[f_col("is it?", "team") & (df["lost"] > 1)]',
+    'def solve(df):\n    return df["team"]\nsolve(df)', 'def solve(df):\n    df["new"] = 1\n    return df',
+    'x = 1\ndf["new col"] = x', 'df[f_col("is it?", "team") & (df["lost"] > 1)]',
     'df[[c for c in df.columns]]', 'df[:3]', 'df[~df["lost"].isna()]', "r'raw' + rb\"x\"",
     'd = df[df["lost"] > 1]\nd["anything"]',  # other names are not tracked
     'sorted({1: "a", 2: "b"}.items(), key=lambda kv: kv[1])', 'x = [1, 2,\n     3]\nx',
@@ -48,7 +49,7 @@ REJECTED = [
     'df["new"] = 1\ndf["new"] > 1', 'df.groupby("team")["bogus"]', 'df.iloc[0]["bogus"]', 'df.head(3)["bogus"]',
     'qa_map(df, "q?", ["bogus"])', 'def solve(df):\n    return df["bogus"]', 'df["back\\slash"]',
     'df["Team"]',  # exact spelling only
-    '', 'df[]', ' df', '\ndf', 'g = f_col', 'df["team"', 'df[(1]',
+    '', 'df[]', ' df', '\ndf', 'df[df["bogus"] = "x"]', 'x = df["bogus"] = 1', 'f(df["bogus"] = 1)', 'g = f_col', 'df["team"', 'df[(1]',
 ]
 
 
