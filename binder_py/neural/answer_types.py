@@ -130,19 +130,25 @@ _NUMBER_CUE = re.compile(r"\b(how (many|much|long|old|far|tall|high|big|large|he
                          r"count of|total|sum of|average|percentage|percent|what (year|age|rank|number|score)|"
                          r"in what year|which year|population|amount)\b", re.I)
 _DATE_CUE = re.compile(r"^(when)\b|\b(what|which) (date|day|month)\b|\bdate of\b|\bborn on\b", re.I)
-_CHOICE_LEAD = re.compile(r"(?:,|:|\bbetween\b|\bof\b|\bis it\b|\bwas it\b|\bis\b|\bwas\b|\bare\b|\bwere\b|"
-                          r"\bwhich\b|\bwho\b)\s+", re.I)
+_STRONG_CHOICE_LEAD = re.compile(r"(?::|\bbetween\b|\bof\b|\b(?:is|was|are|were) (?:it|they|this|that)\b)\s*", re.I)
+_WEAK_CHOICE_LEAD = re.compile(r"(?:\bwhich\b|\bwho\b|\bis\b|\bwas\b|\bare\b|\bwere\b)\s+", re.I)
 
 
 def _choices(question: str) -> tuple[str, ...]:
+    """The choices a question offers ("…, A or B?", "is it A, B or C?", "which is it: A or B?")."""
     text = question.strip().rstrip("?.! ").strip()
-    if not re.search(r"\bor\b", text, re.I):
+    last_or = [m.start() for m in re.finditer(r"\bor\b", text, re.I)]
+    if not last_or:
         return ()
-    leads = list(_CHOICE_LEAD.finditer(text))
-    tail = text[leads[-1].end():] if leads else text
-    # the last lead word may sit inside the choices ("is it sold in x or y"): prefer the segment after a comma
-    if "," in text and not re.search(r",.*\bor\b", tail):
-        tail = text[text.rfind(",") + 1:]
+    before = text[:last_or[-1]]
+    strong = [m for m in _STRONG_CHOICE_LEAD.finditer(before)]
+    if strong:
+        tail = text[strong[-1].end():]
+    elif "," in before:
+        tail = text[before.rfind(",") + 1:]
+    else:
+        weak = list(_WEAK_CHOICE_LEAD.finditer(before))
+        tail = text[weak[-1].end():] if weak else text
     parts = [p.strip(" '\"") for p in re.split(r",\s*(?:or\s+)?|\s+or\s+", tail, flags=re.I)]
     parts = [p for p in parts if p]
     if not 2 <= len(parts) <= 6 or any(len(p.split()) > 6 for p in parts) or len(set(parts)) < len(parts):
