@@ -125,3 +125,15 @@ def test_a_yes_no_series_crosses_the_sandbox_codec(table):
     assert str(back.dtype) == "yesno"
     assert back.tolist() == [True, False, False, True, pd.NA]
     assert (back == "yes").sum() == 2
+
+
+@pytest.mark.slow
+def test_original_style_programs_run_in_the_sandbox_unchanged(table):
+    from binder_py.language.execute import execute
+
+    for program, expected in (("len(table[table['is it a loss?'] == 'yes'])", 2),
+                              ("df[df['is it a loss?'] & (df['attendance'] > 1000)]['opponent'].tolist()", ["ajax"]),
+                              ("(df['is it a loss?'] == 'No').sum()", 2)):
+        run_ = execute(program, table, neural=None)
+        assert run_.ok, run_.error
+        assert run_.value == expected
