@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         grammar = build_program_grammar(columns)
         for condition in ("free", "grammar"):
             counts = totals.setdefault(condition, {"samples": 0, "parse": 0, "real_columns": 0, "run": 0,
-                                                   "parse_and_real": 0, "errors": 0})
+                                                   "errors": 0})
             rows = []
             for i in range(args.samples):
                 body: dict[str, Any] = {"messages": messages, "max_tokens": args.max_tokens, "temperature": args.temperature,
