@@ -80,13 +80,13 @@ def _stream_rules(k: str) -> list[str]:
     States name what was just written: ``a`` anything/operator/bracket, ``aw`` a word
     (no word, string or call may follow directly), ``as`` spaces, ``at`` a table chain
     (no ``[``, ``(``, ``.``: those are the chain's own trailers), ``ats`` a table chain and
-    spaces, ``ac`` a comment (a newline must follow). At top level a newline leads to ``ls``
-    (a line start, after optional indentation), the only place where a new column may be
-    assigned (``df["new"] = ...``).
+    spaces, ``ac`` a comment (a newline must follow). A newline leads to ``ls``
+    (a line start, after optional indentation): never a blank line, and at top level the
+    only place where a new column may be assigned (``df["new"] = ...``).
     """
     op = f"op-{k}"
     op_nodot = f"opnd-{k}"
-    nl = f"nl ls-{k}" if k == "t" else f"nl a-{k}"
+    nl = f"nl ls-{k}"
     starts = f'w aw-{k} | tname df-{k} | ncall a-{k} | str a-{k}'
     comma = "," if k in ("t", "c") else ""
     rules = [
@@ -104,9 +104,9 @@ def _stream_rules(k: str) -> list[str]:
         f'{op} ::= {gbnf_char_class(_OPERATORS + comma)}',
         f'{op_nodot} ::= {gbnf_char_class(_OPERATORS.replace(".", "") + comma)}',
     ]
-    if k == "t":
-        rules += [f"ls-{k} ::= a-{k} | assign as-{k} | sp lsi-{k}",
-                  f"lsi-{k} ::= as-{k} | assign as-{k}"]
+    # a line start: no blank line (programs have none; a blank line ends an unfenced program)
+    line = f'"" | {starts} | {op} a-{k} | brk a-{k} | cmt ac-{k}' + (f" | assign as-{k}" if k == "t" else "")
+    rules += [f"ls-{k} ::= {line} | sp lsi-{k}", f"lsi-{k} ::= {line}"]
     return rules
 
 

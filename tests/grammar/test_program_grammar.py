@@ -49,7 +49,7 @@ REJECTED = [
     'df["new"] = 1\ndf["new"] > 1', 'df.groupby("team")["bogus"]', 'df.iloc[0]["bogus"]', 'df.head(3)["bogus"]',
     'qa_map(df, "q?", ["bogus"])', 'def solve(df):\n    return df["bogus"]', 'df["back\\slash"]',
     'df["Team"]',  # exact spelling only
-    '', 'df[]', ' df', '\ndf', 'df[df["bogus"] = "x"]', 'x = df["bogus"] = 1', 'f(df["bogus"] = 1)', 'g = f_col', 'df["team"', 'df[(1]',
+    '', 'df[]', ' df', '\ndf', 'x = 1\n\ny', 'x = 1\n   \ny', 'x = [1,\n\n 2]', 'df[df["bogus"] = "x"]', 'x = df["bogus"] = 1', 'f(df["bogus"] = 1)', 'g = f_col', 'df["team"', 'df[(1]',
 ]
 
 
