@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--shots", type=int, default=None, help="exemplars in the prompt (default: the task's)")
     parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--conditions", default="free,grammar", help="comma-separated: free, grammar")
     args = parser.parse_args(argv)
     try:
         import xllamacpp
@@ -145,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                     num_shots=args.shots)
         messages = [{"role": role, "content": content} for role, content in prompt.messages]
         grammar = build_program_grammar(columns)
-        for condition in ("free", "grammar"):
+        for condition in args.conditions.split(","):
             counts = totals.setdefault(condition, {"samples": 0, "parse": 0, "real_columns": 0, "run": 0,
                                                    "errors": 0})
             rows = []
