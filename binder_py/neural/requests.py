@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from binder_py.neural.yesno import yes_no_series
+
 KEY_SEPARATOR = " | "
 
 #: answers (after strip + lower-case) that mean "the model does not know"
@@ -239,16 +241,18 @@ def _common_type(kinds: list[str]) -> str:
 def type_column(answers: list[Any], index: pd.Index | None = None, name: Any = None) -> pd.Series:
     """Type a list of raw answers (one per row) as a Series — the f_col typing rules.
 
-    * every non-missing answer yes/no/true/false → ``boolean`` (nullable; NA kept);
+    * every non-missing answer yes/no/true/false → ``yesno`` (:mod:`binder_py.neural.yesno`: a
+      nullable boolean mask that also compares equal to 'yes'/'no', as the original's programs
+      expect; NA kept);
     * every non-missing answer a number → ``Int64`` when all are integral, else ``Float64``;
     * otherwise ``string`` (the stripped answer text; yes/no/number answers keep their text);
-    * every answer missing → ``boolean`` full of NA (a filter with it selects nothing).
+    * every answer missing → ``yesno`` full of NA (a filter with it selects nothing).
     """
     classified = [classify(a) for a in answers]
     kind = _common_type([k for k, _ in classified])
     if kind in ("bool", "none"):
         values = [v if k == "bool" else pd.NA for k, v in classified]
-        return pd.Series(values, index=index, name=name, dtype="boolean")
+        return yes_no_series(values, index=index, name=name)
     if kind == "num":
         nums = [v for k, v in classified if k == "num"]
         integral = all(isinstance(v, int) or float(v).is_integer() for v in nums)

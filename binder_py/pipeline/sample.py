@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from binder_py.answer import Candidate
 from binder_py.errors import BinderError
+from binder_py.grammar import build_program_grammar
 from binder_py.lm.types import Completion, LMContextTooLong, LMRequest
 from binder_py.pipeline.state import QuestionState
 from binder_py.prompting import e2e_request, extract_program, parse_e2e_answer, parse_request
@@ -38,11 +39,18 @@ def complete(state: QuestionState, request: LMRequest, purpose: str) -> tuple[Co
 
 def program_request(state: QuestionState, prompt: str, *, n: int, temperature: float | None = None,
                     messages: Sequence[tuple[str, str]] | None = None) -> LMRequest:
+    """The request for ``n`` programs; with :attr:`QuestionState.constrained`, under the grammar of
+    the table's columns (a chat model shown one user message writes a fenced block)."""
     settings = state.settings
-    return parse_request(prompt, task=state.profile.name, chat=state.lm.capabilities.chat, n=n,
-                         temperature=settings.temperature if temperature is None else temperature,
-                         max_tokens=settings.max_tokens, seed=settings.seed,
-                         logprobs=state.vote_strategy in ("probability", "likelihood"), messages=messages)
+    request = parse_request(prompt, task=state.profile.name, chat=state.lm.capabilities.chat, n=n,
+                            temperature=settings.temperature if temperature is None else temperature,
+                            max_tokens=settings.max_tokens, seed=settings.seed,
+                            logprobs=state.vote_strategy in ("probability", "likelihood"), messages=messages)
+    if not state.constrained:
+        return request
+    fenced = state.lm.capabilities.chat and not messages
+    grammar = build_program_grammar(state.column_names, table_names=("df", "table"), fenced=fenced)
+    return replace(request, grammar=grammar, stop=() if not fenced else request.stop)
 
 
 def group_programs(programs: Sequence[tuple[str, float | None]], *, origin: str = "sample",

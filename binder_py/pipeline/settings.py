@@ -46,6 +46,10 @@ class AskSettings:
     group_identical: bool = True
     # give no answer (value None, with a warning saying why) when the confidence is below this
     abstain_below: float | None = None
+    # constrain sampled programs by a grammar of the table's own columns (binder_py/grammar), so that
+    # column subscripts and neural-call contexts name only real columns; None: when the model takes
+    # grammars (Capabilities.grammar: the embedded model, llama.cpp servers)
+    constrained: bool | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -102,6 +102,19 @@ class QuestionState:
         return self.profile.vote_strategy(self.settings.vote)
 
     @property
+    def constrained(self) -> bool:
+        """Sampled programs follow the table's grammar (asked for, and the model takes grammars)."""
+        wanted = self.settings.constrained
+        return self.lm.capabilities.grammar and (wanted is None or wanted)
+
+    @property
+    def column_names(self) -> list[str]:
+        """Every column a program may name: the table's, and with several tables, every table's
+        (``df`` may be rebound to a join)."""
+        tables = list(self.tables.values()) or [self.table]
+        return list(dict.fromkeys(str(c) for t in tables for c in t.columns))
+
+    @property
     def yes_no(self) -> bool:
         return self.profile.is_yes_no(self.question)
 

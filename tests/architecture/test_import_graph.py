@@ -17,7 +17,7 @@ PACKAGES = ("binder_py", "sandbox")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("binder_py.errors", "binder_py.jsonable", "binder_py.lm", "binder_py.tables", "binder_py.normalize", "sandbox"),
     ("binder_py.tasks", "binder_py.vote", "binder_py.calibration", "binder_py.datasets", "binder_py.evaluate"),
-    ("binder_py.prompting",),
+    ("binder_py.prompting", "binder_py.grammar"),
     # the language's syntax (parse, rewrite, column names) sits below what answers neural calls;
     # running a program (binder_py.language.execute) sits above it
     ("binder_py.language.program", "binder_py.language.rewrite", "binder_py.language.columns",

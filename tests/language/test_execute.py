@@ -33,7 +33,7 @@ def test_new_column_and_typed_results(runner, shirts, shirt_oracle_data):
                ' int(df["cents"].sum()), df["code"].tolist()]')
     r = run(runner, program, shirts, oracle)
     assert r.ok, r.error
-    assert r.value[:4] == ["boolean", "Int64", "Float64", "string"]
+    assert r.value[:4] == ["yesno", "Int64", "Float64", "string"]
     assert r.value[4] == 8000 + 1000 + 2500 + 3000 + 8500
     assert r.value[5] == ["US", "CN", "MX", "CA", "US"]
 

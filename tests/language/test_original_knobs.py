@@ -75,7 +75,7 @@ def test_dedup_knob_changes_rows_sent_not_answers(runner, dedup):
     program = 'df["a"] = f_col("Starts with a?", "city")\n[df["a"].tolist(), str(df["a"].dtype)]'
     run = execute(program, df, neural=counting_backend(seen), sandbox=runner, dedup=dedup)
     assert run.ok, run.error
-    assert run.value == [[True, False, True, True, False, True], "boolean"]
+    assert run.value == [[True, False, True, True, False, True], "yesno"]
     sent = [k for call in seen for k in call]
     if dedup:
         assert sent == ["amsterdam", "berlin", "athens"]

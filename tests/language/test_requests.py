@@ -42,7 +42,7 @@ def test_classify_missing_and_bool():
 
 def test_type_column_boolean_with_na():
     s = type_column(["yes", "No", "unknown", None])
-    assert str(s.dtype) == "boolean"
+    assert str(s.dtype) == "yesno"
     assert s.tolist()[:2] == [True, False] and s.isna().tolist() == [False, False, True, True]
 
 
@@ -61,7 +61,7 @@ def test_type_column_strings_keep_text():
 
 def test_type_column_all_missing_is_boolean_na():
     s = type_column(["unknown", None])
-    assert str(s.dtype) == "boolean" and s.isna().all()
+    assert str(s.dtype) == "yesno" and s.isna().all()
 
 
 def test_type_value():

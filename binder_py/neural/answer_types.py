@@ -1,0 +1,491 @@
+"""Typed neural answers: what kind of answer an ``f_col``/``f_val`` request wants, and reading it.
+
+An :class:`AnswerType` is one of yes/no, number, date, free text, or one of a given set
+of choices. :func:`infer_answer_type` infers it from the question's wording and — more
+reliably — from how the program uses the call's result (:func:`usage_of_call` on the
+call's AST node; :func:`site_answer_types` does every call site of a parsed program):
+
+* a boolean mask (``df[f_col(...)]``, ``.loc[...]``), ``&``/``|``/``~``, ``not``/``if``,
+  a comparison with ``'yes'``/``'no'``/``True``/``False`` → yes/no;
+* an ordering comparison (``<``, ``>=``) or ``==`` with a number, arithmetic,
+  ``.mean()``/``.median()``/``.std()``, ``pd.to_numeric``/``int``/``float`` → number;
+* ``.dt``, ``pd.to_datetime`` → date; ``.str`` → text; ``==`` with other text → text;
+* ``.sum()``/``.max()``/``.min()``, a sort → yes/no, date or number by the question;
+* a result assigned to ``df["name"]`` or to a variable is followed to its uses.
+
+Each type gives a JSON schema (:meth:`AnswerType.json_schema`, one answer;
+:func:`rows_json_schema`, an ``f_col`` batch keyed by row id) and a GBNF grammar
+(:meth:`AnswerType.gbnf`, one answer) for backends that constrain decoding, and
+:func:`parse_typed_answer` reads an answer text as the type everywhere: the typed value,
+missing (``unknown``), or a :class:`ParsedAnswer` with an ``error`` that says what was
+expected — never a silent NaN. :func:`typed_column` builds an ``f_col`` Series from
+per-row answers (yes/no → the ``yesno`` dtype of :mod:`binder_py.neural.yesno`) and
+lists the rows that failed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import pandas as pd
+
+from binder_py.grammar.gbnf import gbnf_literal
+from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, parse_number
+from binder_py.neural.yesno import yes_no_series
+
+__all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
+           "Usage", "infer_answer_type", "parse_typed_answer", "question_answer_type", "rows_json_schema",
+           "schema_text", "site_answer_types", "typed_column", "usage_of_call"]
+
+#: what a backend writes for "I don't know" (read as missing, not as a failure)
+UNKNOWN = "unknown"
+
+
+class AnswerKind(StrEnum):
+    YES_NO = "yes_no"
+    NUMBER = "number"
+    DATE = "date"
+    TEXT = "text"
+    CHOICE = "choice"
+
+
+@dataclass(frozen=True)
+class AnswerType:
+    """The answer a neural request wants. ``choices`` only for :attr:`AnswerKind.CHOICE`;
+    ``reason`` says what the inference saw (for traces)."""
+
+    kind: AnswerKind
+    choices: tuple[str, ...] = ()
+    reason: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.kind is AnswerKind.CHOICE) != bool(self.choices):
+            raise ValueError("choices are given exactly for the choice kind (two or more)")
+        if self.kind is AnswerKind.CHOICE and len(set(self.choices)) < 2:
+            raise ValueError("a choice answer needs two or more distinct choices")
+
+    def json_schema(self) -> dict[str, Any]:
+        """JSON schema of one answer (``"unknown"`` allowed: the model may not know)."""
+        unknown = {"const": UNKNOWN}
+        if self.kind is AnswerKind.YES_NO:
+            return {"type": "string", "enum": ["yes", "no", UNKNOWN]}
+        if self.kind is AnswerKind.NUMBER:
+            return {"anyOf": [{"type": "number"}, unknown]}
+        if self.kind is AnswerKind.DATE:
+            return {"anyOf": [{"type": "string", "pattern": r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"}, unknown]}
+        if self.kind is AnswerKind.CHOICE:
+            return {"type": "string", "enum": [*self.choices, UNKNOWN]}
+        return {"type": "string", "minLength": 1, "maxLength": 200}
+
+    def gbnf(self) -> str:
+        """A llama.cpp GBNF grammar for one answer written as plain text on one line."""
+        unknown = gbnf_literal(UNKNOWN)
+        if self.kind is AnswerKind.YES_NO:
+            body = f'"yes" | "no" | {unknown}'
+        elif self.kind is AnswerKind.NUMBER:
+            body = f'"-"? [0-9]+ ("," [0-9][0-9][0-9])* ("." [0-9]+)? | {unknown}'
+        elif self.kind is AnswerKind.DATE:
+            body = f'[0-9][0-9][0-9][0-9] ("-" [0-1][0-9] ("-" [0-3][0-9])?)? | {unknown}'
+        elif self.kind is AnswerKind.CHOICE:
+            body = " | ".join(gbnf_literal(c) for c in self.choices) + f" | {unknown}"
+        else:
+            body = "[^\\n] [^\\n]*"
+        return f"root ::= {body}\n"
+
+    def instruction(self) -> str:
+        """A short sentence for a prompt that says how to answer."""
+        return {
+            AnswerKind.YES_NO: "Answer yes or no.",
+            AnswerKind.NUMBER: "Answer with a number only.",
+            AnswerKind.DATE: "Answer with a date as YYYY-MM-DD (or YYYY-MM, or YYYY).",
+            AnswerKind.TEXT: "Answer briefly.",
+            AnswerKind.CHOICE: "Answer with one of: " + ", ".join(self.choices) + ".",
+        }[self.kind]
+
+
+YES_NO = AnswerType(AnswerKind.YES_NO)
+NUMBER = AnswerType(AnswerKind.NUMBER)
+DATE = AnswerType(AnswerKind.DATE)
+TEXT = AnswerType(AnswerKind.TEXT)
+
+
+def rows_json_schema(answer_type: AnswerType, row_ids: Sequence[str | int]) -> dict[str, Any]:
+    """JSON schema of an ``f_col`` batch answer: an object with one typed answer per row id."""
+    ids = [str(i) for i in row_ids]
+    return {"type": "object", "properties": {i: answer_type.json_schema() for i in ids}, "required": ids,
+            "additionalProperties": False}
+
+
+# --------------------------------------------------------------------------- the question
+
+_YES_NO_START = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|shall|"
+                           r"may|might|must|am)\b", re.I)
+_NUMBER_CUE = re.compile(r"\b(how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)|number of|"
+                         r"count of|total|sum of|average|percentage|percent|what (year|age|rank|number|score)|"
+                         r"in what year|which year|population|amount)\b", re.I)
+_DATE_CUE = re.compile(r"^(when)\b|\b(what|which) (date|day|month)\b|\bdate of\b|\bborn on\b", re.I)
+_STRONG_CHOICE_LEAD = re.compile(r"(?::|\bbetween\b|\bof\b|\b(?:is|was|are|were) (?:it|they|this|that)\b)\s*", re.I)
+_WEAK_CHOICE_LEAD = re.compile(r"(?:\bwhich\b|\bwho\b|\bis\b|\bwas\b|\bare\b|\bwere\b)\s+", re.I)
+
+
+def _choices(question: str) -> tuple[str, ...]:
+    """The choices a question offers ("…, A or B?", "is it A, B or C?", "which is it: A or B?")."""
+    text = question.strip().rstrip("?.! ").strip()
+    last_or = [m.start() for m in re.finditer(r"\bor\b", text, re.I)]
+    if not last_or:
+        return ()
+    before = text[:last_or[-1]]
+    strong = [m for m in _STRONG_CHOICE_LEAD.finditer(before)]
+    if strong:
+        tail = text[strong[-1].end():]
+    elif "," in before:
+        tail = text[before.rfind(",") + 1:]
+    else:
+        weak = list(_WEAK_CHOICE_LEAD.finditer(before))
+        tail = text[weak[-1].end():] if weak else text
+    parts = [p.strip(" '\"") for p in re.split(r",\s*(?:or\s+)?|\s+or\s+", tail, flags=re.I)]
+    parts = [p for p in parts if p]
+    if not 2 <= len(parts) <= 6 or any(len(p.split()) > 6 for p in parts) or len(set(parts)) < len(parts):
+        return ()
+    return tuple(parts)
+
+
+def question_answer_type(question: str) -> AnswerType:
+    """The answer type the question's wording asks for (no program context)."""
+    choices = _choices(question)
+    if choices:
+        return AnswerType(AnswerKind.CHOICE, choices, reason="the question offers choices")
+    if _DATE_CUE.search(question):
+        return AnswerType(AnswerKind.DATE, reason="the question asks when")
+    if _NUMBER_CUE.search(question):
+        return AnswerType(AnswerKind.NUMBER, reason="the question asks for a quantity")
+    if _YES_NO_START.search(question.strip()):
+        return AnswerType(AnswerKind.YES_NO, reason="a yes/no question")
+    return AnswerType(AnswerKind.TEXT, reason="no cue: free text")
+
+
+# --------------------------------------------------------------------------- the program
+
+_NUMERIC_METHODS = frozenset({"mean", "median", "std", "var", "round", "abs", "cumsum", "diff", "pct_change",
+                              "astype_int"})
+_ORDER_METHODS = frozenset({"max", "min", "idxmax", "idxmin", "sort_values", "nlargest", "nsmallest", "rank"})
+_BOOL_WORDS = TRUE_ANSWERS | FALSE_ANSWERS
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the program does with a call's result: ``kind`` a usage kind, ``detail`` what showed it."""
+
+    kind: str  # "mask" | "number" | "date" | "text" | "count" | "order" | "none"
+    detail: str
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _constant_usage(value: Any, op: ast.cmpop) -> Usage | None:
+    if isinstance(value, bool):
+        return Usage("mask", f"compared with {value}")
+    if isinstance(value, (int, float)):
+        return Usage("number", f"compared with the number {value!r}")
+    if isinstance(value, str):
+        if value.strip().lower().rstrip(".") in _BOOL_WORDS:
+            return Usage("mask", f"compared with {value!r}")
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            return Usage("order", f"ordered against {value!r}")
+        return Usage("text", f"compared with the text {value!r}")
+    return None
+
+
+def _usage_at(node: ast.AST, parents: Mapping[int, ast.AST]) -> Usage:
+    """How the value of ``node`` is used, climbing through parentheses-like wrappers."""
+    parent = parents.get(id(node))
+    if parent is None:
+        return Usage("none", "the program's answer")
+    if isinstance(parent, ast.Subscript) and parent.slice is node:
+        return Usage("mask", "used as a row filter")
+    if isinstance(parent, ast.UnaryOp):
+        if isinstance(parent.op, (ast.Invert, ast.Not)):
+            return Usage("mask", "negated with ~/not")
+        return Usage("number", "signed with -/+")
+    if isinstance(parent, ast.BinOp):
+        if isinstance(parent.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return Usage("mask", "combined with &/|/^")
+        return Usage("number", "used in arithmetic")
+    if isinstance(parent, ast.BoolOp) or (isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node):
+        return Usage("mask", "used as a condition")
+    if isinstance(parent, ast.Compare):
+        others = [parent.left, *parent.comparators]
+        position = next(i for i, o in enumerate(others) if o is node)
+        op = parent.ops[max(position - 1, 0)] if position else parent.ops[0]
+        for other in others:
+            if other is not node and isinstance(other, ast.Constant):
+                found = _constant_usage(other.value, op)
+                if found:
+                    return found
+        if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            return Usage("order", "ordered against another value")
+        return Usage("none", "compared with an expression")
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        if parent.attr == "dt":
+            return Usage("date", "used through .dt")
+        if parent.attr == "str":
+            return Usage("text", "used through .str")
+        if parent.attr in ("sum", "any", "all"):
+            return Usage("count", f".{parent.attr}()")
+        if parent.attr in _NUMERIC_METHODS:
+            return Usage("number", f".{parent.attr}()")
+        if parent.attr in _ORDER_METHODS:
+            return Usage("order", f".{parent.attr}()")
+        return Usage("none", f".{parent.attr}")
+    if isinstance(parent, ast.Call) and node in parent.args:
+        name = parent.func.attr if isinstance(parent.func, ast.Attribute) else getattr(parent.func, "id", "")
+        if name in ("to_numeric", "int", "float", "sum", "abs", "round"):
+            return Usage("number", f"passed to {name}()")
+        if name == "to_datetime":
+            return Usage("date", "passed to to_datetime()")
+        if name in ("bool",):
+            return Usage("mask", "passed to bool()")
+        if name in ("max", "min", "sorted"):
+            return Usage("order", f"passed to {name}()")
+        return Usage("none", f"passed to {name or 'a call'}()")
+    return Usage("none", "no telling use")
+
+
+def _followed_uses(call: ast.Call, tree: ast.AST, parents: Mapping[int, ast.AST]) -> list[Usage]:
+    """Uses of the call's result itself and, when it is assigned to a name or a table column, of that."""
+    uses = [_usage_at(call, parents)]
+    parent = parents.get(id(call))
+    if not isinstance(parent, ast.Assign) or parent.value is not call:
+        return uses
+    uses.pop()
+    for target in parent.targets:
+        if isinstance(target, ast.Name):
+            uses += [_usage_at(n, parents) for n in ast.walk(tree)
+                     if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)]
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):
+            column = target.slice.value
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) \
+                        and isinstance(n.slice, ast.Constant) and n.slice.value == column:
+                    uses.append(_usage_at(n, parents))
+                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                        and n.func.attr in ("sort_values", "nlargest", "nsmallest") and any(
+                            isinstance(a, ast.Constant) and a.value == column
+                            for a in [*n.args, *(k.value for k in n.keywords)]):
+                    uses.append(Usage("order", f"sorted by {column!r}"))
+    return uses or [Usage("none", "assigned, never read")]
+
+
+def usage_of_call(call: ast.Call, tree: ast.AST) -> list[Usage]:
+    """How the program uses the result of ``call`` (an ``ast.Call`` inside ``tree``)."""
+    return _followed_uses(call, tree, _parents(tree))
+
+
+def infer_answer_type(question: str, usages: Iterable[Usage] = ()) -> AnswerType:
+    """The answer type from the question and the program's uses of the answer.
+
+    A use that fixes the type (a mask, a number, a date, text) wins over the wording; a
+    use that only needs an order or a count picks among the types the wording allows;
+    choices offered by the question are kept when the use is text or none.
+    """
+    by_question = question_answer_type(question)
+    usages = list(usages)
+    strong = {"mask": YES_NO, "number": NUMBER, "date": DATE}
+    for usage in usages:
+        if usage.kind in strong:
+            return AnswerType(strong[usage.kind].kind, reason=usage.detail)
+    for usage in usages:
+        if usage.kind == "text":
+            if by_question.kind in (AnswerKind.CHOICE, AnswerKind.TEXT):
+                return by_question
+            return AnswerType(AnswerKind.TEXT, reason=usage.detail)
+        if usage.kind == "count":
+            if by_question.kind in (AnswerKind.YES_NO, AnswerKind.NUMBER):
+                return AnswerType(by_question.kind, reason=f"{usage.detail}; {by_question.reason}")
+            return AnswerType(AnswerKind.YES_NO, reason=f"{usage.detail} counts the rows that hold")
+        if usage.kind == "order":
+            if by_question.kind in (AnswerKind.DATE, AnswerKind.NUMBER):
+                return AnswerType(by_question.kind, reason=f"{usage.detail}; {by_question.reason}")
+            return AnswerType(AnswerKind.NUMBER, reason=f"{usage.detail}: an orderable answer")
+    return by_question
+
+
+def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
+    """The answer type of every neural call site of a parsed program
+    (:func:`binder_py.language.program.parse_program`), by site id. A question that is not
+    a string literal is typed by its use alone."""
+    parents = _parents(parsed.tree)
+    out: dict[int, AnswerType] = {}
+    for node in ast.walk(parsed.tree):
+        site_id = parsed.node_sites.get(id(node)) if isinstance(node, ast.Call) else None
+        if site_id is None:
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
+        question_node = _argument(node, 1 if name in ("qa_map", "qa_ans") else 0, "question")
+        question = question_node.value if isinstance(question_node, ast.Constant) \
+            and isinstance(question_node.value, str) else ""
+        out[site_id] = infer_answer_type(question, _followed_uses(node, parsed.tree, parents))
+    return out
+
+
+def _argument(call: ast.Call, position: int, keyword: str) -> ast.AST | None:
+    if len(call.args) > position:
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+# --------------------------------------------------------------------------- parsing answers
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """One answer read as its type: ``value`` (``None`` when ``missing``), or an ``error``."""
+
+    value: Any = None
+    missing: bool = False
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+_NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                            "twenty".split())}
+_NUMBER_TOKEN = re.compile(r"[-+]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?")
+
+
+def _normalised(text: str) -> str:
+    word = text.strip().strip("'\"`*").strip()
+    lowered = word.lower()
+    return lowered[:-1].rstrip() if lowered.endswith(".") else lowered
+
+
+def _read_number(text: str) -> ParsedAnswer:
+    value = parse_number(text.strip())
+    if value is None:
+        low = _normalised(text)
+        if low in _NUMBER_WORDS:
+            return ParsedAnswer(_NUMBER_WORDS[low])
+        tokens = _NUMBER_TOKEN.findall(text)
+        if len(tokens) == 1:
+            value = parse_number(tokens[0])
+    if value is None:
+        return ParsedAnswer(error=f"expected a number, got {text.strip()[:80]!r}")
+    return ParsedAnswer(value)
+
+
+def _read_date(text: str) -> ParsedAnswer:
+    stripped = text.strip()
+    if re.fullmatch(r"\d{4}", stripped):
+        return ParsedAnswer(pd.Timestamp(year=int(stripped), month=1, day=1))
+    try:
+        value = pd.to_datetime(stripped, errors="raise")
+    except (ValueError, TypeError, OverflowError):
+        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")
+    if pd.isna(value):
+        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")
+    return ParsedAnswer(pd.Timestamp(value))
+
+
+def _read_choice(text: str, choices: Sequence[str]) -> ParsedAnswer:
+    def key(s: str) -> str:
+        return re.sub(r"^the\s+", "", _normalised(s))
+
+    wanted = key(text)
+    exact = [c for c in choices if key(c) == wanted]
+    if len(exact) == 1:
+        return ParsedAnswer(exact[0])
+    inside = [c for c in choices if re.search(r"\b" + re.escape(key(c)) + r"\b", wanted)]
+    if len(inside) == 1:
+        return ParsedAnswer(inside[0])
+    return ParsedAnswer(error=f"expected one of {', '.join(map(repr, choices))}, got {text.strip()[:80]!r}")
+
+
+def parse_typed_answer(text: Any, answer_type: AnswerType) -> ParsedAnswer:
+    """Read one answer (model text, or a value a callable backend returned) as ``answer_type``."""
+    if text is None or text is pd.NA or (isinstance(text, float) and text != text):
+        return ParsedAnswer(missing=True)
+    kind = answer_type.kind
+    if isinstance(text, bool):
+        if kind is AnswerKind.YES_NO:
+            return ParsedAnswer(text)
+        text = "yes" if text else "no"
+    elif isinstance(text, (int, float)) and kind is AnswerKind.NUMBER:
+        return ParsedAnswer(text)
+    elif isinstance(text, pd.Timestamp) and kind is AnswerKind.DATE:
+        return ParsedAnswer(text)
+    text = str(text)
+    if "\n" in text.strip():
+        text = text.strip().split("\n", 1)[0]
+    low = _normalised(text)
+    if low in MISSING_ANSWERS or low in ("i don't know", "not known", "unclear"):
+        return ParsedAnswer(missing=True)
+    if kind is AnswerKind.YES_NO:
+        first = re.split(r"[^a-z]+", low, maxsplit=1)[0]
+        if low in TRUE_ANSWERS or first in ("yes", "y"):
+            return ParsedAnswer(True)
+        if low in FALSE_ANSWERS or first in ("no", "n"):
+            return ParsedAnswer(False)
+        return ParsedAnswer(error=f"expected yes or no, got {text.strip()[:80]!r}")
+    if kind is AnswerKind.NUMBER:
+        return _read_number(text)
+    if kind is AnswerKind.DATE:
+        return _read_date(text)
+    if kind is AnswerKind.CHOICE:
+        return _read_choice(text, answer_type.choices)
+    return ParsedAnswer(text.strip())
+
+
+@dataclass(frozen=True)
+class TypedColumn:
+    """An ``f_col`` answer column and the rows (positions) whose answer could not be read, with why."""
+
+    series: pd.Series
+    failures: dict[int, str]
+
+    def failure_message(self, limit: int = 3) -> str | None:
+        """One line for a trace or warning, or None when every row was read."""
+        if not self.failures:
+            return None
+        shown = "; ".join(f"row {i}: {why}" for i, why in list(self.failures.items())[:limit])
+        more = f" (and {len(self.failures) - limit} more)" if len(self.failures) > limit else ""
+        return f"{len(self.failures)} of {len(self.series)} answers could not be read: {shown}{more}"
+
+
+def typed_column(answers: Sequence[Any], answer_type: AnswerType, *, index: pd.Index | None = None,
+                 name: Any = None) -> TypedColumn:
+    """Per-row answers as a Series of the type: yes/no → ``yesno``, number → ``Int64``/``Float64``,
+    date → ``datetime64``, text/choice → ``string``. A row that failed is ``<NA>`` AND listed in
+    ``failures``; a missing answer is ``<NA>`` only."""
+    parsed = [parse_typed_answer(a, answer_type) for a in answers]
+    failures = {i: p.error for i, p in enumerate(parsed) if p.error is not None}
+    values = [p.value if p.ok and not p.missing else None for p in parsed]
+    kind = answer_type.kind
+    if kind is AnswerKind.YES_NO:
+        series = yes_no_series(values, index=index, name=name)
+    elif kind is AnswerKind.NUMBER:
+        present = [v for v in values if v is not None]
+        integral = all(float(v).is_integer() and abs(v) < 2**63 for v in present)
+        dtype = "Int64" if integral else "Float64"
+        series = pd.Series([None if v is None else (int(v) if integral else float(v)) for v in values],
+                           index=index, name=name, dtype=dtype)
+    elif kind is AnswerKind.DATE:
+        series = pd.Series(pd.to_datetime(pd.Series(values, dtype=object)).array, index=index, name=name)
+    else:
+        series = pd.Series(values, index=index, name=name, dtype="string")
+    return TypedColumn(series, failures)
+
+
+def schema_text(answer_type: AnswerType) -> str:
+    """The JSON schema as compact text (what an API request carries)."""
+    return json.dumps(answer_type.json_schema(), separators=(",", ":"))

@@ -1,0 +1,181 @@
+"""Yes/no columns: a boolean mask that also compares equal to ``'yes'``/``'no'``.
+
+The original Binder's QA-map columns hold the strings ``yes``/``no`` and its authors'
+programs compare them so (``table[table['is it a loss?'] == 'yes']``), while
+binder-py's ``f_col`` types a yes/no column as a nullable boolean, which is what
+``df[f_col(...)]``, ``&``, ``|``, ``~`` and ``.sum()`` need. A :class:`YesNoArray`
+(dtype ``"yesno"``, :class:`YesNoDtype`) is both: it is pandas' nullable
+``boolean`` array (a subclass), so it indexes, combines and counts like one, and
+its comparisons also accept text:
+
+* ``== 'yes'``/``'true'`` is ``== True`` and ``== 'no'``/``'false'`` is ``== False``
+  (case, surrounding spaces and one trailing ``.`` ignored); ``!=`` likewise;
+* any other text is equal to no row (``== 'maybe'`` is all False, ``!=`` all True);
+* ``isin([...])`` reads its text items the same way;
+* a missing answer stays ``<NA>``: unselected by a mask, in both ``x == 'yes'`` and
+  ``x == 'no'`` (pandas' nullable semantics);
+* ``<``/``>`` with text raise ``TypeError`` (an ordering of yes and no means nothing).
+
+``&``, ``|``, ``^`` and ``~`` of yes/no arrays stay yes/no; comparisons give plain
+``boolean`` masks. ``astype(str)`` gives ``"True"``/``"False"`` as a boolean column.
+
+Not covered: a single cell taken out of the column (``s.iloc[0]``, a row in
+``df.apply(..., axis=1)``) is a plain boolean, so ``s.iloc[0] == 'yes'`` is False.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pandas.api.extensions import register_extension_dtype
+from pandas.core.arrays.boolean import BooleanArray, BooleanDtype
+
+__all__ = ["YesNoArray", "YesNoDtype", "yes_no_array", "yes_no_series"]
+
+_TRUE_WORDS = frozenset({"yes", "true"})
+_FALSE_WORDS = frozenset({"no", "false"})
+_NOT_YES_NO = object()
+
+
+def _read_yes_no(value: Any) -> Any:
+    """``True``/``False`` for a bool or yes/no/true/false text (any case, spaces, one trailing
+    ``.``); ``pd.NA`` for a missing value; ``_NOT_YES_NO`` otherwise."""
+    if value is None or value is pd.NA:
+        return pd.NA
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word.endswith("."):
+            word = word[:-1].rstrip()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+        return _NOT_YES_NO
+    if isinstance(value, float) and np.isnan(value):
+        return pd.NA
+    return _NOT_YES_NO
+
+
+@register_extension_dtype
+class YesNoDtype(BooleanDtype):
+    """The dtype of yes/no columns (``"yesno"``): ``boolean`` that compares with ``'yes'``/``'no'``."""
+
+    name = "yesno"
+
+    @classmethod
+    def construct_array_type(cls) -> type[YesNoArray]:
+        return YesNoArray
+
+    def __repr__(self) -> str:
+        return "YesNoDtype()"
+
+
+class YesNoArray(BooleanArray):
+    """A nullable boolean array whose comparisons read ``'yes'``/``'no'`` text as True/False."""
+
+    def __init__(self, values: np.ndarray, mask: np.ndarray, copy: bool = False) -> None:
+        super().__init__(values, mask, copy=copy)
+        self._dtype = YesNoDtype()
+
+    @classmethod
+    def _simple_new(cls, values: np.ndarray, mask: np.ndarray) -> YesNoArray:
+        result = super()._simple_new(values, mask)
+        result._dtype = YesNoDtype()
+        return result
+
+    @classmethod
+    def _from_sequence(cls, scalars: Any, *, dtype: Any = None, copy: bool = False) -> YesNoArray:
+        return yes_no_array(scalars)
+
+    @property
+    def dtype(self) -> YesNoDtype:
+        return self._dtype
+
+    def _cmp_method(self, other: Any, op: Any) -> Any:
+        text = isinstance(other, str) or (pd.api.types.is_list_like(other) and not isinstance(other, BooleanArray)
+                                          and _has_text(other))
+        if text and op not in (operator.eq, operator.ne):
+            raise TypeError(f"a yes/no column cannot be ordered against text ({op.__name__})")
+        if isinstance(other, str):
+            value = _read_yes_no(other)
+            if value is _NOT_YES_NO:
+                return self._text_mismatch(op)
+            return super()._cmp_method(value, op)
+        if text:
+            if len(other) != len(self):
+                raise ValueError("Lengths must match to compare")
+            return self._compare_items(list(other), op)
+        return super()._cmp_method(other, op)
+
+    def _text_mismatch(self, op: Any) -> BooleanArray:
+        data = np.full(len(self), op is operator.ne, dtype=bool)
+        return BooleanArray(data, self._mask.copy())
+
+    def _compare_items(self, items: list[Any], op: Any) -> BooleanArray:
+        data = np.zeros(len(self), dtype=bool)
+        mask = self._mask.copy()
+        for i, item in enumerate(items):
+            value = _read_yes_no(item)
+            if value is pd.NA:
+                mask[i] = True
+            elif value is _NOT_YES_NO:
+                data[i] = op is operator.ne
+            else:
+                data[i] = (self._data[i] == value) == (op is operator.eq)
+        return BooleanArray(data, mask)
+
+    def _logical_method(self, other: Any, op: Any) -> Any:
+        result = super()._logical_method(other, op)
+        if isinstance(result, BooleanArray) and not isinstance(result, YesNoArray):
+            return YesNoArray(result._data, result._mask)
+        return result
+
+    def isin(self, values: Any) -> BooleanArray:
+        wanted = {v for v in (_read_yes_no(x) for x in _iterable(values)) if isinstance(v, bool)}
+        data = np.array([bool(x) in wanted for x in self._data], dtype=bool) & ~self._mask
+        return BooleanArray(data, np.zeros(len(self), dtype=bool))
+
+
+def _iterable(values: Any) -> Iterable[Any]:
+    if isinstance(values, (str, bytes)) or not pd.api.types.is_list_like(values):
+        raise TypeError(f"isin needs a list of values, got {type(values).__name__}")
+    return values
+
+
+def _has_text(values: Any) -> bool:
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and getattr(dtype, "kind", "O") in "biuf":
+        return False
+    return any(isinstance(v, str) for v in values)
+
+
+def yes_no_array(values: Iterable[Any]) -> YesNoArray:
+    """A :class:`YesNoArray` from bools and yes/no/true/false text; ``None``/NA/NaN are missing.
+    Anything else is a :class:`ValueError` naming the value."""
+    items = list(values)
+    data = np.zeros(len(items), dtype=bool)
+    mask = np.zeros(len(items), dtype=bool)
+    for i, item in enumerate(items):
+        value = _read_yes_no(item)
+        if value is _NOT_YES_NO:
+            raise ValueError(f"{item!r} is not a yes/no answer (expected yes, no, true, false or a missing value)")
+        if value is pd.NA:
+            mask[i] = True
+        else:
+            data[i] = value
+    return YesNoArray(data, mask)
+
+
+def yes_no_series(values: Sequence[Any] | pd.Series, index: pd.Index | None = None, name: Any = None) -> pd.Series:
+    """A yes/no Series (dtype ``yesno``). A ``boolean`` Series keeps its index and name unless given."""
+    if isinstance(values, pd.Series):
+        index = values.index if index is None else index
+        name = values.name if name is None else name
+        values = values.tolist()
+    return pd.Series(yes_no_array(values), index=index, name=name)

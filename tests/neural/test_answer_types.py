@@ -1,0 +1,181 @@
+"""Typed neural answers: inference from the question and the program, schemas, grammars, parsing."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from binder_py.grammar.gbnf import gbnf_accepts, parse_gbnf
+from binder_py.language.program import parse_program
+from binder_py.neural.answer_types import (DATE, NUMBER, TEXT, YES_NO, AnswerKind, AnswerType, infer_answer_type,
+                                           parse_typed_answer, question_answer_type, rows_json_schema,
+                                           site_answer_types, typed_column)
+
+CHOICE = AnswerType(AnswerKind.CHOICE, ("the last ferry", "harbour lights"))
+
+
+@pytest.mark.parametrize("question, kind, choices", [
+    ("is it a loss?", AnswerKind.YES_NO, ()),
+    ("Was the film released in the US?", AnswerKind.YES_NO, ()),
+    ("does it contain chemicals?", AnswerKind.YES_NO, ()),
+    ("how many goals were scored?", AnswerKind.NUMBER, ()),
+    ("what is the population?", AnswerKind.NUMBER, ()),
+    ("in what year was it founded?", AnswerKind.NUMBER, ()),
+    ("when was he born?", AnswerKind.DATE, ()),
+    ("what date did the album come out?", AnswerKind.DATE, ()),
+    ("which film came first, the last ferry or harbour lights?", AnswerKind.CHOICE, ("the last ferry", "harbour lights")),
+    ("is it red or blue?", AnswerKind.CHOICE, ("red", "blue")),
+    ("which is it: gold, silver or bronze?", AnswerKind.CHOICE, ("gold", "silver", "bronze")),
+    ("what country is the team from?", AnswerKind.TEXT, ()),
+    ("name of the director", AnswerKind.TEXT, ()),
+])
+def test_question_wording(question, kind, choices):
+    answer_type = question_answer_type(question)
+    assert answer_type.kind is kind
+    assert answer_type.choices == choices
+
+
+def _types(program: str) -> dict[str, AnswerType]:
+    parsed = parse_program(program)
+    return {parsed.sites[i].text.split("(", 1)[1].split(",")[0].strip("\"'"): t
+            for i, t in site_answer_types(parsed).items()}
+
+
+def test_program_use_decides_the_type():
+    types = _types(
+        'df[f_col("made in the US", "shirt")]\n'                       # a mask, whatever the wording
+        'df[f_col("country", "shirt") & (df.price > 3)]\n'
+        '~f_col("in stock", "shirt")\n'
+        '(f_col("verdict", ["score"]) == "yes").sum()\n'               # the original's style
+        'f_col("flag", "shirt") == True\n'
+        'df[f_col("weight", "shirt") > 3]\n'                           # ordering against a number
+        'f_col("price", "shirt") * 2\n'
+        'f_col("cost", "shirt").mean()\n'
+        'pd.to_numeric(f_col("height", "shirt"))\n'
+        'f_col("opening", "shirt").dt.year\n'
+        'f_col("nickname", "shirt").str.lower()\n'
+        'f_col("continent", "shirt") == "europe"\n'
+        'if f_val("is it sunny?", df):\n    x = 1\n'
+    )
+    expected = {"made in the US": "yes_no", "country": "yes_no", "in stock": "yes_no", "verdict": "yes_no",
+                "flag": "yes_no", "weight": "number", "price": "number", "cost": "number", "height": "number",
+                "opening": "date", "nickname": "text", "continent": "text", "is it sunny?": "yes_no"}
+    assert {question: t.kind.value for question, t in types.items()} == expected
+    assert "row filter" in types["made in the US"].reason
+
+
+def test_assigned_results_are_followed_to_their_uses():
+    types = _types('df["na"] = f_col("where is it made?", ["made in"])\n'
+                   'df["w"] = f_col("weight?", ["shirt"])\n'
+                   'released = f_col("release?", ["title"])\n'
+                   'df[df["na"] & (df["w"] > 2)].sort_values("w")\n'
+                   'released.dt.year')
+    assert types["where is it made?"].kind is AnswerKind.YES_NO
+    assert types["weight?"].kind is AnswerKind.NUMBER
+    assert types["release?"].kind is AnswerKind.DATE
+
+
+def test_weak_uses_pick_by_the_wording():
+    assert _types('f_col("is it a win?", "score").sum()')["is it a win?"].kind is AnswerKind.YES_NO
+    assert _types('f_col("how many goals?", "score").sum()')["how many goals?"].kind is AnswerKind.NUMBER
+    assert _types('df["d"] = f_col("when did it open?", "name")\ndf.sort_values("d")')[
+        "when did it open?"].kind is AnswerKind.DATE
+    assert _types('df["s"] = f_col("score of the match", "name")\ndf.sort_values("s")')[
+        "score of the match"].kind is AnswerKind.NUMBER
+    assert _types('x = f_val("is it a or b?", df)\nx')["is it a or b?"].choices == ("a", "b")
+    assert infer_answer_type("what colour?").kind is AnswerKind.TEXT
+
+
+@pytest.mark.parametrize("text, answer_type, value", [
+    ("yes", YES_NO, True), ("Yes.", YES_NO, True), ("NO", YES_NO, False), ("true", YES_NO, False is False),
+    ("no, it is not", YES_NO, False), (" y ", YES_NO, True), (True, YES_NO, True),
+    ("12", NUMBER, 12), ("1,234", NUMBER, 1234), ("$3.50", NUMBER, 3.5), ("12 kg", NUMBER, 12), ("seven", NUMBER, 7),
+    ("-4", NUMBER, -4), (2.5, NUMBER, 2.5),
+    ("1999", DATE, pd.Timestamp("1999-01-01")), ("2001-03-04", DATE, pd.Timestamp("2001-03-04")),
+    ("March 4, 2001", DATE, pd.Timestamp("2001-03-04")),
+    ("Harbour Lights", CHOICE, "harbour lights"), ("last ferry", CHOICE, "the last ferry"),
+    ("It was harbour lights.", CHOICE, "harbour lights"),
+    ("  Lisbon ", TEXT, "Lisbon"),
+])
+def test_parsing_reads_the_type(text, answer_type, value):
+    parsed = parse_typed_answer(text, answer_type)
+    assert parsed.ok and not parsed.missing
+    assert parsed.value == value
+
+
+@pytest.mark.parametrize("text, answer_type, message", [
+    ("maybe", YES_NO, "expected yes or no, got 'maybe'"),
+    ("a lot", NUMBER, "expected a number"),
+    ("between 3 and 5", NUMBER, "expected a number"),
+    ("the nineties", DATE, "expected a date"),
+    ("both", CHOICE, "expected one of 'the last ferry', 'harbour lights'"),
+    ("the last ferry or harbour lights", CHOICE, "expected one of"),
+])
+def test_unreadable_answers_are_failures_that_say_why(text, answer_type, message):
+    parsed = parse_typed_answer(text, answer_type)
+    assert not parsed.ok and parsed.value is None
+    assert message in parsed.error
+
+
+@pytest.mark.parametrize("text", [None, "unknown", "N/A", "", "none", float("nan")])
+def test_unknown_is_missing_not_a_failure(text):
+    parsed = parse_typed_answer(text, NUMBER)
+    assert parsed.ok and parsed.missing and parsed.value is None
+
+
+def test_typed_columns_list_their_failures():
+    index = pd.Index([10, 11, 12, 13])
+    column = typed_column(["yes", "no", "perhaps", "unknown"], YES_NO, index=index, name="q?")
+    assert str(column.series.dtype) == "yesno"
+    assert column.series.index.tolist() == [10, 11, 12, 13] and column.series.name == "q?"
+    assert column.failures == {2: "expected yes or no, got 'perhaps'"}
+    assert (column.series == "yes").sum() == 1  # a failed row is never selected: not an all-True mask
+    assert column.failure_message().startswith("1 of 4 answers could not be read: row 2")
+    numbers = typed_column(["3", "4", "x"], NUMBER)
+    assert str(numbers.series.dtype) == "Int64" and numbers.series.tolist()[:2] == [3, 4]
+    assert list(numbers.failures) == [2]
+    assert str(typed_column(["3.5", "4"], NUMBER).series.dtype) == "Float64"
+    dates = typed_column(["1999", "2001-03-04"], DATE)
+    assert dates.series.dt.year.tolist() == [1999, 2001] and not dates.failures
+    assert str(typed_column(["a", "b"], TEXT).series.dtype) == "string"
+    assert typed_column(["a"], TEXT).failure_message() is None
+
+
+@pytest.mark.parametrize("answer_type, good, bad", [
+    (YES_NO, ["yes", "no", "unknown"], ["Yes", "maybe", ""]),
+    (NUMBER, ["12", "-3.5", "1,234", "unknown"], ["12kg", "1,23", "", "abc"]),
+    (DATE, ["1999", "1999-03", "1999-03-04", "unknown"], ["99", "March 1999"]),
+    (TEXT, ["Lisbon", "a b c"], ["", "two\nlines"]),
+    (AnswerType(AnswerKind.CHOICE, ('the "last" ferry', "harbour lights")), ['the "last" ferry', "unknown"],
+     ["harbour", "the last ferry"]),
+])
+def test_grammars_accept_exactly_the_type(answer_type, good, bad):
+    grammar = parse_gbnf(answer_type.gbnf())
+    for text in good:
+        assert gbnf_accepts(grammar, text), text
+        assert parse_typed_answer(text, answer_type).ok, text
+    for text in bad:
+        assert not gbnf_accepts(grammar, text), text
+
+
+def test_json_schemas():
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate("yes", YES_NO.json_schema())
+    jsonschema.validate(12.5, NUMBER.json_schema())
+    jsonschema.validate("unknown", NUMBER.json_schema())
+    jsonschema.validate("1999-03-04", DATE.json_schema())
+    jsonschema.validate("harbour lights", CHOICE.json_schema())
+    for value, schema in (("maybe", YES_NO), ("12", NUMBER), ("March 1999", DATE), ("both", CHOICE), ("", TEXT)):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(value, schema.json_schema())
+    batch = rows_json_schema(YES_NO, [0, 1])
+    jsonschema.validate({"0": "yes", "1": "no"}, batch)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"0": "yes"}, batch)
+
+
+def test_choice_types_need_two_choices():
+    with pytest.raises(ValueError, match="two or more"):
+        AnswerType(AnswerKind.CHOICE, ("a", "a"))
+    with pytest.raises(ValueError, match="choices are given exactly"):
+        AnswerType(AnswerKind.TEXT, ("a", "b"))
