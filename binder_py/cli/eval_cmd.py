@@ -189,7 +189,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
                            concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
                            command=["binder-py", *sys.argv[1:]],
-                           extra_settings={"abstain_below": args.abstain_below} if args.abstain_below is not None else None)
+                           extra_settings={name: value for name, value in (("abstain_below", args.abstain_below),
+                                                                           ("constrained", args.constrained))
+                                           if value is not None} or None)
     except KeyboardInterrupt as interrupt:
         summary = getattr(interrupt, "summary", None)
         done = f"{summary.finished} finished line(s) kept in {summary.out}/results.jsonl; " if summary else ""

@@ -14,7 +14,8 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The :class:`~binder_py.pipeline.AskSettings` the sampling options ask for (only those given)."""
     # --task is an option of ask and the positional benchmark of eval
     given = {"task": vars(args).get("task"), "mode": args.mode, "n": args.n, "vote": args.vote,
-             "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below}
+             "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
+             "constrained": args.constrained}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -48,3 +49,6 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
     parser.add_argument("--abstain-below", type=float, metavar="P",
                         help="give no answer when its confidence is below P (0 to 1)")
+    parser.add_argument("--unconstrained", dest="constrained", action="store_false", default=None,
+                        help="sample programs freely, without the grammar of the table's columns (on by "
+                             "default for models that take grammars)")

@@ -23,7 +23,7 @@ RESULTS_FILE = "results.jsonl"
 RECORDING_FILE = "lm.sqlite"
 
 #: config keys whose change changes the answers: a run may only be resumed when they are equal
-ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "shots")
+ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "shots", "settings")
 
 
 @dataclass
