@@ -5,6 +5,8 @@
 * every top-level expression statement (except ``print(...)``) stores its
   value in ``_binder_result_`` so the answer is the last one executed;
 * ``a ** b`` becomes ``_binder_pow_(a, b)`` (refuses enormous integers);
+* every call ``f(x)`` becomes ``_binder_call_(f, x)``, which applies the value
+  check to the result (``f(*a, **k)`` already goes through ``_apply_``);
 * ``x[k] += v`` / ``obj.attr += v`` (refused by RestrictedPython) is rewritten
   to the guarded ``x[k] = x[k] + v`` when ``x`` and ``k`` are simple names or
   constants.
@@ -24,6 +26,7 @@ from .facades import ALLOWED_MODULES, facade_members
 
 RESULT_NAME = "_binder_result_"
 POW_NAME = "_binder_pow_"
+CALL_NAME = "_binder_call_"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,17 @@ class _Transformer(RestrictingNodeTransformer):
         ast.fix_missing_locations(node)
         return node
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = super().visit_Call(node)
+        if not isinstance(node, ast.Call) or _is_print_func(node.func) or (
+            isinstance(node.func, ast.Name) and node.func.id in ("_apply_", POW_NAME)
+        ):
+            return node  # _apply_ (calls with *args/**kwargs) checks its result itself
+        node.args.insert(0, node.func)
+        node.func = ast.Name(CALL_NAME, ast.Load())
+        ast.copy_location(node.func, node.args[0])
+        return node
+
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         node = super().visit_BinOp(node)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
@@ -80,12 +94,12 @@ class _Transformer(RestrictingNodeTransformer):
         return self.visit(assign)
 
 
+def _is_print_func(func: ast.AST) -> bool:
+    return isinstance(func, ast.Attribute) and func.attr == "_call_print"
+
+
 def _is_print_call(value: ast.AST) -> bool:
-    return (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "_call_print"
-    )
+    return isinstance(value, ast.Call) and _is_print_func(value.func)
 
 
 class _ImportChecker(ast.NodeVisitor):
