@@ -384,7 +384,7 @@ _SIGNATURES: dict[Any, inspect.Signature | None] = {}
 
 
 def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
-    key = getattr(fn, "__func__", fn)
+    key = (getattr(fn, "__func__", fn), hasattr(fn, "__self__"))  # a bound method's has no ``self``
     try:
         return _SIGNATURES[key]
     except (KeyError, TypeError):

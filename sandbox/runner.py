@@ -176,7 +176,7 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
                 before_exec()
             exec(code, ns)  # noqa: S102 - restricted code, guarded namespace
             value = _answer(ns)
-        out["value"] = codec.encode(value)
+        out["value"] = codec.encode_answer(value)
         out["ok"] = True
     except BaseException as exc:  # noqa: BLE001 - report every failure
         out["error"] = failure_from_exception(exc, filename)
