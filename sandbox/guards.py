@@ -181,6 +181,19 @@ def guarded_inplacevar(op: str, x: Any, y: Any) -> Any:
     return fn(x, y)
 
 
+def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """A call with ``*args``/``**kwargs``: the unpacked values are items taken out of a
+    container, so each passes the value check before the callee (perhaps a program
+    function) receives it."""
+    for value in args:
+        if type(value) not in _FAST_SAFE_TYPES:
+            check_value(value, "argument")
+    for value in kwargs.values():
+        if type(value) not in _FAST_SAFE_TYPES:
+            check_value(value, "argument")
+    return guarded_call(fn, *args, **kwargs)
+
+
 def guarded_call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Every call a program makes: its result passes the value check."""
     value = fn(*args, **kwargs)
@@ -215,7 +228,7 @@ HOOKS: dict[str, Any] = {
     "_unpack_sequence_": guarded_unpack_sequence,
     "_write_": guarded_write,
     "_inplacevar_": guarded_inplacevar,
-    "_apply_": guarded_call,
+    "_apply_": guarded_apply,
     "_binder_call_": guarded_call,
     "_binder_pow_": guarded_pow,
 }
