@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from sandbox import Limits, Sandbox
 from sandbox.dispatch import NAMES_CALLABLE_BY_STRING, VETTED_MODULE_PREFIXES
 
-DEFAULT_EXAMPLES = 60
+DEFAULT_EXAMPLES = 40
 EXAMPLES = int(os.environ.get("BINDER_FUZZ_EXAMPLES", "0") or 0)
 REPORT_PATH = os.environ.get("BINDER_FUZZ_REPORT")
 LIMITS = Limits(wall_seconds=5.0, cpu_seconds=3.0, memory_bytes=512 * 1024**2, stdout_bytes=4096)
