@@ -24,8 +24,8 @@ The mechanism here is an allow-list of *shapes* and of *what may be called*:
 * a callable must be one the sandbox allows (:func:`callable_problem`): a
   facade member, a sandbox builtin, a vetted class, a function or class the
   program defined, a public method, or a callable the trusted caller put in the
-  namespace; a program function is wrapped so that the values pandas hands it
-  pass the same value check as attribute results.
+  namespace. (The values pandas hands a program function pass the value check on
+  entry to the function: ``_binder_args_`` in :mod:`sandbox.policy`.)
 
 ``eval``/``query`` (string code) and ``plot``/``hist``/``boxplot`` (a plotting
 backend named by a string) are not wrapped but refused by name.
@@ -253,45 +253,18 @@ def callable_problem(fn: Any, name_checked: bool = False) -> str | None:
 
 # ------------------------------------------------------------ spec checking
 
-#: Set by :mod:`sandbox.guards`: the value check applied to attribute results.
-_value_check: Callable[[Any, str], Any] = lambda value, name: value  # noqa: E731
-
-
-def bind_value_check(check: Callable[[Any, str], Any]) -> None:
-    global _value_check
-    _value_check = check
-
-
 def _describe(value: Any) -> str:
     t = type(value)
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
 def checked_callable(fn: Any, where: str) -> Any:
-    """``fn`` if the sandbox allows calling it (a program function comes back wrapped so that
-    what pandas passes it is value-checked); PolicyError otherwise."""
+    """``fn`` if the sandbox allows calling it; PolicyError otherwise. (What a program
+    function is called with is checked on entry: see ``_binder_args_`` in sandbox.policy.)"""
     problem = callable_problem(fn)
     if problem is not None:
         raise PolicyError(f"{where}: {_describe(fn)} {_short_repr(fn)} cannot be passed here: {problem}")
-    if type(fn) is types.FunctionType and fn.__module__ == PROGRAM_MODULE:
-        return _argument_checking(fn)
     return fn
-
-
-def _argument_checking(fn: Callable[..., Any]) -> Callable[..., Any]:
-    check = _value_check
-
-    def program_function(*args: Any, **kwargs: Any) -> Any:
-        for a in args:
-            check(a, "argument")
-        for v in kwargs.values():
-            check(v, "argument")
-        return fn(*args, **kwargs)
-
-    program_function.__name__ = fn.__name__
-    program_function.__qualname__ = fn.__qualname__
-    program_function.__module__ = "sandbox.dispatch"
-    return program_function
 
 
 def _short_repr(value: Any) -> str:
@@ -487,7 +460,7 @@ def guard_facade_members(module: str, members: dict[str, Any]) -> dict[str, Any]
 
 
 __all__ = [
-    "MAX_SPEC_DEPTH", "NAMES_CALLABLE_BY_STRING", "SPEC_PARAMS", "bind_value_check",
+    "MAX_SPEC_DEPTH", "NAMES_CALLABLE_BY_STRING", "SPEC_PARAMS",
     "callable_problem", "checked_agg_spec", "checked_callable", "checked_name",
     "guard_entry_point", "guard_facade_members", "is_program_class", "module_of",
     "trust_namespace", "untrust", "vetted_classes", "vetted_module",

@@ -72,9 +72,6 @@ def check_value(value: Any, name: str = "", name_checked: bool = False) -> Any:
     return value
 
 
-dispatch.bind_value_check(check_value)
-
-
 def _wrap_to_string(fn: Callable) -> Callable:
     def to_string(*args: Any, **kwargs: Any) -> Any:
         if (args and args[0] is not None) or kwargs.get("buf") is not None:
@@ -185,13 +182,20 @@ def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """A call with ``*args``/``**kwargs``: the unpacked values are items taken out of a
     container, so each passes the value check before the callee (perhaps a program
     function) receives it."""
+    guarded_args(*args, **kwargs)
+    return guarded_call(fn, *args, **kwargs)
+
+
+def guarded_args(*args: Any, **kwargs: Any) -> bool:
+    """First statement of every program function: what it was called with passes the value
+    check (library code calls program functions with items of containers). Returns True."""
     for value in args:
         if type(value) not in _FAST_SAFE_TYPES:
             check_value(value, "argument")
     for value in kwargs.values():
         if type(value) not in _FAST_SAFE_TYPES:
             check_value(value, "argument")
-    return guarded_call(fn, *args, **kwargs)
+    return True
 
 
 def guarded_call(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -230,5 +234,6 @@ HOOKS: dict[str, Any] = {
     "_inplacevar_": guarded_inplacevar,
     "_apply_": guarded_apply,
     "_binder_call_": guarded_call,
+    "_binder_args_": guarded_args,
     "_binder_pow_": guarded_pow,
 }

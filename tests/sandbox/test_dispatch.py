@@ -76,6 +76,13 @@ LEAK_ATTACKS = [
     ("map_lambda", "leaked_series.map(lambda f: f)"),
     ("frame_apply_row", 'leaked_frame.apply(lambda r: r["f"], axis=1)'),
     ("vectorize", "np.vectorize(lambda f: f)(leaked_array)"),
+    ("callable_instance", "class F:\n    def __call__(self, x):\n        return 1\nleaked_series.apply(F())"),
+    ("missing_dunder", "class D(dict):\n    def __missing__(self, key):\n        return 1\nleaked_series.map(D())"),
+    ("eq_dunder", "class E:\n    def __eq__(self, other):\n        return False\n    def __hash__(self):\n        return 1\n"
+     "leaked_series.isin([E()])"),
+    ("sort_key", "leaked_frame.sort_values('f', key=lambda col: col.map(lambda f: 0))"),
+    ("map_builtin", "list(map(lambda f: 1, leaked_list))"),
+    ("star_into_builtin", "list(map(*leaked_list[:1], [1]))"),
     # the leaked callables handed to entry points that would call them
     ("agg_list_of_leaked", "df.agg(list(leaked_array))"),
     ("apply_leaked", "df.apply(leaked_tuple[0])"),
