@@ -43,11 +43,13 @@ def _deny(message: str) -> PolicyError:
     return PolicyError(message)
 
 
-def check_value(value: Any, name: str = "", name_checked: bool = False) -> Any:
+def check_value(value: Any, name: str = "", name_checked: bool = False, replace: bool = True) -> Any:
     """The value check: refuse values a program must never hold; guard entry points.
 
-    Applied to every attribute result, item, iterated value and call result.
+    Applied to every attribute result, item, iterated value, call result and argument.
     ``name_checked``: ``value`` is ``obj.<name>`` and ``name`` passed the attribute rule.
+    ``replace=False``: the caller cannot substitute the result (a function's arguments),
+    so a value that would be replaced by its guarded form is refused instead.
     """
     t = type(value)
     if t in _FAST_SAFE_TYPES:
@@ -63,11 +65,14 @@ def check_value(value: Any, name: str = "", name_checked: bool = False) -> Any:
     if callable(value):
         guarded = dispatch.guard_entry_point(value, name)
         if guarded is not None:
+            if not replace:
+                raise _deny(f"{name or 'value'}: the method {guarded.__name__!r} may only be called as "
+                            f"obj.{guarded.__name__}(...), where the sandbox checks its arguments")
             return guarded
         problem = dispatch.callable_problem(value, name_checked)
         if problem is not None:
             raise _deny(f"{name or 'value'} is not available in the sandbox: {problem}")
-        if name == "to_string" and dispatch.module_of(value) and dispatch.module_of(value).startswith("pandas"):
+        if name == "to_string" and (dispatch.module_of(value) or "").startswith("pandas"):
             return _wrap_to_string(value)
     return value
 
@@ -118,9 +123,7 @@ def guarded_getitem(obj: Any, key: Any) -> Any:
 
 def _checked(iterator: Any) -> Any:
     for item in iterator:
-        if type(item) not in _FAST_SAFE_TYPES:
-            check_value(item, "item")
-        yield item
+        yield item if type(item) in _FAST_SAFE_TYPES else check_value(item, "item")
 
 
 def guarded_iter(obj: Any) -> Any:
@@ -191,10 +194,10 @@ def guarded_args(*args: Any, **kwargs: Any) -> bool:
     check (library code calls program functions with items of containers). Returns True."""
     for value in args:
         if type(value) not in _FAST_SAFE_TYPES:
-            check_value(value, "argument")
+            check_value(value, "argument", replace=False)
     for value in kwargs.values():
         if type(value) not in _FAST_SAFE_TYPES:
-            check_value(value, "argument")
+            check_value(value, "argument", replace=False)
     return True
 
 

@@ -49,4 +49,6 @@ def expose_leaked(callbacks, namespace):
         "leaked_array": objects,
         "leaked_series": pd.Series(objects),
         "leaked_frame": pd.DataFrame({"f": objects}),
+        # raw (unguarded) entry points, as if a library call had put them in a container
+        "leaked_entry_points": [pd.DataFrame({"a": [1]}).agg, pd.DataFrame.agg, pd.Series([1]).apply],
     }

@@ -83,6 +83,11 @@ LEAK_ATTACKS = [
     ("sort_key", "leaked_frame.sort_values('f', key=lambda col: col.map(lambda f: 0))"),
     ("map_builtin", "list(map(lambda f: 1, leaked_list))"),
     ("star_into_builtin", "list(map(*leaked_list[:1], [1]))"),
+    # raw entry points taken out of a container are guarded (or refused where they cannot be)
+    ("raw_entry_point_iter", 'for m in leaked_entry_points:\n    m(pd.Index(["__dict__"]))'),
+    ("raw_entry_point_item", 'leaked_entry_points[1](df, pd.Series({"a": "__dict__"}))'),
+    ("raw_entry_point_argument", "(lambda m: 1)(*leaked_entry_points)"),
+    ("raw_entry_point_apply", 'pd.Series(leaked_entry_points, dtype="object").apply(lambda m: 1)'),
     # the leaked callables handed to entry points that would call them
     ("agg_list_of_leaked", "df.agg(list(leaked_array))"),
     ("apply_leaked", "df.apply(leaked_tuple[0])"),
