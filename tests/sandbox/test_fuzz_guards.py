@@ -14,7 +14,9 @@ Every program runs twice:
   alone. Invariants: no module outside the allow-list got imported (``sys.modules``),
   no file appeared outside the scratch directory, no secret in the value, stdout or error.
 * **strict sandbox**: the parent stays healthy (a follow-up program answers) and every
-  run answers within its wall-clock limit; no file, no secret.
+  run answers within its wall-clock limit; no file, no secret; and the worker does not
+  even *start* to import a module outside the allow-list (``fuzz_probe`` reports every
+  ``import`` audit event to the parent; the worker's own hook would refuse to load it).
 
 CI runs ``DEFAULT_EXAMPLES`` examples with a fixed seed. ``BINDER_FUZZ_EXAMPLES=N`` runs N
 random examples; ``BINDER_FUZZ_REPORT=path.json`` writes counts of what happened.
@@ -34,6 +36,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fuzz_probe
 from sandbox import Limits, Sandbox
 from sandbox.dispatch import NAMES_CALLABLE_BY_STRING, VETTED_MODULE_PREFIXES
 
@@ -279,9 +282,13 @@ def test_guard_layer_invariants(fuzz_env, source):
     assert not new_modules, f"in-process run imported {new_modules}:\n{source}"
     _no_secret(outcome, "in-process")
 
+    imported: list[str] = []
     start = pd.Timestamp.now()
-    strict_outcome = strict.run(source, variables={"df": _table()})
+    strict_outcome = strict.run(source, variables={"df": _table()}, worker_globals="fuzz_probe:install",
+                                callbacks={fuzz_probe.CALLBACK: imported.append})
     seconds = (pd.Timestamp.now() - start).total_seconds()
+    outside = sorted(m for m in imported if not _allowed_module(m))
+    assert not outside, f"the worker started to import {outside}:\n{source}"
     assert seconds < ANSWER_SECONDS, f"the strict run took {seconds:.1f} s:\n{source}"
     _no_secret(strict_outcome, "strict")
     assert not os.path.exists(MARKER) and not os.path.exists(OUTSIDE), f"a file was created:\n{source}"
