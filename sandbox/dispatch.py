@@ -83,6 +83,7 @@ VETTED_MODULE_PREFIXES = (
 #: Public methods whose ``__name__`` differs from the public name pandas gives them.
 _PRIVATE_NAMED_ALIASES = frozenset({"_get_level_values"})
 
+_ROUTINE_TYPES = frozenset({types.FunctionType, types.MethodType, types.BuiltinFunctionType})
 _DESCRIPTOR_TYPES = (
     types.MethodDescriptorType, types.ClassMethodDescriptorType,
     types.WrapperDescriptorType, types.MethodWrapperType,
@@ -246,9 +247,7 @@ def callable_problem(fn: Any, name_checked: bool = False) -> str | None:
     if not vetted_module(mod) and not vetted_module(module_of(t)):
         return f"it is a callable {t.__name__} object from module {mod!r}, which is not vetted"
     own_name = getattr(fn, "__name__", None) if not name_checked else None
-    if type(own_name) is str:
-        return _name_problem(None, own_name) or _dispatcher_problem(own_name, mod)
-    return None
+    return _name_problem(None, own_name) if type(own_name) is str else None
 
 
 # ------------------------------------------------------------ spec checking
@@ -402,7 +401,9 @@ def _guard_entry_point(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 def guard_entry_point(value: Any, name: str = "") -> Any | None:
     """A guarded stand-in if ``value`` is a pandas/numpy spec-taking entry point, else None."""
-    own = getattr(value, "__name__", None) if not isinstance(value, type) else None
+    if type(value) not in _ROUTINE_TYPES:
+        return None
+    own = getattr(value, "__name__", None)
     if own in SPEC_PARAMS:
         key = own
     elif name in SPEC_PARAMS:

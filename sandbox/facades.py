@@ -1,7 +1,9 @@
 """Vetted stand-ins for the modules programs may import.
 
 A program never sees a real module object: ``import pandas as pd`` binds a
-:class:`Facade` exposing an allowlist of members.
+:class:`Facade` exposing an allowlist of members. Members that take a function
+spec (``pd.pivot_table``, ``pd.crosstab``, ``np.vectorize``, ``np.frompyfunc``,
+``np.piecewise``) are handed out in their guarded form (:mod:`sandbox.dispatch`).
 """
 from __future__ import annotations
 

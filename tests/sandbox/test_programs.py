@@ -132,6 +132,8 @@ PROGRAMS = [
     ("str_extract_named", 'df["height"].str.extract(r"(?P<m>\\d)\\.(?P<cm>\\d+)")["cm"].astype(int).max()', 90),
     ("datetime_timedelta_days", 'import datetime\nd = pd.to_datetime(df["born"])\nint((d.max() - datetime.timedelta(days=10)).day)', 4),
     ("datetime_age_years", 'd = pd.to_datetime(df["born"])\n((pd.Timestamp("2020-01-01") - d).dt.days // 365).max()', 34),
+    ("groupby_nth", 'df.groupby("team").nth(0)["name"].tolist()', ["Ann", "Bob", "Dee"]),
+    ("vectorize_function_named_agg", 'def agg(s):\n    return s[:1]\nnp.vectorize(agg)(np.array(["ab", "cd"])).tolist()', ["a", "c"]),
     ("statistics_median", 'import statistics\nstatistics.median(df["score"])', 13.0),
 ]
 
