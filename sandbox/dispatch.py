@@ -16,7 +16,7 @@ The mechanism here is an allow-list of *shapes* and of *what may be called*:
   ``np.piecewise``) is wrapped when a program obtains it, by attribute, item,
   iteration or call result;
 * the wrapper rebuilds the spec from plain ``str``/``list``/``tuple``/``dict``/
-  ``NamedAgg`` only, any other container (Series, Index, ndarray, set,
+  ``NamedAgg`` only (``pd.NamedAgg`` is a tuple before pandas 3, a class since), any other container (Series, Index, ndarray, set,
   generator, ...) is refused, and so is nesting deeper than
   :data:`MAX_SPEC_DEPTH`; pandas only ever sees the rebuilt spec;
 * a string must pass the attribute-name rule (:mod:`sandbox.names`) *and* be in
@@ -318,10 +318,17 @@ def checked_agg_spec(spec: Any, where: str, depth: int = 0) -> Any:
 
 def checked_named_agg(value: Any, where: str) -> Any:
     """A named aggregation ``name=(column, spec)`` or ``pd.NamedAgg(column, spec)``."""
-    if type(value) is pd.NamedAgg:
-        return pd.NamedAgg(value.column, checked_agg_spec(value.aggfunc, where, 1))
-    if type(value) is tuple and len(value) == 2:
-        return (value[0], checked_agg_spec(value[1], where, 1))
+    if isinstance(value, pd.NamedAgg):  # a tuple before pandas 3, a class with args/kwargs since
+        if isinstance(value, tuple):
+            column, aggfunc = tuple.__getitem__(value, 0), tuple.__getitem__(value, 1)
+            return pd.NamedAgg(column, checked_agg_spec(aggfunc, where, 1))
+        return pd.NamedAgg(value.column, checked_agg_spec(value.aggfunc, where, 1),
+                           *tuple(value.args), **dict(value.kwargs))
+    if isinstance(value, tuple):  # pandas takes every 2-tuple here (subclasses too) as (column, spec)
+        if len(value) != 2:
+            raise PolicyError(f"{where}: a named aggregation must be (column, function), got {len(value)} items")
+        column, spec = tuple.__getitem__(value, 0), tuple.__getitem__(value, 1)
+        return (column, checked_agg_spec(spec, where, 1))
     return value  # a keyword argument forwarded to the aggregation function
 
 

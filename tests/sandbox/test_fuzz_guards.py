@@ -59,7 +59,7 @@ PUBLIC = sorted(NAMES_CALLABLE_BY_STRING) + [
     "dt", "items", "copy", "tolist", "to_list", "to_dict", "to_numpy", "array", "agg",
     "aggregate", "apply", "transform", "map", "applymap", "pipe", "filter", "combine",
     "groupby", "rolling", "expanding", "sort_values", "astype", "get", "item", "pop", "keys",
-    "upper", "strftime", "reshape", "flat", "base", "obj", "func", "pyfunc", "args", "attrs",
+    "upper", "strftime", "reshape", "flat", "base", "obj", "func", "pyfunc", "args",
 ]
 DUNDER = [
     "__class__", "__dict__", "__init__", "__reduce_ex__", "__reduce__", "__getattribute__",
@@ -86,6 +86,7 @@ RECEIVERS = [
     '(1, "x")', '{"k": 1}', "[1, 2]", '"text"', "pd", "np", "pd.DataFrame", "pd.Series",
     'df["b"].str', 'df["t"].dt', "df.loc", "df.items()", "r",
 ]
+TABLE_RECEIVERS = ["df", "r", 'df[["a"]]', 'df["a"]', 'df.groupby("b")', 'df.groupby("b")["a"]']
 ENTRY_POINTS = ["agg", "aggregate", "apply", "transform", "map", "applymap", "pipe", "filter", "combine"]
 CALLABLES = [
     "len", "str", "abs", "sorted", "print", "type", "getattr", "list", "dict", "np.sqrt",
@@ -104,6 +105,8 @@ POST_OPS = [
 
 # public names twice as often as the rest, so that programs get past their first refusal
 name = st.one_of(st.sampled_from(PUBLIC), st.sampled_from(PUBLIC), st.sampled_from(DUNDER + PRIVATE + DENIED))
+#: names whose look-up hands back internals (where the planted secret is): tried often in specs
+EXPOSING = ["__dict__", "__getstate__", "__reduce_ex__", "__reduce__", "_mgr", "__getattribute__"]
 quoted_name = name.map(repr)
 callable_expr = st.sampled_from(CALLABLES)
 
@@ -126,13 +129,14 @@ def _containers(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
 
 allowed_name = st.sampled_from(sorted(NAMES_CALLABLE_BY_STRING)).map(repr)
-spec = st.recursive(st.one_of(allowed_name, quoted_name, callable_expr), _containers, max_leaves=6)
+exposing_name = st.sampled_from(EXPOSING).map(repr)
+spec = st.recursive(st.one_of(allowed_name, quoted_name, exposing_name, callable_expr), _containers, max_leaves=6)
 extra = st.lists(st.sampled_from(EXTRA_ARGS), max_size=2, unique=True)
 
 
 @st.composite
 def entry_call(draw: st.DrawFn) -> str:
-    receiver = draw(st.sampled_from(RECEIVERS))
+    receiver = draw(st.one_of(st.sampled_from(TABLE_RECEIVERS), st.sampled_from(RECEIVERS)))
     method = draw(st.sampled_from(ENTRY_POINTS))
     args = [draw(spec)] + draw(extra)
     if draw(st.booleans()):
@@ -183,7 +187,17 @@ def ordinary_call(draw: st.DrawFn) -> str:
     return f"{receiver}.{draw(st.sampled_from(['agg', 'aggregate', 'apply', 'transform']))}({s})"
 
 
-statement = st.one_of(ordinary_call(), entry_call(), module_call(), attribute_chain())
+@st.composite
+def exposing_spec_call(draw: st.DrawFn) -> str:
+    """The hole class the spec checks close, without noise: a spec-taking entry point of the
+    table given a name that hands back internals, in a container of any kind."""
+    receiver = draw(st.sampled_from(TABLE_RECEIVERS))
+    method = draw(st.sampled_from(["agg", "aggregate", "apply", "transform"]))
+    inner = draw(st.one_of(exposing_name, spec))
+    return f"{receiver}.{method}({draw(_containers(st.just(inner)))})"
+
+
+statement = st.one_of(ordinary_call(), entry_call(), module_call(), attribute_chain(), exposing_spec_call())
 
 
 @st.composite
@@ -237,7 +251,7 @@ STATS: Counter[str] = Counter()
 def fuzz_env():
     with open(SECRET_FILE, "w") as fh:
         fh.write(SECRET)
-    os.environ["BINDER_FUZZ_API_KEY"] = SECRET  # the worker inherits it, as it would an API key
+    os.environ[fuzz_probe.SECRET_VARIABLE] = SECRET  # the worker inherits it, as it would an API key
     inproc = Sandbox(mode="unsafe-inprocess")
     strict = Sandbox(LIMITS, pool_size=2)
     for p in WARM_UP:
@@ -250,14 +264,33 @@ def fuzz_env():
     finally:
         strict.close()
         inproc.close()
-        os.environ.pop("BINDER_FUZZ_API_KEY", None)
+        os.environ.pop(fuzz_probe.SECRET_VARIABLE, None)
         if REPORT_PATH:
             with open(REPORT_PATH, "w") as fh:
                 json.dump(dict(STATS), fh, indent=1, sort_keys=True)
 
 
+def _texts(value, depth: int = 0):
+    """Every string in a value, in full (a pandas repr would truncate long cells)."""
+    if depth > 80:
+        return
+    if isinstance(value, pd.DataFrame):
+        value = [list(value.columns), list(value.index), value.to_numpy().ravel().tolist()]
+    elif isinstance(value, (pd.Series, pd.Index)):
+        value = [value.name, list(value.index) if isinstance(value, pd.Series) else [], value.tolist()]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(k, depth + 1)
+            yield from _texts(v, depth + 1)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            yield from _texts(v, depth + 1)
+    else:
+        yield str(value)
+
+
 def _no_secret(outcome, where: str) -> None:
-    texts = [repr(outcome.value), outcome.stdout, outcome.error.message if outcome.error else ""]
+    texts = [*_texts(outcome.value), outcome.stdout, outcome.error.message if outcome.error else ""]
     assert not any(SECRET in t for t in texts), f"{where}: the secret reached the output"
 
 
@@ -277,7 +310,7 @@ def test_guard_layer_invariants(fuzz_env, source):
     files_before = _listing()
     modules_before = set(sys.modules)
 
-    outcome = inproc.run(source, variables={"df": _table()})
+    outcome = inproc.run(source, variables={"df": _table()}, worker_globals="fuzz_probe:plant_secret")
     new_modules = sorted(m for m in set(sys.modules) - modules_before if not _allowed_module(m))
     assert not new_modules, f"in-process run imported {new_modules}:\n{source}"
     _no_secret(outcome, "in-process")
