@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import dispatch
-from .dispatch import is_program_class
+from . import dispatch, vetting
+from .vetting import is_program_class
 from .facades import ALLOWED_MODULES, FACADES, Facade
 from .names import (  # noqa: F401 - re-exported: the name rule lives in sandbox.names
     DENIED_NAMES,
@@ -59,7 +59,7 @@ def check_value(value: Any, name: str = "", name_checked: bool = False, replace:
     if isinstance(value, _FORBIDDEN_VALUE_TYPES):
         raise _deny(f"{name or 'value'!s} is a {t.__name__} object, which programs may not hold")
     if isinstance(value, type):
-        if dispatch.class_problem(value) is None:
+        if vetting.class_problem(value) is None:
             return value
         raise _deny(f"{name or 'value'} is a class that is not available in the sandbox")
     if callable(value):
@@ -69,10 +69,10 @@ def check_value(value: Any, name: str = "", name_checked: bool = False, replace:
                 raise _deny(f"{name or 'value'}: the method {guarded.__name__!r} may only be called as "
                             f"obj.{guarded.__name__}(...), where the sandbox checks its arguments")
             return guarded
-        problem = dispatch.callable_problem(value, name_checked)
+        problem = vetting.callable_problem(value, name_checked)
         if problem is not None:
             raise _deny(f"{name or 'value'} is not available in the sandbox: {problem}")
-        if name == "to_string" and (dispatch.module_of(value) or "").startswith("pandas"):
+        if name == "to_string" and (vetting.module_of(value) or "").startswith("pandas"):
             return _wrap_to_string(value)
     return value
 

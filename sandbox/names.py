@@ -16,6 +16,13 @@ from .outcome import PolicyError
 #: ``__name__`` of the program's globals; classes/functions it defines carry it.
 PROGRAM_MODULE = "sandbox_program"
 
+#: Methods that take a function spec and turn it into look-ups or calls: handed out only in
+#: their guarded form (``sandbox.dispatch.SPEC_PARAMS`` says which parameters are specs).
+ENTRY_POINT_NAMES = frozenset({
+    "agg", "aggregate", "apply", "transform", "filter", "pivot_table", "crosstab", "map",
+    "applymap", "pipe", "combine",
+})
+
 #: Members that evaluate a string as code: refused with a hint at the alternative.
 CODE_STRING_NAMES = frozenset({"eval", "query", "exec"})
 

@@ -9,7 +9,7 @@ import types
 import warnings
 from typing import Any, Callable, Mapping
 
-from . import codec, dispatch
+from . import codec, vetting
 from .facades import FACADES
 from .guards import HOOKS, PROGRAM_MODULE
 from .outcome import CallbackError, PolicyError
@@ -167,7 +167,7 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
         return out
     old_out, old_err = sys.stdout, sys.stderr
     t2 = time.perf_counter()
-    trusted = dispatch.trust_namespace(ns)
+    trusted = vetting.trust_namespace(ns)
     try:
         sys.stdout, sys.stderr = buffer, _NullSink()
         with warnings.catch_warnings():
@@ -181,7 +181,7 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
     except BaseException as exc:  # noqa: BLE001 - report every failure
         out["error"] = failure_from_exception(exc, filename)
     finally:
-        dispatch.untrust(trusted)
+        vetting.untrust(trusted)
         sys.stdout, sys.stderr = old_out, old_err
     out["run_ms"] = (time.perf_counter() - t2) * 1000.0
     return out

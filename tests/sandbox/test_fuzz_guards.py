@@ -38,7 +38,8 @@ from hypothesis import strategies as st
 
 import fuzz_probe
 from sandbox import Limits, Sandbox
-from sandbox.dispatch import NAMES_CALLABLE_BY_STRING, VETTED_MODULE_PREFIXES
+from sandbox.dispatch import NAMES_CALLABLE_BY_STRING
+from sandbox.vetting import VETTED_MODULE_PREFIXES
 
 DEFAULT_EXAMPLES = 40
 EXAMPLES = int(os.environ.get("BINDER_FUZZ_EXAMPLES", "0") or 0)
