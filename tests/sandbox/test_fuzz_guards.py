@@ -27,6 +27,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import sys
 import tempfile
 from collections import Counter
@@ -266,6 +267,7 @@ def fuzz_env():
         strict.close()
         inproc.close()
         os.environ.pop(fuzz_probe.SECRET_VARIABLE, None)
+        shutil.rmtree(SCRATCH, ignore_errors=True)
         if REPORT_PATH:
             with open(REPORT_PATH, "w") as fh:
                 json.dump(dict(STATS), fh, indent=1, sort_keys=True)
