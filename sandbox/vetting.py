@@ -102,6 +102,12 @@ def _vetted_callables() -> Mapping[int, Any]:
     return out
 
 
+def warm() -> None:
+    """Compute the cached allow-lists (the zygote does this once, before it forks workers)."""
+    vetted_classes()
+    _vetted_callables()
+
+
 def is_vetted_callable(value: Any) -> bool:
     """A facade member or sandbox builtin (for example the guarded ``dict`` type)."""
     return id(value) in _vetted_callables()
