@@ -7,33 +7,55 @@ an unpickler whose ``find_class`` refuses everything, so a crafted message from
 a compromised worker can never instantiate a class or call a function.
 ``decode`` rebuilds pandas/Python objects from the tree in the parent.
 ``encode`` never raises: anything it cannot represent becomes its repr.
+``encode_answer`` (the program's answer) is bounded: shared references are
+encoded once, and an answer of more than ``MAX_ANSWER_VALUES`` values or
+``MAX_DEPTH`` levels raises ``AnswerTooLarge`` instead of running for ever.
 """
 from __future__ import annotations
 
+import collections
 import datetime as _dt
 import io
 import math
 import pickle
+import reprlib
+import threading
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .outcome import PolicyError
 MAX_DEPTH = 60
 MAX_REPR = 10_000
+#: An answer may hold at most this many values, counted as they would be written out
+#: (a shared sub-structure counts every time it appears; a DataFrame counts its cells).
+MAX_ANSWER_VALUES = 5_000_000
 
 
 class CodecError(ValueError):
     pass
 
 
+class AnswerTooLarge(PolicyError):
+    """The program's answer is too large or too deeply nested to send back."""
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 6
+_REPR.maxstring = _REPR.maxother = MAX_REPR
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdeque = 1000
+
+
 def _safe_repr(obj: Any) -> str:
     try:
-        text = repr(obj)
-    except BaseException:  # noqa: BLE001 - a hostile __repr__ must not crash us
+        text = _REPR.repr(obj)  # bounded in depth and length, also for shared references
+    except (AnswerTooLarge, MemoryError):
+        raise
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not crash us
         try:
             text = f"<unrepresentable {type(obj).__name__}>"
-        except BaseException:  # noqa: BLE001
+        except Exception:  # noqa: BLE001
             text = "<unrepresentable object>"
     if not isinstance(text, str):
         text = "<unrepresentable object>"
@@ -41,111 +63,173 @@ def _safe_repr(obj: Any) -> str:
 
 
 _FAST_KINDS = frozenset("biuf")
+_SCALAR_TYPES = (type(None), bool, int, float, str)
 
 
-def _encode_values(values: Any, dtype: Any, depth: int) -> list:
-    kind = getattr(dtype, "kind", "O")
-    if kind in _FAST_KINDS and isinstance(dtype, np.dtype):
-        return list(values.tolist())
-    return [encode(v, depth + 1) for v in values.tolist()]
+class _Encoder:
+    """One encoding pass. Containers are memoised by identity, so a value built from shared
+    references (a DAG) is encoded once per distinct object and pickled once per distinct
+    object; ``count`` still adds up the value as written out, so it stays bounded.
 
+    ``strict``: over :data:`MAX_ANSWER_VALUES` values or :data:`MAX_DEPTH` levels raises
+    :class:`AnswerTooLarge` (the program's answer); otherwise deep values become their repr
+    and size is not capped (callback arguments and results, which trusted code produces).
+    """
 
-def _encode_index(idx: pd.Index, depth: int) -> tuple:
-    if isinstance(idx, pd.RangeIndex):
-        return ("range", idx.start, idx.stop, idx.step, encode(idx.name, depth + 1))
-    if isinstance(idx, pd.MultiIndex):
-        return (
-            "mindex",
-            [encode(t, depth + 1) for t in idx.tolist()],
-            [encode(n, depth + 1) for n in idx.names],
-        )
-    return ("index", _encode_values(idx, idx.dtype, depth), encode(idx.name, depth + 1), str(idx.dtype))
+    __slots__ = ("strict", "count", "memo")
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.count = 0
+        self.memo: dict[int, tuple[Any, Any, int]] = {}  # id -> (object kept alive, tree, size)
+
+    def add(self, n: int) -> None:
+        self.count += n
+        if self.strict and self.count > MAX_ANSWER_VALUES:
+            raise AnswerTooLarge(
+                f"the answer is too large to return (more than {MAX_ANSWER_VALUES:,} values); "
+                "return an aggregate or a few rows (.head()) instead")
+
+    def encode(self, obj: Any, depth: int = 0) -> Any:
+        t = type(obj)
+        if t in _SCALAR_TYPES:
+            self.count += 1
+            return obj
+        key = id(obj)
+        hit = self.memo.get(key)
+        if hit is not None and hit[0] is obj:
+            self.add(hit[2])
+            return hit[1]
+        if depth > MAX_DEPTH:
+            if self.strict:
+                raise AnswerTooLarge(f"the answer is too deeply nested to return (more than {MAX_DEPTH} levels)")
+            self.add(1)
+            return ("repr", _safe_repr(obj))
+        before = self.count
+        try:
+            tree = self._encode(obj, depth)
+        except (AnswerTooLarge, MemoryError):
+            raise
+        except Exception:  # noqa: BLE001 - anything unrepresentable becomes its repr
+            tree = ("repr", _safe_repr(obj))
+        self.add(1)
+        self.memo[key] = (obj, tree, self.count - before)
+        return tree
+
+    def values(self, values: Any, dtype: Any, depth: int) -> list:
+        kind = getattr(dtype, "kind", "O")
+        if kind in _FAST_KINDS and isinstance(dtype, np.dtype):
+            self.add(len(values))
+            return list(values.tolist())
+        return self._items(values.tolist(), depth)
+
+    def index(self, idx: pd.Index, depth: int) -> tuple:
+        if isinstance(idx, pd.RangeIndex):
+            return ("range", idx.start, idx.stop, idx.step, self.encode(idx.name, depth + 1))
+        if isinstance(idx, pd.MultiIndex):
+            return (
+                "mindex",
+                [self.encode(t, depth + 1) for t in idx.tolist()],
+                [self.encode(n, depth + 1) for n in idx.names],
+            )
+        return ("index", self.values(idx, idx.dtype, depth), self.encode(idx.name, depth + 1), str(idx.dtype))
+
+    def _items(self, items: Any, depth: int) -> list:
+        self.add(len(items))  # checked before the items are converted
+        self.count -= len(items)
+        return [self.encode(v, depth + 1) for v in items]
+
+    def _encode(self, obj: Any, depth: int) -> Any:
+        t = type(obj)
+        if t is list:
+            return ("list", self._items(obj, depth))
+        if t is tuple:
+            return ("tuple", self._items(obj, depth))
+        if t is dict:
+            return ("dict", [(self.encode(k, depth + 1), self.encode(v, depth + 1)) for k, v in obj.items()])
+        if isinstance(obj, np.generic):
+            if isinstance(obj, np.bool_):
+                return bool(obj)
+            if isinstance(obj, np.integer):
+                return int(obj)
+            if isinstance(obj, np.floating):
+                return float(obj)
+            if isinstance(obj, np.str_):
+                return str(obj)
+            if isinstance(obj, np.datetime64):
+                return self._encode(pd.Timestamp(obj), depth)
+            if isinstance(obj, np.timedelta64):
+                return self._encode(pd.Timedelta(obj), depth)
+            return ("repr", _safe_repr(obj))
+        if obj is pd.NA:
+            return ("na",)
+        if obj is pd.NaT:
+            return ("nat",)
+        if isinstance(obj, pd.Timestamp):
+            return ("ts", obj.isoformat())
+        if isinstance(obj, pd.Timedelta):
+            return ("td", int(obj.value))
+        if isinstance(obj, _dt.datetime):
+            return ("dt", obj.isoformat())
+        if isinstance(obj, _dt.date):
+            return ("date", obj.isoformat())
+        if isinstance(obj, _dt.time):
+            return ("time", obj.isoformat())
+        if isinstance(obj, _dt.timedelta):
+            return ("pytd", obj.days, obj.seconds, obj.microseconds)
+        if isinstance(obj, bool):
+            return bool(obj)
+        if isinstance(obj, int):
+            return int(obj)
+        if isinstance(obj, float):
+            return float(obj)
+        if isinstance(obj, str):
+            return str(obj)
+        if isinstance(obj, (bytes, bytearray)):
+            self.add(len(obj) // 64)
+            return ("bytes", bytes(obj))
+        if isinstance(obj, pd.DataFrame):
+            self.add(obj.shape[0] * obj.shape[1])  # checked before the cells are converted
+            cols = [
+                (self.values(obj.iloc[:, i], obj.dtypes.iloc[i], depth), str(obj.dtypes.iloc[i]))
+                for i in range(obj.shape[1])
+            ]
+            self.count -= obj.shape[0] * obj.shape[1]
+            return ("frame", cols, self.index(obj.columns, depth), self.index(obj.index, depth))
+        if isinstance(obj, pd.Series):
+            return ("series", self.values(obj, obj.dtype, depth), str(obj.dtype),
+                    self.index(obj.index, depth), self.encode(obj.name, depth + 1))
+        if isinstance(obj, pd.Index):
+            return ("pindex", self.index(obj, depth))
+        if isinstance(obj, np.ndarray):
+            if obj.ndim == 0:
+                return self.encode(obj.item(), depth + 1)
+            self.add(obj.size)  # checked before tolist() materialises the elements
+            self.count -= obj.size
+            return ("list", self._items(obj.tolist(), depth))
+        if isinstance(obj, (set, frozenset)):
+            return ("set", self._items(obj, depth))
+        if isinstance(obj, (list, collections.deque)):
+            return ("list", self._items(list(obj), depth))
+        if isinstance(obj, tuple):
+            return ("tuple", self._items(tuple(obj), depth))
+        if isinstance(obj, dict):
+            return ("dict", [(self.encode(k, depth + 1), self.encode(v, depth + 1)) for k, v in dict(obj).items()])
+        return ("repr", _safe_repr(obj))
 
 
 def encode(obj: Any, depth: int = 0) -> Any:
-    """Encode ``obj`` as a plain-data tree. Never raises."""
+    """Encode ``obj`` as a plain-data tree. Never raises (a CPU-time signal still propagates)."""
     try:
-        return _encode(obj, depth)
-    except BaseException:  # noqa: BLE001
-        return ("repr", _safe_repr(obj))
+        return _Encoder(strict=False).encode(obj, depth)
+    except Exception:  # noqa: BLE001
+        return ("repr", "<unrepresentable object>")
 
 
-def _encode(obj: Any, depth: int) -> Any:
-    t = type(obj)
-    if obj is None or t is bool or t is int or t is float or t is str:
-        return obj
-    if depth > MAX_DEPTH:
-        return ("repr", _safe_repr(obj))
-    if t is list:
-        return ("list", [encode(v, depth + 1) for v in obj])
-    if t is tuple:
-        return ("tuple", [encode(v, depth + 1) for v in obj])
-    if t is dict:
-        return ("dict", [(encode(k, depth + 1), encode(v, depth + 1)) for k, v in obj.items()])
-    if isinstance(obj, np.generic):
-        if isinstance(obj, np.bool_):
-            return bool(obj)
-        if isinstance(obj, np.integer):
-            return int(obj)
-        if isinstance(obj, np.floating):
-            return float(obj)
-        if isinstance(obj, np.str_):
-            return str(obj)
-        if isinstance(obj, np.datetime64):
-            return encode(pd.Timestamp(obj), depth)
-        if isinstance(obj, np.timedelta64):
-            return encode(pd.Timedelta(obj), depth)
-        return ("repr", _safe_repr(obj))
-    if obj is pd.NA:
-        return ("na",)
-    if obj is pd.NaT:
-        return ("nat",)
-    if isinstance(obj, pd.Timestamp):
-        return ("ts", obj.isoformat())
-    if isinstance(obj, pd.Timedelta):
-        return ("td", int(obj.value))
-    if isinstance(obj, _dt.datetime):
-        return ("dt", obj.isoformat())
-    if isinstance(obj, _dt.date):
-        return ("date", obj.isoformat())
-    if isinstance(obj, _dt.time):
-        return ("time", obj.isoformat())
-    if isinstance(obj, _dt.timedelta):
-        return ("pytd", obj.days, obj.seconds, obj.microseconds)
-    if isinstance(obj, bool):
-        return bool(obj)
-    if isinstance(obj, int):
-        return int(obj)
-    if isinstance(obj, float):
-        return float(obj)
-    if isinstance(obj, str):
-        return str(obj)
-    if isinstance(obj, (bytes, bytearray)):
-        return ("bytes", bytes(obj))
-    if isinstance(obj, pd.DataFrame):
-        cols = [
-            (_encode_values(obj.iloc[:, i], obj.dtypes.iloc[i], depth), str(obj.dtypes.iloc[i]))
-            for i in range(obj.shape[1])
-        ]
-        return ("frame", cols, _encode_index(obj.columns, depth), _encode_index(obj.index, depth))
-    if isinstance(obj, pd.Series):
-        return ("series", _encode_values(obj, obj.dtype, depth), str(obj.dtype),
-                _encode_index(obj.index, depth), encode(obj.name, depth + 1))
-    if isinstance(obj, pd.Index):
-        return ("pindex", _encode_index(obj, depth))
-    if isinstance(obj, np.ndarray):
-        if obj.ndim == 0:
-            return encode(obj.item(), depth + 1)
-        return ("list", [encode(v, depth + 1) for v in obj.tolist()])
-    if isinstance(obj, (set, frozenset)):
-        return ("set", [encode(v, depth + 1) for v in obj])
-    if isinstance(obj, list):
-        return ("list", [encode(v, depth + 1) for v in obj])
-    if isinstance(obj, tuple):
-        return ("tuple", [encode(v, depth + 1) for v in obj])
-    if isinstance(obj, dict):
-        return ("dict", [(encode(k, depth + 1), encode(v, depth + 1)) for k, v in obj.items()])
-    return ("repr", _safe_repr(obj))
+def encode_answer(obj: Any) -> Any:
+    """Encode a program's answer: :class:`AnswerTooLarge` past :data:`MAX_ANSWER_VALUES` values or
+    :data:`MAX_DEPTH` levels of nesting."""
+    return _Encoder(strict=True).encode(obj)
 
 
 # ---------------------------------------------------------------- decoding
@@ -201,11 +285,33 @@ def _series(values: list, dtype: str, index: pd.Index, name: Any) -> pd.Series:
         return pd.Series(values, index=index, name=name, dtype=object if not values else None)
 
 
+_decoding = threading.local()
+
+
 def decode(tree: Any) -> Any:
-    """Rebuild a value from a plain-data tree (parent side). Raises CodecError."""
+    """Rebuild a value from a plain-data tree (parent side). Raises CodecError.
+
+    A node that occurs several times in the tree (the encoder shares repeated objects) is
+    decoded once, so a crafted tree of shared references cannot cost exponential time."""
     t = type(tree)
     if tree is None or t is bool or t is int or t is float or t is str or t is bytes:
         return tree
+    memo = getattr(_decoding, "memo", None)
+    if memo is None:
+        _decoding.memo = {}
+        try:
+            return decode(tree)
+        finally:
+            _decoding.memo = None
+    hit = memo.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    value = _decode_node(tree, t)
+    memo[id(tree)] = (tree, value)
+    return value
+
+
+def _decode_node(tree: Any, t: type) -> Any:
     if t is not tuple or not tree or type(tree[0]) is not str:
         raise CodecError(f"malformed value of type {t.__name__}")
     tag = tree[0]
@@ -270,24 +376,30 @@ def _short_str(v: Any) -> str:
     return v
 
 
-def to_plain(value: Any, depth: int = 0) -> Any:
-    """Outcome conversion: NaN/NA/NaT scalars -> None, containers recursively."""
+def to_plain(value: Any, depth: int = 0, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
+    """Outcome conversion: NaN/NA/NaT scalars -> None, containers recursively (a container
+    that occurs several times is converted once)."""
     t = type(value)
     if t is float:
         return None if math.isnan(value) else value
     if value is pd.NA or value is pd.NaT:
         return None
-    if depth > MAX_DEPTH:
+    if depth > MAX_DEPTH or t not in (list, tuple, dict, set):
         return value
+    memo = {} if memo is None else memo
+    hit = memo.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
     if t is list:
-        return [to_plain(v, depth + 1) for v in value]
-    if t is tuple:
-        return tuple(to_plain(v, depth + 1) for v in value)
-    if t is dict:
-        return {k: to_plain(v, depth + 1) for k, v in value.items()}
-    if t is set:
-        return {to_plain(v, depth + 1) for v in value}
-    return value
+        out: Any = [to_plain(v, depth + 1, memo) for v in value]
+    elif t is tuple:
+        out = tuple(to_plain(v, depth + 1, memo) for v in value)
+    elif t is dict:
+        out = {k: to_plain(v, depth + 1, memo) for k, v in value.items()}
+    else:
+        out = {to_plain(v, depth + 1, memo) for v in value}
+    memo[id(value)] = (value, out)
+    return out
 
 
 # ---------------------------------------------------------------- transport

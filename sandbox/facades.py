@@ -1,7 +1,9 @@
 """Vetted stand-ins for the modules programs may import.
 
 A program never sees a real module object: ``import pandas as pd`` binds a
-:class:`Facade` exposing an allowlist of members.
+:class:`Facade` exposing an allowlist of members. Members that take a function
+spec (``pd.pivot_table``, ``pd.crosstab``, ``np.vectorize``, ``np.frompyfunc``,
+``np.piecewise``) are handed out in their guarded form (:mod:`sandbox.dispatch`).
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .dispatch import guard_facade_members
 
 
 class Facade:
@@ -88,7 +92,7 @@ NUMPY_NAMES = [
     "concatenate", "stack", "vstack", "hstack", "column_stack", "reshape",
     "transpose", "ravel", "repeat", "tile", "flip", "roll", "nonzero",
     "flatnonzero", "argwhere", "corrcoef", "cov", "polyfit", "polyval",
-    "interp", "dot", "outer", "cross", "vectorize",
+    "interp", "dot", "outer", "cross", "vectorize", "frompyfunc",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bool_", "object_", "str_", "datetime64",
     "timedelta64", "integer", "floating", "number", "ndarray", "dtype",
@@ -112,8 +116,8 @@ MATH_NAMES = [n for n in dir(math) if not n.startswith("_")]
 
 def _build() -> dict[str, Facade]:
     facades = {
-        "pandas": Facade("pandas", _pick(pd, PANDAS_NAMES)),
-        "numpy": Facade("numpy", _pick(np, NUMPY_NAMES)),
+        "pandas": Facade("pandas", guard_facade_members("pandas", _pick(pd, PANDAS_NAMES))),
+        "numpy": Facade("numpy", guard_facade_members("numpy", _pick(np, NUMPY_NAMES))),
         "re": Facade("re", _pick(re, RE_NAMES)),
         "math": Facade("math", _pick(math, MATH_NAMES)),
         "datetime": Facade("datetime", _pick(datetime, DATETIME_NAMES)),

@@ -5,77 +5,26 @@ goes through one of these functions.
 """
 from __future__ import annotations
 
-
-import functools
-import inspect
 import math
 import operator
 import sys
-import string
 import types
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from .facades import ALLOWED_MODULES, FACADES, Facade, vetted_classes
-from .outcome import PolicyError
-
-#: ``__name__`` of the program's globals; classes/functions it defines carry it.
-PROGRAM_MODULE = "sandbox_program"
-
-#: Attribute names refused on every object.
-DENIED_NAMES = frozenset({
-    # code evaluation and string dispatch
-    "eval", "query", "pipe", "exec",
-    # plotting / styling (imports matplotlib, renders files)
-    "style", "plot", "plotting", "hist", "boxplot", "sparse_plot",
-    # module-like members of pandas / numpy
-    "io", "core", "compat", "api", "testing", "tests", "errors", "arrays",
-    "tseries", "offsets", "util", "extensions", "interchange", "plotting",
-    "ctypeslib", "ctypes", "lib", "libs", "f2py", "distutils",
-    "polynomial", "ma", "rec", "char", "strings", "fft", "linalg", "emath",
-    "typing", "exceptions",
-    # options / global state
-    "options", "set_option", "get_option", "reset_option", "describe_option",
-    "option_context", "set_eng_float_format", "show_versions", "show_config",
-    "seterr", "seterrcall", "set_printoptions", "setbufsize", "set_string_function",
-    # files and raw memory
-    "tofile", "fromfile", "dump", "dumps", "load", "loads", "save", "savez",
-    "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "memmap",
-    "data_as", "string_at", "frombuffer", "DataSource",
-    # introspection / interpreter internals
-    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code",
-    "cr_await", "cr_origin", "ag_frame", "ag_code", "ag_await", "tb_frame",
-    "tb_next", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
-    "f_trace", "co_code", "mro", "modules", "builtins", "system", "popen",
-    "spawn", "fork", "import_module",
-})
-
-#: ``to_*`` members that only convert in memory.
-TO_ALLOWED = frozenset({
-    "to_dict", "to_list", "to_numpy", "to_string", "to_frame", "to_series",
-    "to_period", "to_timestamp", "to_pydatetime", "to_pytimedelta",
-    "to_datetime64", "to_timedelta64", "to_flat_index", "to_records",
-    "to_numeric", "to_datetime", "to_timedelta", "to_julian_date", "to_tuples",
-    "to_offset",
-})
-
-#: Function names allowed as strings in agg/aggregate/apply/transform.
-AGG_ALLOWED = frozenset({
-    "sum", "mean", "median", "min", "max", "count", "size", "nunique", "std",
-    "var", "first", "last", "prod", "idxmin", "idxmax",
-})
-
-#: pandas callables whose ``func``/``aggfunc``/``arg`` may name a method.
-AGG_METHODS = frozenset({"agg", "aggregate", "apply", "transform", "pivot_table", "crosstab"})
-
-VETTED_MODULE_PREFIXES = (
-    "pandas", "numpy", "re", "_sre", "math", "datetime", "_datetime",
-    "collections", "_collections", "statistics", "sandbox", PROGRAM_MODULE,
+from . import dispatch, vetting
+from .vetting import is_program_class
+from .facades import ALLOWED_MODULES, FACADES, Facade
+from .names import (  # noqa: F401 - re-exported: the name rule lives in sandbox.names
+    DENIED_NAMES,
+    PROGRAM_MODULE,
+    TO_ALLOWED,
+    check_attribute_name,
 )
+from .outcome import PolicyError
 
 _FAST_SAFE_TYPES = frozenset({
     int, float, str, bool, type(None), bytes, complex, list, tuple, dict, set,
@@ -86,78 +35,22 @@ _FAST_SAFE_TYPES = frozenset({
 _FORBIDDEN_VALUE_TYPES = (
     types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
 )
-_FUNCTION_TYPES = (
-    types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-    functools.partial, types.MethodWrapperType,
-)
 
 _MISSING = object()
-
-
-def _builtin_types() -> set[type]:
-    import builtins as _b
-
-    out = {
-        int, float, str, bool, list, tuple, dict, set, frozenset, bytes, complex,
-        range, slice, object, type(None),
-    }
-    for name in dir(_b):
-        value = getattr(_b, name)
-        if isinstance(value, type) and issubclass(value, BaseException):
-            out.add(value)
-    return out
-
-
-VETTED_CLASSES: frozenset[type] = frozenset(vetted_classes() | _builtin_types())
 
 
 def _deny(message: str) -> PolicyError:
     return PolicyError(message)
 
 
-def check_attribute_name(obj: Any, name: Any) -> None:
-    if type(name) is not str:
-        raise TypeError("attribute name must be a str")
-    if name.startswith("_"):
-        raise _deny(f"access to private or dunder attribute {name!r} is not allowed")
-    if name in INSPECT_ATTRIBUTES or name in DENIED_NAMES:
-        raise _deny(f"attribute {name!r} is not allowed in the sandbox")
-    if name.startswith("read_"):
-        raise _deny(f"attribute {name!r} reads files and is not allowed")
-    if name.startswith("to_") and name not in TO_ALLOWED:
-        raise _deny(f"attribute {name!r} writes or exports data and is not allowed")
-    if name in ("format", "format_map", "vformat", "get_field", "get_value"):
-        if isinstance(obj, (str, string.Formatter)) or (
-            isinstance(obj, type) and issubclass(obj, (str, string.Formatter))
-        ):
-            raise _deny(f"str.{name} is not allowed (use f-strings or %)")
-    if name == "obj" and isinstance(obj, BaseException):
-        raise _deny("exception attribute 'obj' is not allowed")
+def check_value(value: Any, name: str = "", name_checked: bool = False, replace: bool = True) -> Any:
+    """The value check: refuse values a program must never hold; guard entry points.
 
-
-def _is_program_class(cls: type) -> bool:
-    try:
-        return isinstance(cls, type) and cls.__dict__.get("__module__") == PROGRAM_MODULE
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def _module_of(value: Any) -> str | None:
-    try:
-        mod = value.__module__
-    except Exception:  # noqa: BLE001
-        return None
-    return mod if isinstance(mod, str) else None
-
-
-def _vetted_module(mod: str | None) -> bool:
-    if mod is None:
-        return False
-    return mod in VETTED_MODULE_PREFIXES or mod.split(".", 1)[0] in VETTED_MODULE_PREFIXES
-
-
-def check_value(value: Any, name: str = "") -> Any:
-    """Refuse values a program must never hold; wrap string-dispatching calls."""
+    Applied to every attribute result, item, iterated value, call result and argument.
+    ``name_checked``: ``value`` is ``obj.<name>`` and ``name`` passed the attribute rule.
+    ``replace=False``: the caller cannot substitute the result (a function's arguments),
+    so a value that would be replaced by its guarded form is refused instead.
+    """
     t = type(value)
     if t in _FAST_SAFE_TYPES:
         return value
@@ -166,95 +59,22 @@ def check_value(value: Any, name: str = "") -> Any:
     if isinstance(value, _FORBIDDEN_VALUE_TYPES):
         raise _deny(f"{name or 'value'!s} is a {t.__name__} object, which programs may not hold")
     if isinstance(value, type):
-        if value in VETTED_CLASSES or _is_program_class(value):
+        if vetting.class_problem(value) is None:
             return value
         raise _deny(f"{name or 'value'} is a class that is not available in the sandbox")
-    if isinstance(value, _FUNCTION_TYPES):
-        owner = getattr(value, "__self__", None)
-        if owner is None or isinstance(owner, types.ModuleType):
-            mod = _module_of(value)
-            if mod is None and isinstance(owner, types.ModuleType):
-                mod = owner.__name__
-            if not _vetted_module(mod):
-                raise _deny(f"{name or 'function'} comes from module {mod!r}, which is not vetted")
-        if name in AGG_METHODS and _vetted_module(_module_of(value)) and (
-            (_module_of(value) or "").startswith("pandas")
-        ):
-            return _wrap_agg(value, name)
-        if name == "to_string":
+    if callable(value):
+        guarded = dispatch.guard_entry_point(value, name)
+        if guarded is not None:
+            if not replace:
+                raise _deny(f"{name or 'value'}: the method {guarded.__name__!r} may only be called as "
+                            f"obj.{guarded.__name__}(...), where the sandbox checks its arguments")
+            return guarded
+        problem = vetting.callable_problem(value, name_checked)
+        if problem is not None:
+            raise _deny(f"{name or 'value'} is not available in the sandbox: {problem}")
+        if name == "to_string" and (vetting.module_of(value) or "").startswith("pandas"):
             return _wrap_to_string(value)
     return value
-
-
-# ------------------------------------------------------------ string dispatch
-
-def check_func_spec(spec: Any, where: str, depth: int = 0) -> None:
-    """Refuse method names outside AGG_ALLOWED in an agg-like ``func``."""
-    if depth > 4:
-        return
-    if isinstance(spec, str):
-        if spec not in AGG_ALLOWED:
-            raise _deny(
-                f"{where}: function name {spec!r} is not allowed as a string "
-                f"(allowed: {', '.join(sorted(AGG_ALLOWED))}); pass a function instead"
-            )
-    elif isinstance(spec, dict):
-        for v in spec.values():
-            check_func_spec(v, where, depth + 1)
-    elif isinstance(spec, (list, tuple)):
-        for v in spec:
-            if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
-                check_func_spec(v[1], where, depth + 1)  # (name, func) pairs
-            else:
-                check_func_spec(v, where, depth + 1)
-
-
-_SIG_CACHE: dict[Any, inspect.Signature | None] = {}
-_FUNC_PARAMS = ("func", "aggfunc", "arg")
-
-
-def _signature(fn: Callable) -> inspect.Signature | None:
-    key = getattr(fn, "__func__", fn)
-    try:
-        return _SIG_CACHE[key]
-    except (KeyError, TypeError):
-        pass
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        sig = None
-    try:
-        _SIG_CACHE[key] = sig
-    except TypeError:
-        pass
-    return sig
-
-
-def _wrap_agg(fn: Callable, name: str) -> Callable:
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        sig = _signature(fn)
-        if sig is None:
-            for a in args[:2]:
-                check_func_spec(a, name)
-        else:
-            try:
-                bound = sig.bind_partial(*args, **kwargs)
-            except TypeError as exc:
-                raise TypeError(f"{name}(): {exc}") from None
-            for pname, pvalue in bound.arguments.items():
-                param = sig.parameters[pname]
-                if pname in _FUNC_PARAMS:
-                    check_func_spec(pvalue, name)
-                elif param.kind is inspect.Parameter.VAR_KEYWORD and name in ("agg", "aggregate"):
-                    for v in pvalue.values():  # named aggregation: col=("x", "sum")
-                        if isinstance(v, tuple) and len(v) == 2:
-                            check_func_spec(v[1], name)
-        return fn(*args, **kwargs)
-
-    guarded.__name__ = name
-    guarded.__qualname__ = name
-    guarded.__module__ = "sandbox.guards"
-    return guarded
 
 
 def _wrap_to_string(fn: Callable) -> Callable:
@@ -283,7 +103,7 @@ def guarded_getattr(obj: Any, name: Any, default: Any = _MISSING) -> Any:
         if default is not _MISSING:
             return default
         raise
-    return check_value(value, name)
+    return check_value(value, name, name_checked=True)
 
 
 def guarded_hasattr(obj: Any, name: Any) -> bool:
@@ -303,9 +123,7 @@ def guarded_getitem(obj: Any, key: Any) -> Any:
 
 def _checked(iterator: Any) -> Any:
     for item in iterator:
-        if type(item) not in _FAST_SAFE_TYPES:
-            check_value(item, "item")
-        yield item
+        yield item if type(item) in _FAST_SAFE_TYPES else check_value(item, "item")
 
 
 def guarded_iter(obj: Any) -> Any:
@@ -329,7 +147,7 @@ def guarded_write(obj: Any) -> Any:
     if isinstance(obj, _WRITABLE_TYPES):
         return obj
     cls = type(obj)
-    if _is_program_class(cls) and not isinstance(obj, (type, Facade)):
+    if is_program_class(cls) and not isinstance(obj, (type, Facade)):
         return obj
     raise _deny(f"modifying a {cls.__name__} object is not allowed")
 
@@ -364,7 +182,31 @@ def guarded_inplacevar(op: str, x: Any, y: Any) -> Any:
 
 
 def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    return fn(*args, **kwargs)
+    """A call with ``*args``/``**kwargs``: the unpacked values are items taken out of a
+    container, so each passes the value check before the callee (perhaps a program
+    function) receives it."""
+    guarded_args(*args, **kwargs)
+    return guarded_call(fn, *args, **kwargs)
+
+
+def guarded_args(*args: Any, **kwargs: Any) -> bool:
+    """First statement of every program function: what it was called with passes the value
+    check (library code calls program functions with items of containers). Returns True."""
+    for value in args:
+        if type(value) not in _FAST_SAFE_TYPES:
+            check_value(value, "argument", replace=False)
+    for value in kwargs.values():
+        if type(value) not in _FAST_SAFE_TYPES:
+            check_value(value, "argument", replace=False)
+    return True
+
+
+def guarded_call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Every call a program makes: its result passes the value check."""
+    value = fn(*args, **kwargs)
+    if type(value) in _FAST_SAFE_TYPES:
+        return value
+    return check_value(value, "call result")
 
 
 def guarded_import(name: str, globals: Any = None, locals: Any = None,
@@ -394,5 +236,7 @@ HOOKS: dict[str, Any] = {
     "_write_": guarded_write,
     "_inplacevar_": guarded_inplacevar,
     "_apply_": guarded_apply,
+    "_binder_call_": guarded_call,
+    "_binder_args_": guarded_args,
     "_binder_pow_": guarded_pow,
 }

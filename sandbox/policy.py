@@ -5,6 +5,12 @@
 * every top-level expression statement (except ``print(...)``) stores its
   value in ``_binder_result_`` so the answer is the last one executed;
 * ``a ** b`` becomes ``_binder_pow_(a, b)`` (refuses enormous integers);
+* every call ``f(x)`` becomes ``_binder_call_(f, x)``, which applies the value
+  check to the result (``f(*a, **k)`` already goes through ``_apply_``);
+* every function and lambda the program defines starts with
+  ``_binder_args_(<its parameters>)``, which applies the value check to what it
+  was called with (library code calls program functions with elements of
+  containers: ``s.apply(f)``, ``__eq__`` during ``isin`` ...);
 * ``x[k] += v`` / ``obj.attr += v`` (refused by RestrictedPython) is rewritten
   to the guarded ``x[k] = x[k] + v`` when ``x`` and ``k`` are simple names or
   constants.
@@ -24,6 +30,8 @@ from .facades import ALLOWED_MODULES, facade_members
 
 RESULT_NAME = "_binder_result_"
 POW_NAME = "_binder_pow_"
+CALL_NAME = "_binder_call_"
+ARGS_NAME = "_binder_args_"
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,36 @@ class _Transformer(RestrictingNodeTransformer):
         ast.fix_missing_locations(node)
         return node
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = super().visit_Call(node)
+        if not isinstance(node, ast.Call) or _is_print_func(node.func) or (
+            isinstance(node.func, ast.Name) and node.func.id in ("_apply_", POW_NAME)
+        ):
+            return node  # _apply_ (calls with *args/**kwargs) checks its result itself
+        node.args.insert(0, node.func)
+        node.func = ast.Name(CALL_NAME, ast.Load())
+        ast.copy_location(node.func, node.args[0])
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node = super().visit_FunctionDef(node)
+        check = _arguments_check(node.args)
+        if isinstance(node, ast.FunctionDef) and check is not None:
+            stmt = ast.Expr(check)
+            first = node.body[0] if node.body else None
+            at = 1 if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str) else 0
+            node.body.insert(at, stmt)
+            _locate(stmt, node)
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        node = super().visit_Lambda(node)
+        check = _arguments_check(node.args)
+        if isinstance(node, ast.Lambda) and check is not None:
+            node.body = ast.BoolOp(op=ast.And(), values=[check, node.body])  # the check returns True
+            _locate(node.body, node)
+        return node
+
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         node = super().visit_BinOp(node)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
@@ -80,12 +118,30 @@ class _Transformer(RestrictingNodeTransformer):
         return self.visit(assign)
 
 
+def _arguments_check(args: ast.arguments) -> ast.Call | None:
+    """``_binder_args_(a, b, *rest, **kw)`` for a function's parameters (None: it has none)."""
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    values: list[ast.expr] = [ast.Name(n, ast.Load()) for n in names]
+    if args.vararg is not None:
+        values.append(ast.Starred(ast.Name(args.vararg.arg, ast.Load()), ast.Load()))
+    keywords = [ast.keyword(arg=None, value=ast.Name(args.kwarg.arg, ast.Load()))] if args.kwarg else []
+    if not values and not keywords:
+        return None
+    return ast.Call(func=ast.Name(ARGS_NAME, ast.Load()), args=values, keywords=keywords)
+
+
+def _locate(new: ast.AST, where: ast.AST) -> None:
+    for sub in ast.walk(new):
+        if "lineno" in sub._attributes:
+            ast.copy_location(sub, where)
+
+
+def _is_print_func(func: ast.AST) -> bool:
+    return isinstance(func, ast.Attribute) and func.attr == "_call_print"
+
+
 def _is_print_call(value: ast.AST) -> bool:
-    return (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "_call_print"
-    )
+    return isinstance(value, ast.Call) and _is_print_func(value.func)
 
 
 class _ImportChecker(ast.NodeVisitor):

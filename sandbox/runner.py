@@ -9,7 +9,7 @@ import types
 import warnings
 from typing import Any, Callable, Mapping
 
-from . import codec
+from . import codec, vetting
 from .facades import FACADES
 from .guards import HOOKS, PROGRAM_MODULE
 from .outcome import CallbackError, PolicyError
@@ -167,6 +167,7 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
         return out
     old_out, old_err = sys.stdout, sys.stderr
     t2 = time.perf_counter()
+    trusted = vetting.trust_namespace(ns)
     try:
         sys.stdout, sys.stderr = buffer, _NullSink()
         with warnings.catch_warnings():
@@ -175,11 +176,12 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
                 before_exec()
             exec(code, ns)  # noqa: S102 - restricted code, guarded namespace
             value = _answer(ns)
-        out["value"] = codec.encode(value)
+        out["value"] = codec.encode_answer(value)
         out["ok"] = True
     except BaseException as exc:  # noqa: BLE001 - report every failure
         out["error"] = failure_from_exception(exc, filename)
     finally:
+        vetting.untrust(trusted)
         sys.stdout, sys.stderr = old_out, old_err
     out["run_ms"] = (time.perf_counter() - t2) * 1000.0
     return out

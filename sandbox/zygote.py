@@ -55,8 +55,9 @@ def _warm_up() -> None:
     for name in LAZY_MODULES:
         importlib.import_module(name)
 
-    from . import runner
+    from . import runner, vetting
 
+    vetting.warm()
     buf = runner.BoundedBuffer(1024)
     df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "x"], "d": ["2020-01-01", "2021-02-03", "2022-03-04"]})
     program = (

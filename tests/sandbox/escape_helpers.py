@@ -28,3 +28,27 @@ def expose_raw(callbacks, namespace):
 
 def add_constant(callbacks, namespace):
     return {"answer_base": 40, "ask": callbacks.get("ask")}
+
+
+def expose_leaked(callbacks, namespace):
+    """Objects a program must never be able to use, hidden inside containers: as if some
+    pandas/numpy call had produced them (the way a name-dispatch hole once did)."""
+    import copyreg
+
+    import numpy as np
+    import pandas as pd
+
+    bad = [copyreg._reconstructor, os.system, os, pd.DataFrame({"a": [1]}).__init__, type(os)]
+    objects = np.empty(len(bad), dtype=object)
+    objects[:] = bad
+    return {
+        "leaked_tuple": tuple(bad),
+        "leaked_list": list(bad),
+        "leaked_dict": {i: b for i, b in enumerate(bad)},
+        "leaked_kwargs": {f"k{i}": b for i, b in enumerate(bad)},
+        "leaked_array": objects,
+        "leaked_series": pd.Series(objects),
+        "leaked_frame": pd.DataFrame({"f": objects}),
+        # raw (unguarded) entry points, as if a library call had put them in a container
+        "leaked_entry_points": [pd.DataFrame({"a": [1]}).agg, pd.DataFrame.agg, pd.Series([1]).apply],
+    }

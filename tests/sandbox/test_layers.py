@@ -37,7 +37,7 @@ def test_compile_rewrites_pow_and_result():
 # ------------------------------------------------------------------ guards
 def test_getattr_refuses_dunder_private_and_denylist():
     df = pd.DataFrame({"a": [1]})
-    for name in ("__class__", "_mgr", "eval", "query", "to_csv", "read_csv", "style", "io", "pipe"):
+    for name in ("__class__", "_mgr", "eval", "query", "to_csv", "read_csv", "style", "io", "plot"):
         with pytest.raises(PolicyError):
             guards.guarded_getattr(df, name)
     with pytest.raises(PolicyError):
