@@ -137,3 +137,22 @@ def test_original_style_programs_run_in_the_sandbox_unchanged(table):
         run_ = execute(program, table, neural=None)
         assert run_.ok, run_.error
         assert run_.value == expected
+
+
+def test_f_col_answers_compare_with_yes_in_the_sandbox():
+    """The issue's case: programs in the original's style select the yes rows through f_col."""
+    import pandas as pd
+
+    from binder_py.language.execute import execute
+    from binder_py.neural import CallableBackend
+
+    shirts = pd.DataFrame({"shirt": ["a", "b", "c"], "made in": ["USA", "China", "Mexico"]})
+    backend = CallableBackend.per_row(lambda q, row: "yes" if row["made in"] in ("USA", "Mexico") else "no")
+    for program in ('df[f_col("Is it in North America?", ["made in"]) == "yes"]["shirt"].tolist()',
+                    'table = qa_map(df, "Is it in North America?", ["made in"])\n'
+                    'table[table["Is it in North America?"] == "Yes"]["shirt"].tolist()',
+                    'df[f_col("Is it in North America?", ["made in"])]["shirt"].tolist()',
+                    'int((f_col("Is it in North America?", ["made in"]) == "no").sum())'):
+        run_ = execute(program, shirts, neural=backend)
+        assert run_.ok, (program, run_.error)
+        assert run_.value in (["a", "c"], 1), program
