@@ -20,6 +20,7 @@ import pandas as pd
 
 from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
+from binder_py.runs.escape import markdown_text
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
 from binder_py.runs.scoring import record_scores, score_prediction
 
@@ -102,7 +103,10 @@ def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
 def _revive(value: Any) -> Any:
     """A recorded answer back as voting sees it (a table was stored as {"columns", "rows"})."""
     if isinstance(value, dict) and set(value) == {"columns", "rows"}:
-        return pd.DataFrame(value["rows"], columns=value["columns"])
+        try:
+            return pd.DataFrame(value["rows"], columns=value["columns"])
+        except (TypeError, ValueError, AssertionError):  # not a table after all: vote on the value as recorded
+            return value
     return value
 
 
@@ -133,17 +137,34 @@ def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
 
 
+def recorded_sample_positions(run: Run) -> set[int]:
+    """The sample positions the recorded (non-repair) candidates of a run hold."""
+    return {int(o) for r in run.records for c in r.get("candidates") or [] if c.get("origin") != "repair"
+            for o in c.get("sample_orders") or ()}
+
+
+def curve_length(run: Run) -> int:
+    """How many points the accuracy-vs-candidates curve has: the run's ``n``, bounded by the last
+    recorded sample position (a config's ``n`` is data: it never sizes a loop by itself)."""
+    recorded = max(recorded_sample_positions(run), default=0) + 1
+    configured = run.config.get("n")
+    return min(configured, recorded) if isinstance(configured, int) and configured > 0 else recorded
+
+
 def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tuple[int, Accuracy]]:
-    """Accuracy when voting with the first k sampled programs, k = 1..n (from the recorded candidates)."""
+    """Accuracy when voting with the first k sampled programs, k = 1..n (from the recorded candidates).
+
+    The vote with the first k programs only changes at a k whose position k - 1 was recorded, so
+    the questions are re-voted at those k only; the work is bounded by what the file holds."""
     if ks is None:
-        n = int(run.config.get("n") or 0)
-        if not n:
-            n = max((max(c.get("sample_orders") or [0]) + 1 for r in run.records for c in r.get("candidates") or []
-                     if c.get("origin") != "repair"), default=1)
-        ks = range(1, n + 1)
+        ks = range(1, curve_length(run) + 1)
+    positions = recorded_sample_positions(run)
     task = run.task
-    out = []
+    out: list[tuple[int, Accuracy]] = []
     for k in ks:
+        if out and k == out[-1][0] + 1 and k - 1 not in positions:
+            out.append((k, out[-1][1]))  # nothing new among the first k programs: the same votes
+            continue
         acc = Accuracy()
         for record in run.records:
             if record.get("error"):
@@ -160,6 +181,17 @@ def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tu
     return out
 
 
+def _finite(value: Any) -> float:
+    """A recorded number as a float; anything else (text, an integer too large for a float, inf) counts 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    try:
+        number = float(value)
+    except OverflowError:
+        return 0.0
+    return number if number == number and abs(number) != float("inf") else 0.0
+
+
 def run_metrics(run: Run) -> dict[str, Any]:
     """Per-run figures: accuracy, errors, mean usage and time per question."""
     records = run.records
@@ -167,9 +199,8 @@ def run_metrics(run: Run) -> dict[str, Any]:
     usage: dict[str, float] = {}
     for record in records:
         for key, value in (record.get("usage") or {}).items():
-            if isinstance(value, (int, float)):
-                usage[key] = usage.get(key, 0.0) + value
-    seconds = sum(float(r.get("seconds") or 0.0) for r in records)
+            usage[key] = usage.get(key, 0.0) + _finite(value)
+    seconds = sum(_finite(r.get("seconds")) for r in records)
     by_subset = accuracy_by_subset(run)
     return {
         "name": run.name, "path": str(run.path), "task": run.task, "split": run.config.get("split"),
@@ -207,7 +238,8 @@ def _pct(x: float) -> str:
 
 
 def _md_row(cells: Sequence[Any]) -> str:
-    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+    """One table row; every cell is escaped (recorded values may come from someone else)."""
+    return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
 
 
 def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[dict[str, Any]]] | None = None) -> str:
@@ -221,7 +253,7 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
         done = f"{m['questions']}" + (f" of {m['planned']}" if m.get("planned") and m["planned"] != m["questions"]
                                       else "")
         lines.append(_md_row([
-            m["name"], f"{m['task']} / {m['split']}", m["mode"], f"`{m['lm']}`", m["n"], done, m["errors"],
+            m["name"], f"{m['task']} / {m['split']}", m["mode"], m["lm"], m["n"], done, m["errors"],
             _pct(acc["official_accuracy"]) if acc["total"] else "–",
             "–" if tabfact or not acc["total"] else _pct(acc["semantic_accuracy"]),
             f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
@@ -268,7 +300,8 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
     metrics = [run_metrics(r) for r in runs]
     curves = {}
     for run in runs:
-        if run.records and (run.mode != "e2e" or int(run.config.get("n") or 1) > 1):
+        configured = run.config.get("n")
+        if run.records and (run.mode != "e2e" or (isinstance(configured, int) and configured > 1)):
             curves[run.name] = [{"k": k, **acc.as_dict()} for k, acc in accuracy_vs_candidates(run)]
     markdown = format_markdown(metrics, curves)
     if out is not None:
