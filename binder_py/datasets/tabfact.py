@@ -21,7 +21,7 @@ import pandas as pd
 from binder_py.datasets.common import TABLE_LOADERS, Example, resolve_data_dir
 from binder_py.errors import BinderError, TableError
 from binder_py.jsonfile import Shape, check_shape, read_json
-from binder_py.tables import make_unique_headers, normalize_header, prepare_table
+from binder_py.tables import TableLimits, make_unique_headers, normalize_header, prepare_table
 
 SPLITS = ("test-small",)
 EXAMPLES_FILE = "tokenized_data/small_test_examples.json"
@@ -70,6 +70,8 @@ def read_tabfact_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise TableError(f"missing TabFact table {path}; run 'binder-py data' to check the data folder")
+    limits = TableLimits.from_env()
+    limits.check_size(path, path.stat().st_size)
     lines = path.read_text(encoding="utf-8").split("\n")
     while lines and lines[-1] == "":
         lines.pop()
@@ -77,6 +79,8 @@ def read_tabfact_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise TableError(f"TabFact table {path} is empty")
     rows = [line.rstrip("\r").split("#") for line in lines]
     width = max(len(r) for r in rows)
+    limits.check_columns(path, width)
+    limits.check_cells(path, rows)
     rows = [r + [""] * (width - len(r)) for r in rows]
     header = [normalize_header(n) for n in rows[0]]
     header = make_unique_headers([n if n else f"column_{i + 1}" for i, n in enumerate(header)])

@@ -26,7 +26,7 @@ from binder_py.datasets.common import TABLE_LOADERS, Example, resolve_data_dir
 from binder_py.errors import BinderError, TableError
 from binder_py.jsonfile import Shape, read_json
 from binder_py.safefiles import contained_path
-from binder_py.tables import make_unique_headers, normalize_header, prepare_table
+from binder_py.tables import TableLimits, make_unique_headers, normalize_header, prepare_table
 
 SPLITS = ("dev", "test", "unsolvable-squall", "unsolvable-binder", "solvable-squall", "solvable-binder")
 DEV_FILE = "data/random-split-1-dev.tsv"
@@ -163,6 +163,8 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise TableError(f"missing WikiTQ table {path}; run 'binder-py data' to check the data folder")
+    limits = TableLimits.from_env()
+    limits.check_size(path, path.stat().st_size)
     if path.suffix == ".csv":
         with open(path, encoding="utf-8", newline="") as f:
             rows = [row for row in csv.reader(f, escapechar="\\", doublequote=False)]
@@ -171,6 +173,8 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     if not rows:
         raise TableError(f"WikiTQ table {path} is empty")
     width = max(len(row) for row in rows)
+    limits.check_columns(path, width)
+    limits.check_cells(path, rows)
     rows = [row + [""] * (width - len(row)) for row in rows]
     header = [normalize_header(name) for name in rows[0]]
     header = [name if name else f"column_{i + 1}" for i, name in enumerate(header)]
