@@ -119,10 +119,12 @@ def parse_json(data: bytes | str, where: str, shape: Shape | type | tuple[type, 
 
 
 def read_json(path: str | os.PathLike[str], shape: Shape | type | tuple[type, ...] | None = None, *,
-              max_bytes: int = MAX_FILE_BYTES, what: str = "JSON file") -> Any:
-    """Read a whole JSON file (regular file, no symlink, at most ``max_bytes``) and check its shape."""
+              max_bytes: int = MAX_FILE_BYTES, what: str = "JSON file", follow_symlinks: bool = False) -> Any:
+    """Read a whole JSON file (a regular file, at most ``max_bytes``; a symlink only with
+    ``follow_symlinks``, for a file the user named) and check its shape."""
     path = Path(path)
-    return parse_json(read_regular_bytes(path, max_bytes, what=what), str(path), shape)
+    data = read_regular_bytes(path, max_bytes, what=what, follow_symlinks=follow_symlinks)
+    return parse_json(data, str(path), shape)
 
 
 @dataclass(frozen=True)
@@ -145,14 +147,15 @@ class JsonLine:
 
 
 def iter_json_lines(path: str | os.PathLike[str], shape: Shape | type | tuple[type, ...] | None = None, *,
-                    max_line_bytes: int = MAX_FILE_BYTES, skip_blank: bool = True) -> Iterator[JsonLine]:
+                    max_line_bytes: int = MAX_FILE_BYTES, skip_blank: bool = True,
+                    follow_symlinks: bool = False) -> Iterator[JsonLine]:
     """Stream a JSON-lines file: one :class:`JsonLine` per line, in constant memory per line.
 
     A line that does not parse or fit ``shape`` is yielded with ``error`` set (the caller decides
     whether a bad *last* line is a cut-off write); a line longer than ``max_line_bytes`` is an error
     at once. Blank lines are skipped unless ``skip_blank`` is false."""
     path = Path(path)
-    with open_regular(path) as handle:
+    with open_regular(path, follow_symlinks=follow_symlinks) as handle:
         position, number = 0, 0
         while True:
             raw = handle.readline(max_line_bytes + 1)

@@ -47,13 +47,14 @@ def _kind(mode: int) -> str:
     return "is a device or special file"
 
 
-def _open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
+def _open_fd(path: Path, flags: int, mode: int = 0o644, *, follow_symlinks: bool = False) -> int:
+    nofollow = 0 if follow_symlinks else _NOFOLLOW
     try:
-        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode)
+        fd = os.open(path, flags | nofollow | _CLOEXEC | _NONBLOCK, mode)
     except FileNotFoundError:
         raise
     except OSError as error:
-        if os.path.islink(path):
+        if not follow_symlinks and os.path.islink(path):
             raise _refuse(path, "is a symbolic link") from None
         if os.path.isdir(path):
             raise _refuse(path, "is a directory") from None
@@ -67,19 +68,23 @@ def _open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
     return fd
 
 
-def open_regular(path: str | os.PathLike[str], mode: str = "rb") -> BinaryIO:
+def open_regular(path: str | os.PathLike[str], mode: str = "rb", *, follow_symlinks: bool = False) -> BinaryIO:
     """Open a regular file without following a symlink: ``"rb"``, ``"ab"`` (created if missing) or
-    ``"r+b"`` (created if missing, for a lock file). :class:`FileNotFoundError` for ``"rb"`` when absent."""
+    ``"r+b"`` (created if missing, for a lock file). :class:`FileNotFoundError` for ``"rb"`` when absent.
+
+    ``follow_symlinks=True`` is for a file the user named themselves (an oracle, a predictions
+    file): it must still be a regular file."""
     flags = {"rb": os.O_RDONLY, "ab": os.O_WRONLY | os.O_APPEND | os.O_CREAT,
              "r+b": os.O_RDWR | os.O_CREAT}[mode]
-    fd = _open_fd(Path(path), flags)
+    fd = _open_fd(Path(path), flags, follow_symlinks=follow_symlinks and mode == "rb")
     return os.fdopen(fd, mode, buffering=0 if mode == "r+b" else -1)  # type: ignore[return-value]
 
 
-def read_regular_bytes(path: str | os.PathLike[str], max_bytes: int, *, what: str = "file") -> bytes:
-    """The bytes of a regular file of at most ``max_bytes`` (else a one-line error saying how to raise it)."""
+def read_regular_bytes(path: str | os.PathLike[str], max_bytes: int, *, what: str = "file",
+                       follow_symlinks: bool = False) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (else a one-line error)."""
     path = Path(path)
-    with open_regular(path) as handle:
+    with open_regular(path, follow_symlinks=follow_symlinks) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
             raise BinderError(f"{path}: {what} of {size:,} bytes is larger than the limit of {max_bytes:,} bytes")
