@@ -45,7 +45,8 @@ class Shape:
 
     ``fields`` maps a field name to a type, a tuple of types or a nested :class:`Shape`; a field
     that is absent is allowed, one that is present must match. ``items`` is the shape of every
-    element of a list. ``int`` never accepts ``True``/``False``; ``float`` accepts integers too."""
+    element of a list. ``int`` never accepts ``True``/``False``; ``float`` accepts integers that
+    a float can hold."""
 
     type: type | tuple[type, ...] = object
     fields: Mapping[str, Any] = field(default_factory=dict)
@@ -71,7 +72,7 @@ def _matches(value: Any, expected: type | tuple[type, ...]) -> bool:
     if isinstance(value, bool):
         return bool in types
     if isinstance(value, int) and float in types:
-        return True
+        return int in types or abs(value) < 2**1023  # "a number" is one a float can hold
     return isinstance(value, tuple(types))
 
 

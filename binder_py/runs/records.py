@@ -38,6 +38,10 @@ MAX_RESULT_LINE_BYTES = int(os.environ.get("BINDER_MAX_RESULT_LINE_BYTES", 64 * 
 #: a recorded sample position or count above this is not one a run can have made
 MAX_SAMPLES = 10_000
 
+#: the usage figures a results line records (summed by the runner and the report)
+USAGE_KEYS = ("requests", "prompt_tokens", "completion_tokens", "cached_requests", "cached_prompt_tokens",
+              "cached_completion_tokens", "cost_usd")
+
 _OPTIONAL_TEXT = (str, type(None))
 _OPTIONAL_INT = (int, type(None))
 _OPTIONAL_NUMBER = (float, type(None))
@@ -60,7 +64,7 @@ RESULT_SHAPE = Shape(dict, {
     "id": (str, int), "question": _OPTIONAL_TEXT, "dataset": _OPTIONAL_TEXT, "split": _OPTIONAL_TEXT,
     "subsets": Shape((list, type(None)), items=(str, int)), "candidates": Shape((list, type(None)),
                                                                                 items=CANDIDATE_SHAPE),
-    "usage": (dict, type(None)), "seconds": _OPTIONAL_NUMBER, "gold_canon": (list, str, type(None)),
+    "usage": Shape((dict, type(None)), {key: _OPTIONAL_NUMBER for key in USAGE_KEYS}), "seconds": _OPTIONAL_NUMBER, "gold_canon": (list, str, type(None)),
 })
 
 
