@@ -25,7 +25,7 @@ from typing import BinaryIO
 from binder_py.errors import BinderError
 
 __all__ = ["contained_path", "open_regular", "read_regular_bytes", "redact_spec", "replace_regular",
-           "truncate_regular"]
+           "require_regular_or_absent", "truncate_regular"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -104,19 +104,25 @@ def truncate_regular(path: str | os.PathLike[str], length: int) -> None:
         os.close(fd)
 
 
-def replace_regular(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: a new ``O_EXCL`` temporary file in the same directory,
-    fsynced, renamed over ``path``. ``path`` must be absent or a regular file (a symlink is refused)."""
+def require_regular_or_absent(path: str | os.PathLike[str]) -> None:
+    """Refuse ``path`` unless it is absent or a regular file (a symlink is refused, not followed);
+    for a file another library opens by name (the SQLite recording)."""
     path = Path(path)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        pass
-    else:
-        if stat.S_ISLNK(info.st_mode):
-            raise _refuse(path, "is a symbolic link")
-        if not stat.S_ISREG(info.st_mode):
-            raise _refuse(path, _kind(info.st_mode))
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise _refuse(path, "is a symbolic link")
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(path, _kind(info.st_mode))
+
+
+def replace_regular(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a new ``O_EXCL`` temporary file in the same directory,
+    fsynced, renamed over ``path``. ``path`` must be absent or a regular file (a symlink is refused)."""
+    path = Path(path)
+    require_regular_or_absent(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # O_CREAT|O_EXCL
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from binder_py.safefiles import require_regular_or_absent
 from binder_py.lm.types import Choice, LMConfigError, LMRequest
 
 SCHEMA_VERSION = 1
@@ -156,6 +157,7 @@ class LMStore:
             self._check_database()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            require_regular_or_absent(self.path)  # a recording in a received directory may be a symlink
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,
                                          isolation_level=None)
             self._check_database()

@@ -157,11 +157,19 @@ class ResultsWriter:
 
 def read_config(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
     """``config.json`` of a run directory (``None`` when absent), checked against :data:`CONFIG_SHAPE`."""
+    path = Path(directory) / CONFIG_FILE
     try:
-        return read_json(Path(directory) / CONFIG_FILE, CONFIG_SHAPE, max_bytes=MAX_CONFIG_BYTES,
-                         what="config.json")
+        config = read_json(path, CONFIG_SHAPE, max_bytes=MAX_CONFIG_BYTES, what="config.json")
     except FileNotFoundError:
         return None
+    from binder_py.vote import STRATEGIES
+
+    if config.get("vote") is not None and config["vote"] not in STRATEGIES:
+        raise BinderError(f"{path}: field 'vote' must be one of {', '.join(STRATEGIES)}, not {config['vote']!r}")
+    weight = config.get("neural_weight")
+    if weight is not None and not 0 <= weight < float("inf"):
+        raise BinderError(f"{path}: field 'neural_weight' must be a finite number >= 0, not {weight!r}")
+    return config
 
 
 def recorded_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -133,7 +133,7 @@ def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     result = vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
                          yes_no=profile.is_yes_no(record.get("question") or ""),
                          answer_weights=profile.vote_weights(strategy, None),
-                         neural_weight=float(config.get("neural_weight", 10.0)))
+                         neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
     return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
 
 

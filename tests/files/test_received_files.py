@@ -325,3 +325,17 @@ def test_dataset_tables_have_the_same_limits(tmp_path, monkeypatch):
     monkeypatch.setenv("BINDER_MAX_TABLE_COLUMNS", "10")
     with pytest.raises(TableError, match="50 columns"):
         read_tabfact_table(path)
+
+
+def test_a_recording_symlinked_out_of_the_run_directory_is_not_written(tmp_path):
+    from binder_py.lm.store import LMStore
+
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    LMStore(elsewhere)._conn.close()
+    before = elsewhere.read_bytes()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "lm.sqlite").symlink_to(elsewhere)
+    with pytest.raises(BinderError, match="symbolic link"):
+        LMStore(run / "lm.sqlite")
+    assert elsewhere.read_bytes() == before
