@@ -278,9 +278,9 @@ def _type_string_column(values: list[object]) -> pd.Series | None:
         if v is None:
             floats.append(np.nan)
             continue
+        if isinstance(v, int) and abs(v) > 10**15 and (abs(v) >= 2**1024 or int(float(v)) != v):
+            return None  # would lose digits (or not fit a float at all): keep the text
         f = float(v)
-        if isinstance(v, int) and abs(v) > 10**15 and int(f) != v:
-            return None  # would lose digits: keep the text
         floats.append(f)
     return pd.Series(floats, dtype="float64")
 

@@ -339,3 +339,11 @@ def test_a_recording_symlinked_out_of_the_run_directory_is_not_written(tmp_path)
     with pytest.raises(BinderError, match="symbolic link"):
         LMStore(run / "lm.sqlite")
     assert elsewhere.read_bytes() == before
+
+
+def test_an_integer_too_large_for_a_float_keeps_its_column_as_text(tmp_path):
+    from binder_py.tables import load_table
+
+    path = tmp_path / "t.csv"  # found by the fuzzer: an empty cell beside a 400-digit number
+    path.write_text("a,b\n,1\n" + "9" * 400 + ",2\n")
+    assert load_table(path)["a"].tolist() == ["", "9" * 400]
