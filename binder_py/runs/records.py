@@ -173,8 +173,13 @@ def read_config(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 
 def recorded_config(config: dict[str, Any]) -> dict[str, Any]:
-    """``config`` as it is written: credentials removed from the ``--lm`` spec."""
-    return {**config, "lm": redact_spec(config["lm"])} if isinstance(config.get("lm"), str) else config
+    """``config`` as it is written: credentials removed from the ``--lm`` spec and the command line."""
+    out = dict(config)
+    if isinstance(out.get("lm"), str):
+        out["lm"] = redact_spec(out["lm"])
+    if isinstance(out.get("command"), list):
+        out["command"] = [redact_spec(part) if isinstance(part, str) else part for part in out["command"]]
+    return out
 
 
 def write_config(directory: str | os.PathLike[str], config: dict[str, Any]) -> None:

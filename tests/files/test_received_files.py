@@ -65,7 +65,7 @@ def test_config_is_replaced_through_an_exclusive_temporary_file(tmp_path):
 
 def test_credentials_in_the_lm_spec_are_not_recorded(tmp_path):
     spec = "openai:gpt-4o@https://alice:s3cret@llm.example.com/v1?key=abc123&temperature=1"
-    write_config(tmp_path, {"lm": spec, "n": 1})
+    write_config(tmp_path, {"lm": spec, "n": 1, "command": ["binder-py", "eval", "--lm", spec]})
     text = (tmp_path / "config.json").read_text()
     assert "s3cret" not in text and "abc123" not in text
     assert read_config(tmp_path)["lm"] == "openai:gpt-4o@https://***@llm.example.com/v1?key=***&temperature=1"
