@@ -109,7 +109,8 @@ def parse_json(data: bytes | str, where: str, shape: Shape | type | tuple[type, 
     except UnicodeDecodeError as error:
         raise BinderError(f"{where}: not UTF-8 text (byte {error.start}); the file is damaged") from None
     except json.JSONDecodeError as error:
-        raise BinderError(f"{where}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+        raise BinderError(f"{where}: not valid JSON ({error.msg} at line {error.lineno}, "
+                          f"column {error.colno})") from None
     except ValueError as error:  # an integer of more than 4,300 digits
         raise BinderError(f"{where}: {error}; the file is damaged or crafted") from None
     except RecursionError:

@@ -88,8 +88,8 @@ def _page_title(root: Path, context: str) -> str | None:
     if len(parts) != 3:
         return None
     try:
-        page = contained_path(root, str(Path("page", parts[1].replace("-csv", "-page"), Path(parts[2]).stem + ".json")),
-                              what=f"table {context}: its page title")
+        relative = Path("page", parts[1].replace("-csv", "-page"), Path(parts[2]).stem + ".json")
+        page = contained_path(root, str(relative), what=f"table {context}: its page title")
         title = read_json(page, Shape(dict, {"title": (str, type(None))}), max_bytes=MAX_PAGE_BYTES).get("title")
     except (OSError, BinderError):  # no page file, or a damaged one: no title
         return None

@@ -64,7 +64,8 @@ RESULT_SHAPE = Shape(dict, {
     "id": (str, int), "question": _OPTIONAL_TEXT, "dataset": _OPTIONAL_TEXT, "split": _OPTIONAL_TEXT,
     "subsets": Shape((list, type(None)), items=(str, int)), "candidates": Shape((list, type(None)),
                                                                                 items=CANDIDATE_SHAPE),
-    "usage": Shape((dict, type(None)), {key: _OPTIONAL_NUMBER for key in USAGE_KEYS}), "seconds": _OPTIONAL_NUMBER, "gold_canon": (list, str, type(None)),
+    "usage": Shape((dict, type(None)), {key: _OPTIONAL_NUMBER for key in USAGE_KEYS}),
+    "seconds": _OPTIONAL_NUMBER, "gold_canon": (list, str, type(None)),
 })
 
 
