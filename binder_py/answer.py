@@ -6,13 +6,13 @@ import html
 import math
 import warnings as _warnings
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.types import Usage
-from binder_py.vote import NEAR_TIE_MARGIN, vote_closeness
+from binder_py.vote import vote_closeness
 
 if TYPE_CHECKING:
     from binder_py.language.execute import ProgramRun

@@ -66,15 +66,26 @@ Column typing (deterministic, no guessing of dates)
 :func:`load_table` reads every cell as text (``dtype=str``, ``""`` for empty
 cells, no ``NA`` guessing) and the header row exactly as written, then calls
 :func:`prepare_table`; so files and DataFrames follow the same rules.
+
+Limits (a table may come from someone else)
+-------------------------------------------
+A table file is refused with a :class:`TableError` before it is parsed when it is larger than
+``max_bytes`` or its header row has more than ``max_columns`` fields, and after reading when a
+cell holds more than ``max_cell_chars`` characters. The defaults (:class:`TableLimits`) are
+100 MB, 1,000 columns and 100,000 characters; raise them with the environment variables
+``BINDER_MAX_TABLE_BYTES``, ``BINDER_MAX_TABLE_COLUMNS`` and ``BINDER_MAX_CELL_CHARS`` or pass
+``limits=TableLimits(...)`` to :func:`load_table`. The dataset readers apply the same limits.
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import numbers
 import os
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +95,7 @@ from binder_py.errors import TableError
 
 __all__ = [
     "ACCEPTED_EXTENSIONS",
+    "TableLimits",
     "load_table",
     "prepare_table",
     "normalize_header",
@@ -92,6 +104,66 @@ __all__ = [
 ]
 
 ACCEPTED_EXTENSIONS = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".xlsx", ".xls")
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise TableError(f"{name}={text!r} must be a whole number") from None
+    if value <= 0:
+        raise TableError(f"{name}={text!r} must be positive")
+    return value
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """How large a table file may be (see "Limits" above); :meth:`from_env` reads the overrides."""
+
+    max_bytes: int = 100 * 1024 * 1024
+    max_columns: int = 1_000
+    max_cell_chars: int = 100_000
+
+    @classmethod
+    def from_env(cls) -> TableLimits:
+        return cls(max_bytes=_env_int("BINDER_MAX_TABLE_BYTES", cls.max_bytes),
+                   max_columns=_env_int("BINDER_MAX_TABLE_COLUMNS", cls.max_columns),
+                   max_cell_chars=_env_int("BINDER_MAX_CELL_CHARS", cls.max_cell_chars))
+
+    def check_size(self, path: Path, size: int) -> None:
+        if size > self.max_bytes:
+            raise TableError(f"{path}: {size:,} bytes is larger than the table limit of {self.max_bytes:,} bytes; "
+                             "raise it with BINDER_MAX_TABLE_BYTES if the file is trusted")
+
+    def check_columns(self, path: Path, columns: int) -> None:
+        if columns > self.max_columns:
+            raise TableError(f"{path}: {columns:,} columns is more than the limit of {self.max_columns:,}; "
+                             "raise it with BINDER_MAX_TABLE_COLUMNS if the file is trusted")
+
+    def check_cells(self, path: Path, rows: list[list[str]] | pd.DataFrame) -> None:
+        if isinstance(rows, pd.DataFrame):
+            longest = max((len(v) for i in range(rows.shape[1]) for v in rows.iloc[:, i].tolist()
+                           if isinstance(v, str)), default=0)
+        else:
+            longest = max((len(cell) for row in rows for cell in row), default=0)
+        if longest > self.max_cell_chars:
+            raise TableError(f"{path}: a cell of {longest:,} characters is longer than the limit of "
+                             f"{self.max_cell_chars:,}; raise it with BINDER_MAX_CELL_CHARS if the file is trusted")
+
+    def check_header_line(self, path: Path, sep: str) -> None:
+        """Count the fields of the first row without parsing the rest (the header sets the width)."""
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+            line = handle.readline(self.max_bytes)
+        if line.count(sep) + 1 <= self.max_columns:
+            return
+        try:
+            fields = next(csv.reader([line], delimiter=sep), [])
+        except csv.Error:
+            fields = line.split(sep)
+        self.check_columns(path, len(fields))
 
 _WHITESPACE = re.compile(r"\s+")
 _NUMBER = re.compile(
@@ -206,9 +278,9 @@ def _type_string_column(values: list[object]) -> pd.Series | None:
         if v is None:
             floats.append(np.nan)
             continue
+        if isinstance(v, int) and abs(v) > 10**15 and (abs(v) >= 2**1024 or int(float(v)) != v):
+            return None  # would lose digits (or not fit a float at all): keep the text
         f = float(v)
-        if isinstance(v, int) and abs(v) > 10**15 and int(f) != v:
-            return None  # would lose digits: keep the text
         floats.append(f)
     return pd.Series(floats, dtype="float64")
 
@@ -327,7 +399,7 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
-def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = None) -> pd.DataFrame:
     """Read a table file and return it prepared by :func:`prepare_table`.
 
     Accepted extensions (case-insensitive): ``.csv`` (comma-separated),
@@ -337,7 +409,8 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     are ``""``) and then typed by :func:`prepare_table`. Duplicate column
     names are an error (rename them in the file).
 
-    Raises :class:`~binder_py.errors.TableError` with a message saying what to fix.
+    ``limits`` (default :meth:`TableLimits.from_env`) bounds the file size, the number of columns
+    and the cell length. Raises :class:`~binder_py.errors.TableError` with a message saying what to fix.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -351,14 +424,20 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise TableError(f"{path}: is a directory, not a table file")
     if path.stat().st_size == 0:
         raise TableError(f"{path}: the file is empty; give a table with a header row and at least one data row")
+    limits = limits or TableLimits.from_env()
+    limits.check_size(path, path.stat().st_size)
     if suffix == ".csv":
+        limits.check_header_line(path, ",")
         raw = _read_delimited(path, ",")
     elif suffix in (".tsv", ".tab"):
+        limits.check_header_line(path, "\t")
         raw = _read_delimited(path, "\t")
     elif suffix in (".parquet", ".pq"):
         raw = _read_parquet(path)
     else:
         raw = _read_excel(path)
+    limits.check_columns(path, raw.shape[1])
+    limits.check_cells(path, raw)
     names = [normalize_header(n) for n in raw.columns]
     duplicates = sorted(n for n, c in Counter(names).items() if c > 1 and n)
     if duplicates:

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .dispatch import guard_facade_members
+from .vetting import register_handed_out
 
 
 class Facade:
@@ -129,17 +130,8 @@ def _build() -> dict[str, Facade]:
 
 FACADES: dict[str, Facade] = _build()
 ALLOWED_MODULES = tuple(sorted(FACADES))
+register_handed_out(lambda: [v for name in FACADES for v in facade_members(name).values()])
 
 
 def facade_members(name: str) -> dict[str, Any]:
     return object.__getattribute__(FACADES[name], "_facade_members")
-
-
-def vetted_classes() -> set[type]:
-    """Every class a facade hands out (programs may call and isinstance them)."""
-    out: set[type] = set()
-    for name in FACADES:
-        for value in facade_members(name).values():
-            if isinstance(value, type):
-                out.add(value)
-    return out

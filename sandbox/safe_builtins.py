@@ -21,6 +21,7 @@ from .guards import (
     guarded_pow,
 )
 from .outcome import CallbackError, PolicyError
+from .vetting import register_handed_out
 
 
 class _GuardedTypeMeta(type):
@@ -226,3 +227,5 @@ def build_builtins() -> dict[str, Any]:
 
 
 SAFE_BUILTINS: dict[str, Any] = build_builtins()
+
+register_handed_out(lambda: SAFE_BUILTINS.values())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import types
 from contextvars import ContextVar, Token
+from collections.abc import Callable, Iterable
 from typing import Any, Mapping
 
 from .names import ENTRY_POINT_NAMES, PROGRAM_MODULE, check_attribute_name
@@ -77,29 +78,33 @@ def _builtin_types() -> set[type]:
     return out
 
 
+#: what the modules that hand values to programs register (the facades, the sandbox builtins):
+#: functions returning the values they hand out. Registering, instead of importing them here,
+#: keeps this module below them (they import it).
+_HANDED_OUT: list[Callable[[], Iterable[Any]]] = []
+
+
+def register_handed_out(values: Callable[[], Iterable[Any]]) -> None:
+    """Declare values a program is handed (their classes and callables are vetted)."""
+    _HANDED_OUT.append(values)
+    vetted_classes.cache_clear()
+    _vetted_callables.cache_clear()
+
+
+def _handed_out() -> list[Any]:
+    return [value for values in _HANDED_OUT for value in values()]
+
+
 @functools.cache
 def vetted_classes() -> frozenset[type]:
     """Classes a program may hold and call: those the facades hand out, and builtins."""
-    from .facades import vetted_classes as facade_classes
-
-    return frozenset(facade_classes() | _builtin_types())
+    return frozenset({v for v in _handed_out() if isinstance(v, type)} | _builtin_types())
 
 
 @functools.cache
 def _vetted_callables() -> Mapping[int, Any]:
     """Facade members and sandbox builtins, by id (the dict keeps them alive)."""
-    from .facades import FACADES, facade_members
-    from .safe_builtins import SAFE_BUILTINS
-
-    out: dict[int, Any] = {}
-    for value in SAFE_BUILTINS.values():
-        if callable(value):
-            out[id(value)] = value
-    for name in FACADES:
-        for value in facade_members(name).values():
-            if callable(value):
-                out[id(value)] = value
-    return out
+    return {id(value): value for value in _handed_out() if callable(value)}
 
 
 def warm() -> None:

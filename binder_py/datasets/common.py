@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from binder_py.errors import BinderError
+from binder_py.safefiles import contained_path
 
 ENV_VAR = "BINDER_DATA"
 # <repository root>/../shared/data, where the repository root is the checkout holding binder_py/
@@ -28,7 +29,9 @@ class Example:
     ``None`` for WikiTQ. ``subsets`` names the subsets the example belongs to,
     e.g. ``{"dev", "solvable-squall", "unsolvable-binder"}``, so one dev run
     can be scored per subset. ``table_path`` is an absolute path; load it with
-    :meth:`load_table`.
+    :meth:`load_table`. ``table_root`` is the folder the table must lie in (the dataset's
+    folder): a path built from the data that resolves outside it is refused when the table
+    is loaded, so that question fails with an error naming the path and nothing is read.
     """
 
     id: str
@@ -40,9 +43,12 @@ class Example:
     subsets: frozenset[str] = field(default_factory=frozenset)
     dataset: str = "wikitq"
     label: bool | None = None
+    table_root: str | None = None
 
     def load_table(self) -> pd.DataFrame:
         """The example's table, prepared by its dataset's reader (a fresh copy; parsed tables are cached)."""
+        if self.table_root is not None:
+            contained_path(self.table_root, self.table_path, what=f"question {self.id}: its table")
         try:
             loader = TABLE_LOADERS[self.dataset]
         except KeyError:

@@ -15,7 +15,6 @@ backslash is ``\\\\``. Answer lists are split on ``|`` first, then unescaped.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
 from functools import lru_cache
@@ -25,13 +24,16 @@ import pandas as pd
 
 from binder_py.datasets.common import TABLE_LOADERS, Example, resolve_data_dir
 from binder_py.errors import BinderError, TableError
-from binder_py.tables import make_unique_headers, normalize_header, prepare_table
+from binder_py.jsonfile import Shape, read_json
+from binder_py.safefiles import contained_path
+from binder_py.tables import TableLimits, make_unique_headers, normalize_header, prepare_table
 
 SPLITS = ("dev", "test", "unsolvable-squall", "unsolvable-binder", "solvable-squall", "solvable-binder")
 DEV_FILE = "data/random-split-1-dev.tsv"
 TEST_FILE = "data/pristine-unseen-tables.tsv"
 TAGGED_TEST_FILE = "tagged/data/pristine-unseen-tables.tagged"
 SQUALL_MISSING_FILE = "squall/random-split-1-dev.missing-squall.ids"
+MAX_PAGE_BYTES = 1024 * 1024  # a page-title file holds a few hundred bytes
 BINDER_UNSOLVABLE_FILE = "squall/random-split-1-dev.binder-unsolvable.ids"
 EXPECTED_COUNTS = {"dev": 2831, "test": 4344, "unsolvable-squall": 625, "unsolvable-binder": 1251,
                    "solvable-squall": 2206, "solvable-binder": 1580}
@@ -85,11 +87,13 @@ def _page_title(root: Path, context: str) -> str | None:
     parts = Path(context).parts
     if len(parts) != 3:
         return None
-    page = root / "page" / parts[1].replace("-csv", "-page") / (Path(parts[2]).stem + ".json")
     try:
-        return json.loads(page.read_text(encoding="utf-8")).get("title")
-    except (OSError, ValueError):
+        relative = Path("page", parts[1].replace("-csv", "-page"), Path(parts[2]).stem + ".json")
+        page = contained_path(root, str(relative), what=f"table {context}: its page title")
+        title = read_json(page, Shape(dict, {"title": (str, type(None))}), max_bytes=MAX_PAGE_BYTES).get("title")
+    except (OSError, BinderError):  # no page file, or a damaged one: no title
         return None
+    return title
 
 
 def load_wikitq(split: str = "dev", data_dir: str | os.PathLike[str] | None = None) -> list[Example]:
@@ -146,7 +150,7 @@ def _example(root: Path, record: dict[str, str], gold: list[str], gold_canon: li
     table_path = root / (context[:-4] + ".tsv" if context.endswith(".csv") else context)
     return Example(id=record["id"], question=unescape(record["utterance"]), table_path=str(table_path),
                    gold=gold, gold_canon=gold_canon, title=_page_title(root, context),
-                   subsets=subsets, dataset="wikitq")
+                   subsets=subsets, dataset="wikitq", table_root=str(root))
 
 
 def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -159,6 +163,8 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise TableError(f"missing WikiTQ table {path}; run 'binder-py data' to check the data folder")
+    limits = TableLimits.from_env()
+    limits.check_size(path, path.stat().st_size)
     if path.suffix == ".csv":
         with open(path, encoding="utf-8", newline="") as f:
             rows = [row for row in csv.reader(f, escapechar="\\", doublequote=False)]
@@ -167,6 +173,8 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     if not rows:
         raise TableError(f"WikiTQ table {path} is empty")
     width = max(len(row) for row in rows)
+    limits.check_columns(path, width)
+    limits.check_cells(path, rows)
     rows = [row + [""] * (width - len(row)) for row in rows]
     header = [normalize_header(name) for name in rows[0]]
     header = [name if name else f"column_{i + 1}" for i, name in enumerate(header)]

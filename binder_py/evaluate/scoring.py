@@ -26,7 +26,8 @@ from typing import Any
 
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.errors import BinderError
-from binder_py.evaluate.judge import WIKITQ_EVALUATORS, score_prediction
+from binder_py.evaluate.judge import score_prediction
+from binder_py.jsonfile import iter_json_lines
 
 __all__ = ["ScoreReport", "SubsetScore", "evaluator_names", "read_jsonl", "score_file", "score_records",
            "write_judgements"]
@@ -90,21 +91,17 @@ class ScoreReport:
 def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Read a JSON Lines file of objects; blank lines are skipped. Errors name the line."""
     path = Path(path)
-    if not path.is_file():
-        raise BinderError(f"{path}: no such predictions file; check the path")
     records = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise BinderError(f"{path}, line {number}: not valid JSON ({error.msg}); each line must be one JSON object") from None
-            if not isinstance(record, dict):
-                raise BinderError(f"{path}, line {number}: expected a JSON object with 'gold' and 'prediction', "
-                                  f"got {type(record).__name__}")
-            records.append(record)
+    try:
+        for line in iter_json_lines(path, follow_symlinks=True):
+            if line.error is None and not isinstance(line.value, dict):
+                raise BinderError(f"{path}, line {line.number}: expected a JSON object with 'gold' and 'prediction', "
+                                  f"got {type(line.value).__name__}")
+            if line.error is not None:
+                raise BinderError(f"{line.error}; each line must be one JSON object")
+            records.append(line.value)
+    except FileNotFoundError:
+        raise BinderError(f"{path}: no such predictions file; check the path") from None
     return records
 
 

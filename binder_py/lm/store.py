@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from binder_py.safefiles import require_regular_or_absent
 from binder_py.lm.types import Choice, LMConfigError, LMRequest
 
 SCHEMA_VERSION = 1
@@ -149,13 +150,17 @@ class LMStore:
             if not self.path.exists():
                 raise LMConfigError(f"no recorded language-model answers at {self.path}; "
                                     "record a run first with binder-py eval ... --out DIR (in Python: lm_from_spec(record_dir=DIR))")
-            uri = f"file:{self.path}?mode=ro"
+            # a URI from the resolved path, percent-quoted: '?', '#' or '&' in a directory name stay part of it
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0,
                                          isolation_level=None)
+            self._check_database()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            require_regular_or_absent(self.path)  # a recording in a received directory may be a symlink
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,
                                          isolation_level=None)
+            self._check_database()
             self._conn.execute("PRAGMA busy_timeout=30000")
             try:
                 self._conn.execute("PRAGMA journal_mode=WAL")
@@ -166,6 +171,15 @@ class LMStore:
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute("INSERT OR IGNORE INTO meta(k, v) VALUES ('schema_version', ?)",
                                    (str(SCHEMA_VERSION),))
+
+    def _check_database(self) -> None:
+        """One line, not a traceback, when the file is not an SQLite database."""
+        try:
+            self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as error:
+            self._conn.close()
+            raise LMConfigError(f"{self.path} is not a binder-py recording or cache ({error}); give the file "
+                                "written by 'binder-py eval --out DIR', or remove it") from None
 
     # --- responses -------------------------------------------------------------------
     def get(self, key: str) -> tuple[list[Choice], int, int] | None:

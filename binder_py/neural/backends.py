@@ -70,6 +70,10 @@ class PlanningBackend(NeuralBackend, Protocol):
     def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> Any: ...
 
 
+#: the largest oracle file read (raise with BINDER_MAX_ORACLE_BYTES)
+MAX_ORACLE_BYTES = int(os.environ.get("BINDER_MAX_ORACLE_BYTES", 256 * 1024 * 1024))
+
+
 def backend_cache_id(backend: NeuralBackend) -> str:
     return backend.cache_id
 
@@ -121,13 +125,17 @@ class OracleBackend:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], name: str | None = None) -> OracleBackend:
+        """Read an oracle file through the one JSON reader (size and depth limits, its shape checked)."""
+        from binder_py.jsonfile import Shape, read_json
+
+        shape = Shape(dict, {"f_col": Shape((dict, type(None))), "f_val": Shape((dict, type(None)))})
         try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except OSError as error:
-            raise BinderError(f"cannot read oracle answers {str(path)!r}: {error.strerror}") from None
-        except json.JSONDecodeError as error:
-            raise BinderError(f"oracle answers {str(path)!r} are not valid JSON: {error}") from None
+            data = read_json(path, shape, max_bytes=MAX_ORACLE_BYTES, what="oracle file", follow_symlinks=True)
+        except FileNotFoundError:
+            raise BinderError(f"cannot read oracle answers {str(path)!r}: no such file") from None
+        for question, table in (data.get("f_col") or {}).items():
+            if not isinstance(table, dict):
+                raise BinderError(f"{path}: field 'f_col.{question}' must map row keys to answers")
         return cls(data, name=name or f"oracle:{os.path.basename(str(path))}")
 
     def answer(self, request: NeuralRequest) -> NeuralAnswer:

@@ -19,7 +19,7 @@ and row_id (``combine_tables``; :meth:`LMNeuralBackend.plan_tables` says what fi
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path

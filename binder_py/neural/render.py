@@ -8,7 +8,6 @@ placeholder.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from binder_py.errors import BinderError
 from binder_py.prompting.retrieval import bm25_scores
+from binder_py.jsonfile import iter_json_lines
 from binder_py.prompting.templates import fill, template_text
 
 TEMPLATE_NAMES = ("col_instruction", "col_item", "val_instruction", "val_item", "multi_instruction", "multi_item",
@@ -43,21 +43,15 @@ def fill_until_output(template: str, **values: str) -> str:
 
 def load_pool(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The demonstration pool (``prompts/neural/pool.jsonl`` by default); ``[]`` when absent."""
+    source = resources.files("prompts").joinpath("neural", "pool.jsonl") if path is None else Path(path)
     try:
-        if path is None:
-            text = resources.files("prompts").joinpath("neural", "pool.jsonl").read_text(encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
+        lines = list(iter_json_lines(str(source), dict, follow_symlinks=True))
+    except FileNotFoundError:
         return []
-    items = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise BinderError(f"neural pool line {n} is not JSON: {error}") from None
-    return items
+    bad = next((line for line in lines if line.error), None)
+    if bad is not None:
+        raise BinderError(f"neural pool: {bad.error}")
+    return [line.value for line in lines]
 
 
 def rank_demonstrations(pool: Sequence[dict[str, Any]], kind: str, query: str, k: int) -> list[dict[str, Any]]:

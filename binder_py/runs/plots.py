@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from binder_py.tasks import task_profile
+from binder_py.runs.escape import plot_label
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
@@ -46,12 +47,12 @@ def plot_accuracy_by_subset(runs: Sequence[Any], metrics: Sequence[dict[str, Any
                 xs.append(j - 0.4 + width * (i + 0.5))
                 ys.append(100 * _accuracy(a, key))
                 ns.append(a["total"])
-            bars = ax.bar(xs, ys, width=width * 0.95, color=_COLORS[i % len(_COLORS)], label=run.label)
+            bars = ax.bar(xs, ys, width=width * 0.95, color=_COLORS[i % len(_COLORS)], label=plot_label(run.label))
             for bar, y, n in zip(bars, ys, ns):
                 ax.annotate(f"{y:.0f}%\nn={n}", (bar.get_x() + bar.get_width() / 2, y), ha="center", va="bottom",
                             fontsize=7, xytext=(0, 1), textcoords="offset points")
         ax.set_xticks(range(len(subsets)))
-        ax.set_xticklabels(subsets)
+        ax.set_xticklabels([plot_label(s) for s in subsets])
         ax.set_ylim(0, 115)
         ax.set_ylabel("accuracy (%)")
         ax.set_title(f"Accuracy by subset and mode — {title}", fontsize=10)
@@ -82,12 +83,12 @@ def plot_accuracy_vs_candidates(runs: Sequence[Any], metrics: Sequence[dict[str,
         ks = [p["k"] for p in curve]
         tabfact = task_profile(m["task"]).evaluator == "label"
         semantic = [100 * _accuracy(p, "semantic_accuracy") for p in curve]
-        ax.plot(ks, semantic, marker="o", color=color, label=f"{run.label}" + ("" if tabfact else " semantic"))
+        ax.plot(ks, semantic, marker="o", color=color, label=plot_label(run.label) + ("" if tabfact else " semantic"))
         if not tabfact:
             ax.plot(ks, [100 * p["official_accuracy"] for p in curve], marker="s", markersize=4, linestyle="--",
-                    color=color, alpha=0.8, label=f"{run.label} official")
+                    color=color, alpha=0.8, label=f"{plot_label(run.label)} official")
             ax.plot(ks, [100 * p["binder_accuracy"] for p in curve], marker="^", markersize=4, linestyle="-.",
-                    color=color, alpha=0.8, label=f"{run.label} binder")
+                    color=color, alpha=0.8, label=f"{plot_label(run.label)} binder")
         final = 100 * _accuracy(m["accuracy"]["all"], "semantic_accuracy")
         ax.axhline(final, color=color, linestyle=":", linewidth=1)
         top = max(top, max(semantic, default=0.0), final)

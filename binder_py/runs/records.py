@@ -4,6 +4,11 @@
 next question is counted as done, so a killed run loses at most the questions in flight. A
 last line cut short by a kill is detected on the next start and cut away (the question runs
 again). When an id occurs more than once (``--retry-errors``), the last line wins.
+
+A run directory may come from someone else, so every file in it is opened through
+:mod:`binder_py.safefiles` (no symlinks followed, regular files only, replacements through
+``O_EXCL`` temporary files) and read through :mod:`binder_py.jsonfile` (size and depth limits,
+expected shape, one-line errors naming the file, line and field). ``results.jsonl`` is streamed.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from binder_py.errors import BinderError
+from binder_py.jsonfile import Shape, check_shape, iter_json_lines, read_json
+from binder_py.safefiles import open_regular, redact_spec, replace_regular, truncate_regular
 
 CONFIG_FILE = "config.json"
 LOCK_FILE = ".lock"
@@ -24,6 +31,54 @@ RECORDING_FILE = "lm.sqlite"
 
 #: config keys whose change changes the answers: a run may only be resumed when they are equal
 ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "shots", "settings")
+
+#: size limits of the files of a run directory (a results line holds one question's candidates and prompt)
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_RESULT_LINE_BYTES = int(os.environ.get("BINDER_MAX_RESULT_LINE_BYTES", 64 * 1024 * 1024))
+#: a recorded sample position or count above this is not one a run can have made
+MAX_SAMPLES = 10_000
+
+#: the usage figures a results line records (summed by the runner and the report)
+USAGE_KEYS = ("requests", "prompt_tokens", "completion_tokens", "cached_requests", "cached_prompt_tokens",
+              "cached_completion_tokens", "cost_usd")
+
+_OPTIONAL_TEXT = (str, type(None))
+_OPTIONAL_INT = (int, type(None))
+_OPTIONAL_NUMBER = (float, type(None))
+
+CONFIG_SHAPE = Shape(dict, {
+    "format": _OPTIONAL_INT, "task": _OPTIONAL_TEXT, "split": _OPTIONAL_TEXT, "mode": _OPTIONAL_TEXT,
+    "lm": _OPTIONAL_TEXT, "lm_name": _OPTIONAL_TEXT, "neural": _OPTIONAL_TEXT, "n": _OPTIONAL_INT,
+    "seed": _OPTIONAL_INT, "vote": _OPTIONAL_TEXT, "shots": _OPTIONAL_INT, "shots_effective": _OPTIONAL_INT,
+    "lm_api": _OPTIONAL_TEXT, "neural_weight": _OPTIONAL_NUMBER, "questions": _OPTIONAL_INT,
+    "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
+    "resumed_at": Shape(list, items=str), "versions": (dict, type(None)), "ids": (list, type(None)),
+})
+
+CANDIDATE_SHAPE = Shape(dict, {
+    "sample_orders": Shape((list, type(None)), items=int), "count": int, "ok": bool,
+    "has_neural_calls": bool, "mean_logprob": _OPTIONAL_NUMBER, "origin": _OPTIONAL_TEXT,
+})
+
+RESULT_SHAPE = Shape(dict, {
+    "id": (str, int), "question": _OPTIONAL_TEXT, "dataset": _OPTIONAL_TEXT, "split": _OPTIONAL_TEXT,
+    "subsets": Shape((list, type(None)), items=(str, int)), "candidates": Shape((list, type(None)),
+                                                                                items=CANDIDATE_SHAPE),
+    "usage": Shape((dict, type(None)), {key: _OPTIONAL_NUMBER for key in USAGE_KEYS}),
+    "seconds": _OPTIONAL_NUMBER, "gold_canon": (list, str, type(None)),
+})
+
+
+def _check_result(record: Any, where: str) -> dict[str, Any]:
+    check_shape(record, RESULT_SHAPE, where)
+    if "id" not in record:
+        raise BinderError(f"{where}: field 'id' is missing")
+    for index, candidate in enumerate(record.get("candidates") or []):
+        numbers = list(candidate.get("sample_orders") or []) + [candidate.get("count", 1)]
+        if any(not 0 <= n < MAX_SAMPLES for n in numbers):
+            raise BinderError(f"{where}: field 'candidates[{index}]' has a sample position or count outside "
+                              f"0..{MAX_SAMPLES - 1}; the line was not written by binder-py")
+    return record
 
 
 @dataclass
@@ -36,45 +91,36 @@ class ResultsFile:
 
 
 def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> ResultsFile:
-    """Read ``results.jsonl``; a cut-off or unparsable *last* line is ignored (and cut away with
-    ``repair=True``). An unparsable line in the middle is an error: the file was edited by hand."""
+    """Stream ``results.jsonl``; a cut-off or unparsable *last* line is ignored (and cut away with
+    ``repair=True``). An unparsable line in the middle, or a line of the wrong shape, is an error:
+    the file was edited by hand (or made elsewhere)."""
     path = Path(path)
     out = ResultsFile()
-    if not path.exists():
-        return out
-    data = path.read_bytes()
     by_id: dict[str, dict[str, Any]] = {}
-    offsets, position = [], 0
-    for raw in data.splitlines(keepends=True):
-        offsets.append((position, raw))
-        position += len(raw)
+    pending = None  # a broken line: fine only if nothing but blank lines follows it
     good_end = 0
-    for index, (start, raw) in enumerate(offsets):
-        is_last = all(not rest.strip() for _, rest in offsets[index + 1:])
-        if not raw.strip():
-            good_end = start + len(raw) if raw.endswith(b"\n") else good_end
-            continue
-        try:
-            record = json.loads(raw.decode("utf-8"))
-            ok = raw.endswith(b"\n") and isinstance(record, dict) and "id" in record
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            ok = False
-        if not ok:
-            if is_last:  # cut off by a kill: drop it, the question runs again
-                out.truncated_bytes = len(data) - start
-                break
-            raise BinderError(f"{path}, line {index + 1}: not a JSON object with an 'id'; results.jsonl must not be "
-                              "edited by hand (move the broken line away or start a new --out)")
-        by_id.pop(str(record["id"]), None)
-        by_id[str(record["id"])] = record
-        out.lines += 1
-        good_end = start + len(raw)
+    try:
+        for line in iter_json_lines(path, max_line_bytes=MAX_RESULT_LINE_BYTES):
+            if pending is not None:
+                raise BinderError(f"{path}, line {pending.number}: not a JSON object with an 'id' "
+                                  f"({pending.error or 'no final newline'}); results.jsonl must not be edited by "
+                                  "hand (move the broken line away or start a new --out)")
+            if line.error is not None or not line.complete:
+                pending = line
+                continue
+            record = _check_result(line.value, f"{path}, line {line.number}")
+            by_id.pop(str(record["id"]), None)
+            by_id[str(record["id"])] = record
+            out.lines += 1
+            good_end = line.end
+    except FileNotFoundError:
+        return out
+    if pending is not None:  # cut off by a kill: drop it, the question runs again
+        out.truncated_bytes = os.stat(path, follow_symlinks=False).st_size - pending.start
+        good_end = pending.start
     out.records = list(by_id.values())
     if repair and out.truncated_bytes:
-        with open(path, "r+b") as f:
-            f.truncate(good_end)
-            f.flush()
-            os.fsync(f.fileno())
+        truncate_regular(path, good_end)
     return out
 
 
@@ -83,7 +129,7 @@ class ResultsWriter:
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        self._file = open_regular(self.path, "ab")
         self._lock = threading.Lock()
 
     def append(self, record: dict[str, Any]) -> None:
@@ -94,7 +140,7 @@ class ResultsWriter:
 
             line = json.dumps(to_jsonable(record), ensure_ascii=False, default=str) + "\n"
         with self._lock:
-            self._file.write(line)
+            self._file.write(line.encode("utf-8"))
             self._file.flush()
             os.fsync(self._file.fileno())
 
@@ -111,24 +157,42 @@ class ResultsWriter:
 
 
 def read_config(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """``config.json`` of a run directory (``None`` when absent), checked against :data:`CONFIG_SHAPE`."""
     path = Path(directory) / CONFIG_FILE
-    if not path.exists():
-        return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise BinderError(f"{path} is not valid JSON ({error.msg}); fix it or start a new --out") from None
+        config = read_json(path, CONFIG_SHAPE, max_bytes=MAX_CONFIG_BYTES, what="config.json")
+    except FileNotFoundError:
+        return None
+    from binder_py.vote import STRATEGIES
+
+    if config.get("vote") is not None and config["vote"] not in STRATEGIES:
+        raise BinderError(f"{path}: field 'vote' must be one of {', '.join(STRATEGIES)}, not {config['vote']!r}")
+    weight = config.get("neural_weight")
+    if weight is not None and not 0 <= weight < float("inf"):
+        raise BinderError(f"{path}: field 'neural_weight' must be a finite number >= 0, not {weight!r}")
+    return config
+
+
+def recorded_config(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` as it is written: credentials removed from the ``--lm`` spec and the command line."""
+    out = dict(config)
+    if isinstance(out.get("lm"), str):
+        out["lm"] = redact_spec(out["lm"])
+    if isinstance(out.get("command"), list):
+        out["command"] = [redact_spec(part) if isinstance(part, str) else part for part in out["command"]]
+    return out
 
 
 def write_config(directory: str | os.PathLike[str], config: dict[str, Any]) -> None:
-    path = Path(directory) / CONFIG_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(config, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Replace ``config.json`` atomically (``O_EXCL`` temporary file, never through a symlink),
+    with the credentials of the ``--lm`` spec redacted."""
+    text = json.dumps(recorded_config(config), indent=2, ensure_ascii=False, default=str) + "\n"
+    replace_regular(Path(directory) / CONFIG_FILE, text.encode("utf-8"))
 
 
 def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """The answer-changing settings that differ, as ``key: old -> new`` texts."""
+    """The answer-changing settings that differ, as ``key: old -> new`` texts (specs compared redacted)."""
+    old, new = recorded_config(old), recorded_config(new)
     return [f"{key}: {old.get(key)!r} -> {new.get(key)!r}" for key in ANSWER_KEYS if old.get(key) != new.get(key)]
 
 
@@ -142,20 +206,17 @@ class RunLock:
     def acquire(self) -> RunLock:
         import fcntl
 
-        self._file = open(self.path, "a+", encoding="utf-8")
+        self._file = open_regular(self.path, "r+b")  # refuses a symlink or anything but a regular file
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            self._file.seek(0)
-            holder = self._file.read().strip() or "another process"
+            holder = self._file.read(200).decode("utf-8", "replace").strip() or "another process"
             self._file.close()
             self._file = None
             raise BinderError(f"{self.path.parent} is in use by a running 'binder-py eval' ({holder}); wait for it "
                               "to finish or stop it, or use another --out") from None
-        self._file.seek(0)
-        self._file.truncate()
-        self._file.write(f"pid {os.getpid()}")
-        self._file.flush()
+        os.ftruncate(self._file.fileno(), 0)
+        os.pwrite(self._file.fileno(), f"pid {os.getpid()}".encode(), 0)
         return self
 
     def release(self) -> None:

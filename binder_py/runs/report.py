@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
+from binder_py.runs.escape import markdown_text
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
 from binder_py.runs.scoring import evaluator_names, record_scores, revive_answer, score_prediction
 
@@ -122,22 +123,39 @@ def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     result = vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
                          yes_no=profile.is_yes_no(record.get("question") or ""),
                          answer_weights=profile.vote_weights(strategy, None),
-                         neural_weight=float(config.get("neural_weight", 10.0)))
+                         neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
     return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
 
 
+def recorded_sample_positions(run: Run) -> set[int]:
+    """The sample positions the recorded (non-repair) candidates of a run hold."""
+    return {int(o) for r in run.records for c in r.get("candidates") or [] if c.get("origin") != "repair"
+            for o in c.get("sample_orders") or ()}
+
+
+def curve_length(run: Run) -> int:
+    """How many points the accuracy-vs-candidates curve has: the run's ``n``, bounded by the last
+    recorded sample position (a config's ``n`` is data: it never sizes a loop by itself)."""
+    recorded = max(recorded_sample_positions(run), default=0) + 1
+    configured = run.config.get("n")
+    return min(configured, recorded) if isinstance(configured, int) and configured > 0 else recorded
+
+
 def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tuple[int, Accuracy]]:
-    """Accuracy when voting with the first k sampled programs, k = 1..n (from the recorded candidates)."""
+    """Accuracy when voting with the first k sampled programs, k = 1..n (from the recorded candidates).
+
+    The vote with the first k programs only changes at a k whose position k - 1 was recorded, so
+    the questions are re-voted at those k only; the work is bounded by what the file holds."""
     if ks is None:
-        n = int(run.config.get("n") or 0)
-        if not n:
-            n = max((max(c.get("sample_orders") or [0]) + 1 for r in run.records for c in r.get("candidates") or []
-                     if c.get("origin") != "repair"), default=1)
-        ks = range(1, n + 1)
+        ks = range(1, curve_length(run) + 1)
+    positions = recorded_sample_positions(run)
     task = run.task
     names = evaluator_names(task)
-    out = []
+    out: list[tuple[int, Accuracy]] = []
     for k in ks:
+        if out and k == out[-1][0] + 1 and k - 1 not in positions:
+            out.append((k, out[-1][1]))  # nothing new among the first k programs: the same votes
+            continue
         acc = Accuracy(names)
         for record in run.records:
             if record.get("error"):
@@ -150,6 +168,17 @@ def accuracy_vs_candidates(run: Run, ks: Sequence[int] | None = None) -> list[tu
     return out
 
 
+def _finite(value: Any) -> float:
+    """A recorded number as a float; anything else (text, an integer too large for a float, inf) counts 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    try:
+        number = float(value)
+    except OverflowError:
+        return 0.0
+    return number if number == number and abs(number) != float("inf") else 0.0
+
+
 def run_metrics(run: Run) -> dict[str, Any]:
     """Per-run figures: accuracy, errors, mean usage and time per question."""
     records = run.records
@@ -157,9 +186,8 @@ def run_metrics(run: Run) -> dict[str, Any]:
     usage: dict[str, float] = {}
     for record in records:
         for key, value in (record.get("usage") or {}).items():
-            if isinstance(value, (int, float)):
-                usage[key] = usage.get(key, 0.0) + value
-    seconds = sum(float(r.get("seconds") or 0.0) for r in records)
+            usage[key] = usage.get(key, 0.0) + _finite(value)
+    seconds = sum(_finite(r.get("seconds")) for r in records)
     by_subset = accuracy_by_subset(run)
     return {
         "name": run.name, "path": str(run.path), "task": run.task, "split": run.config.get("split"),
@@ -197,7 +225,8 @@ def _pct(x: float) -> str:
 
 
 def _md_row(cells: Sequence[Any]) -> str:
-    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+    """One table row; every cell is escaped (recorded values may come from someone else)."""
+    return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
 
 
 def _accuracy_cells(a: dict[str, Any] | None, task: str) -> str:
@@ -224,7 +253,7 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
         else:
             accuracies = [_pct(acc[f"{name}_accuracy"]) for name in wikitq]
         lines.append(_md_row([
-            m["name"], f"{m['task']} / {m['split']}", m["mode"], f"`{m['lm']}`", m["n"], done, m["errors"],
+            m["name"], f"{m['task']} / {m['split']}", m["mode"], m["lm"], m["n"], done, m["errors"],
             *accuracies, f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
             f"{m['cached_requests_per_question']:.1f}", f"{m['cached_tokens_per_question']:,.0f}",
             f"{m['cost_usd']:.4f}", f"{m['seconds_per_question']:.1f}"]))
@@ -265,7 +294,8 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
     metrics = [run_metrics(r) for r in runs]
     curves = {}
     for run in runs:
-        if run.records and (run.mode != "e2e" or int(run.config.get("n") or 1) > 1):
+        configured = run.config.get("n")
+        if run.records and (run.mode != "e2e" or (isinstance(configured, int) and configured > 1)):
             curves[run.name] = [{"k": k, **acc.as_dict()} for k, acc in accuracy_vs_candidates(run)]
     markdown = format_markdown(metrics, curves)
     if out is not None:

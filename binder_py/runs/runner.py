@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
-from binder_py.lm.types import LanguageModel, LMConfigError
+from binder_py.lm.types import LMConfigError
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.scoring import evaluator_names, record_scores, score_prediction

@@ -15,7 +15,10 @@ __all__ = ["evaluator_names", "record_scores", "revive_answer", "score_predictio
 def revive_answer(value: Any) -> Any:
     """A recorded answer back as the run saw it (a table was stored as {"columns", "rows"})."""
     if isinstance(value, dict) and set(value) == {"columns", "rows"}:
-        return pd.DataFrame(value["rows"], columns=value["columns"])
+        try:
+            return pd.DataFrame(value["rows"], columns=value["columns"])
+        except (TypeError, ValueError, AssertionError):  # not a table after all: the value as recorded
+            return value
     return value
 
 

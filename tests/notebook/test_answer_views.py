@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from binder_py.answer import NEAR_TIE_MARGIN, vote_closeness
+from binder_py.vote import NEAR_TIE_MARGIN, vote_closeness
 from binder_py.notebook import answer_html
 from binder_py.views.examples import ask, no_answer_view, tie_view
 from binder_py.vote import VoteShare

@@ -210,8 +210,8 @@ def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
     result = report([out, tmp_path / "e2e"], out=tmp_path / "report.md", plots_dir=tmp_path / "plots")
     md = result.markdown
     assert (tmp_path / "report.md").read_text() == md
-    assert "| binder | wikitq / dev | binder | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% | 80.0% |" in md
-    assert "| e2e | wikitq / dev | e2e | `scripted` | 3 | 5 | 0 | 80.0% | 80.0% | 80.0% |" in md
+    assert "| binder | wikitq / dev | binder | scripted | 3 | 5 | 0 | 80.0% | 80.0% | 80.0% |" in md
+    assert "| e2e | wikitq / dev | e2e | scripted | 3 | 5 | 0 | 80.0% | 80.0% | 80.0% |" in md
     # subsets: 3 solvable (all right in both runs), 2 unsolvable (one right)
     assert "| binder | binder | 80.0% / 80.0% / 80.0% (5) | 100.0% / 100.0% / 100.0% (3) | 50.0% / 50.0% / 50.0% (2) |" in md
     assert "| e2e | 40.0% / 40.0% / 40.0% | 40.0% / 40.0% / 40.0% | 80.0% / 80.0% / 80.0% |" in md
@@ -241,7 +241,7 @@ def test_cli_eval_and_report_on_real_dev_examples(tmp_path, monkeypatch, capsys)
     assert "other settings (mode: 'e2e' -> 'python'" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "live"), str(tmp_path / "replay"), "--plots", str(tmp_path / "p")]) == 0
     printed = capsys.readouterr().out
-    assert "| live | wikitq / dev | e2e | `openai:m` |" in printed and "## Accuracy by subset" in printed
+    assert "| live | wikitq / dev | e2e | openai:m |" in printed and "## Accuracy by subset" in printed
     assert (tmp_path / "p" / "accuracy_by_subset.png").exists()
     assert main(["evaluate", "--gold", "a|b", "--pred", "b|a"]) == 0  # the older sub-command still works
 

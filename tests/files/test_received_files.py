@@ -1,0 +1,349 @@
+"""Files made by someone else: one regression test per finding of issue 18."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from binder_py.errors import BinderError, TableError
+from binder_py.runs import load_run, read_results, report
+from binder_py.runs.records import read_config, write_config
+from tests.files.conftest import finished_run, make_examples, scripted
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error)
+    assert "\n" not in text, text
+    return text
+
+
+# --- 1. run directories: no symlink followed, nothing but regular files replaced ----------
+
+def test_resume_does_not_write_through_a_symlinked_lock(run_copy, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (run_copy / ".lock").unlink(missing_ok=True)
+    (run_copy / ".lock").symlink_to(victim)
+    with pytest.raises(BinderError, match="symbolic link"):
+        finished_run(run_copy, make_examples(tmp_path / "data"))
+    assert victim.read_text() == "precious\n"
+
+
+@pytest.mark.parametrize("name", ["results.jsonl", "config.json"])
+def test_resume_refuses_symlinked_run_files(run_copy, tmp_path, name):
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes((run_copy / name).read_bytes() + b'{"id": "cut')  # a "cut-off" line to repair
+    (run_copy / name).unlink()
+    (run_copy / name).symlink_to(victim)
+    before = victim.read_bytes()
+    with pytest.raises(BinderError, match="symbolic link"):
+        finished_run(run_copy, make_examples(tmp_path / "data"))
+    assert victim.read_bytes() == before
+
+
+def test_config_is_replaced_through_an_exclusive_temporary_file(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json.tmp").symlink_to(victim)  # the old fixed temporary name: not used any more
+    write_config(run, {"task": "wikitq", "n": 3})
+    assert victim.read_text() == "precious\n" and read_config(run)["n"] == 3
+    fifo = run / "config.json"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    with pytest.raises(BinderError, match="FIFO"):
+        write_config(run, {"task": "wikitq"})
+    with pytest.raises(BinderError, match="FIFO"):  # refused without blocking on the FIFO
+        read_config(run)
+
+
+def test_credentials_in_the_lm_spec_are_not_recorded(tmp_path):
+    spec = "openai:gpt-4o@https://alice:s3cret@llm.example.com/v1?key=abc123&temperature=1"
+    write_config(tmp_path, {"lm": spec, "n": 1, "command": ["binder-py", "eval", "--lm", spec]})
+    text = (tmp_path / "config.json").read_text()
+    assert "s3cret" not in text and "abc123" not in text
+    assert read_config(tmp_path)["lm"] == "openai:gpt-4o@https://***@llm.example.com/v1?key=***&temperature=1"
+
+
+# --- 2. data paths stay inside the data directory ----------------------------------------
+
+def test_a_question_whose_table_path_leaves_the_data_directory_is_refused(tmp_path):
+    from binder_py.datasets.wikitq import _example
+
+    secret = tmp_path / "secret.tsv"
+    secret.write_text("password\nhunter2\n")
+    root = tmp_path / "data" / "wikitq"
+    root.mkdir(parents=True)
+    for context in ("../../secret.tsv", str(secret)):
+        example = _example(root, {"id": "nt-1", "context": context, "utterance": "what?"}, ["x"], None,
+                           frozenset({"dev"}))
+        with pytest.raises(BinderError, match="nt-1.*outside the data directory") as error:
+            example.load_table()
+        one_line(error.value)
+
+
+def test_a_tabfact_table_id_cannot_leave_the_table_folder(tmp_path):
+    from binder_py.datasets.tabfact import _load_cached
+
+    root = tmp_path / "tabfact"
+    (root / "tokenized_data").mkdir(parents=True)
+    (root / "data" / "all_csv").mkdir(parents=True)
+    (tmp_path / "secret.csv").write_text("a#b\n1#2\n")
+    (root / "tokenized_data" / "small_test_examples.json").write_text(
+        json.dumps({"../../../secret.csv": [["a statement"], [1], "caption"]}))
+    (example,) = _load_cached(str(root), "test-small")
+    with pytest.raises(BinderError, match="outside the data directory"):
+        example.load_table()
+
+
+def test_the_page_title_path_stays_inside(tmp_path):
+    from binder_py.datasets.wikitq import _page_title
+
+    (tmp_path / "secret.json").write_text('{"title": "leaked"}')
+    root = tmp_path / "data" / "wikitq"
+    (root / "page").mkdir(parents=True)
+    assert _page_title(root, "csv/../../../secret.csv") is None
+
+
+# --- 3. one JSON reader: shape, depth, size; results streamed ---------------------------
+
+@pytest.mark.parametrize("text, field", [("[1, 2]", "top level"), ('{"n": "abc"}', "'n'"),
+                                         ('{"resumed_at": [1]}', r"'resumed_at\[0\]'")])
+def test_a_config_of_the_wrong_shape_is_one_line(tmp_path, text, field):
+    (tmp_path / "config.json").write_text(text)
+    with pytest.raises(BinderError, match=field) as error:
+        load_run(tmp_path)
+    assert "config.json" in one_line(error.value)
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def test_deep_nesting_is_refused_everywhere(tmp_path):
+    from binder_py.evaluate.scoring import read_jsonl
+    from binder_py.neural.backends import OracleBackend
+
+    (tmp_path / "config.json").write_text('{"n": ' + deep(100_000) + "}")
+    with pytest.raises(BinderError, match="nested deeper"):
+        read_config(tmp_path)
+    (tmp_path / "results.jsonl").write_text('{"id": "a", "x": ' + deep(100_000) + '}\n{"id": "b"}\n')
+    with pytest.raises(BinderError, match="line 1"):
+        read_results(tmp_path / "results.jsonl")
+    (tmp_path / "oracle.json").write_text('{"f_val": {"q": ' + deep(100_000) + "}}")
+    with pytest.raises(BinderError, match="nested deeper"):
+        OracleBackend.from_file(tmp_path / "oracle.json")
+    (tmp_path / "predictions.jsonl").write_text(deep(100_000) + "\n")
+    with pytest.raises(BinderError, match="nested deeper"):
+        read_jsonl(tmp_path / "predictions.jsonl")
+
+
+def test_an_integer_of_thousands_of_digits_is_one_line(tmp_path):
+    (tmp_path / "config.json").write_text('{"n": ' + "9" * 5000 + "}")
+    with pytest.raises(BinderError, match="config.json"):
+        read_config(tmp_path)
+
+
+def test_oracle_of_the_wrong_shape_names_the_field(tmp_path):
+    from binder_py.neural.backends import OracleBackend
+
+    (tmp_path / "oracle.json").write_text('{"f_col": {"is it red?": [1, 2]}}')
+    with pytest.raises(BinderError, match="f_col.is it red"):
+        OracleBackend.from_file(tmp_path / "oracle.json")
+
+
+def test_a_results_line_over_the_limit_is_refused_before_parsing(tmp_path, monkeypatch):
+    import binder_py.runs.records as records
+
+    monkeypatch.setattr(records, "MAX_RESULT_LINE_BYTES", 1000)
+    (tmp_path / "results.jsonl").write_text('{"id": "a", "x": "' + "y" * 5000 + '"}\n')
+    with pytest.raises(BinderError, match="longer than the limit"):
+        read_results(tmp_path / "results.jsonl")
+
+
+def test_blank_lines_are_read_in_linear_time(run_copy):
+    # 40,000 trailing newlines took 33-38 s to report before results were streamed; a hang guard
+    with open(run_copy / "results.jsonl", "a") as f:
+        f.write("\n" * 200_000)
+    started = time.monotonic()
+    assert len(read_results(run_copy / "results.jsonl").records) == 5
+    assert time.monotonic() - started < 10
+
+
+def test_a_cut_off_last_line_is_cut_away_on_resume_but_a_broken_middle_line_is_an_error(run_copy, tmp_path):
+    path = run_copy / "results.jsonl"
+    good = path.read_bytes()
+    path.write_bytes(good + b'{"id": "q9", "pred\n\n\n')
+    found = read_results(path, repair=True)
+    assert found.truncated_bytes == len(b'{"id": "q9", "pred\n\n\n') and path.read_bytes() == good
+    path.write_bytes(b'{"id": "q9", "pred\n' + good)
+    with pytest.raises(BinderError, match="line 1"):
+        read_results(path)
+
+
+# --- 4. bounds read from files are clamped by what is recorded ----------------------------
+
+def test_report_does_not_loop_over_a_huge_n(run_copy):
+    config = json.loads((run_copy / "config.json").read_text())
+    config["n"] = 10**12
+    (run_copy / "config.json").write_text(json.dumps(config))
+    result = report([run_copy])
+    assert len(result.curves["run"]) == 3  # the recorded sample positions 0..2
+
+
+def test_report_refuses_a_sample_position_no_run_can_have(run_copy):
+    lines = (run_copy / "results.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    record["candidates"][0]["sample_orders"] = [10**9]
+    lines[0] = json.dumps(record)
+    (run_copy / "results.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(BinderError, match="line 1.*candidates\\[0\\]") as error:
+        report([run_copy])
+    one_line(error.value)
+
+
+# --- 5. one template filler: values are never read as placeholders ------------------------
+
+def test_a_cell_holding_output_and_a_title_holding_question_change_nothing():
+    from binder_py.neural.lm_backend import LMNeuralBackend
+    from binder_py.neural.requests import NeuralRequest
+
+    backend = LMNeuralBackend(scripted(), pool=[])
+    rows = [["{output}", "1"], ["b", "2"], ["c", "3"]]
+    request = NeuralRequest(kind="col", question="is it a letter?", columns=["name", "n"], rows=rows,
+                            keys=["a", "b", "c"], title="{question} season")
+    prompt = backend._target_col(request, [0, 1, 2], rows)
+    plain = backend._target_col(NeuralRequest(kind="col", question="is it a letter?", columns=["name", "n"],
+                                              rows=rows, keys=["a", "b", "c"], title="X season"),
+                                [0, 1, 2], [["Y", "1"], ["b", "2"], ["c", "3"]])
+    assert prompt == plain.replace("X season", "{question} season").replace("0\tY\t1", "0\t{output}\t1")
+    assert "2\tc\t3" in prompt and prompt.count("is it a letter?") == plain.count("is it a letter?")
+
+
+def test_no_prompt_is_filled_with_str_replace():
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "binder_py"
+    offenders = [f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py")
+                 for n, line in enumerate(p.read_text().splitlines(), 1)
+                 if re.search(r"\.replace\(\s*[\"']\{[a-z_]+\}", line)]
+    assert offenders == []
+
+
+# --- 6. SQLite: quoted URIs, a file that is not a database ------------------------------
+
+def test_replay_of_a_directory_with_uri_characters_in_its_name(tmp_path):
+    from binder_py.lm.client import ReplayLM
+    from binder_py.lm.store import LMStore
+
+    recorded = tmp_path / "rec?mode=rwc&z="
+    recorded.mkdir()
+    LMStore(recorded / "lm.sqlite")._conn.close()  # an empty recording
+    before = sorted(os.listdir(tmp_path))
+    ReplayLM(recorded)
+    assert sorted(os.listdir(tmp_path)) == before  # the URI once made SQLite create "rec" here, read-write
+
+
+def test_a_recording_that_is_not_a_database_is_one_line(tmp_path):
+    from binder_py.lm.client import ReplayLM
+    from binder_py.lm.store import LMStore
+    from binder_py.lm.types import LMConfigError
+
+    (tmp_path / "lm.sqlite").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(LMConfigError, match="not a binder-py recording") as error:
+        ReplayLM(tmp_path)
+    one_line(error.value)
+    with pytest.raises(LMConfigError, match="not a binder-py recording"):
+        LMStore(tmp_path / "lm.sqlite")
+    with pytest.raises(sqlite3.DatabaseError):  # the file itself was left alone
+        sqlite3.connect(tmp_path / "lm.sqlite").execute("SELECT 1 FROM sqlite_master").fetchone()
+
+
+# --- 7. one escaper for reports and plot labels -----------------------------------------
+
+def test_recorded_values_cannot_inject_markdown_or_html(run_copy, tmp_path):
+    config = json.loads((run_copy / "config.json").read_text())
+    config["lm_name"] = "m\n\n# Forged\n<img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    config["mode"] = "e2e|$x$"
+    (run_copy / "config.json").write_text(json.dumps(config))
+    result = report([run_copy], plots_dir=tmp_path / "plots")
+    md = result.markdown
+    assert "<img" not in md and "[x](javascript" not in md and "\n# Forged" not in md
+    assert r"&lt;img src=x onerror=alert(1)&gt; \[x\](javascript" in md
+    assert all(line.startswith(("|", "#", "Each", "Recomputed")) or not line for line in md.splitlines())
+    assert all(p.stat().st_size > 0 for p in result.plots)  # "$x$" was not read as mathtext
+
+
+def test_plot_labels_escape_dollars():
+    from binder_py.runs.escape import markdown_text, plot_label
+
+    assert plot_label("cost $5 and $6") == r"cost \$5 and \$6"
+    assert markdown_text("a|b\n<c>&`d`") == r"a\|b &lt;c&gt;&amp;\`d\`"
+
+
+# --- 8. limits on tables -----------------------------------------------------------------
+
+def test_a_csv_with_too_many_columns_is_refused_before_parsing(tmp_path):
+    from binder_py.tables import load_table
+
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"c{i}" for i in range(100_000)) + "\n" + ",".join("1" * 100_000) + "\n")
+    started = time.monotonic()
+    with pytest.raises(TableError, match="100,000 columns.*BINDER_MAX_TABLE_COLUMNS") as error:
+        load_table(path)
+    one_line(error.value)
+    assert time.monotonic() - started < 5
+
+
+def test_table_limits_can_be_raised(tmp_path, monkeypatch):
+    from binder_py.tables import TableLimits, load_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n" + "x" * 50 + ",1\n")
+    with pytest.raises(TableError, match="cell of 50 characters"):
+        load_table(path, limits=TableLimits(max_cell_chars=10))
+    with pytest.raises(TableError, match="larger than the table limit"):
+        load_table(path, limits=TableLimits(max_bytes=20))
+    monkeypatch.setenv("BINDER_MAX_TABLE_COLUMNS", "1")
+    with pytest.raises(TableError, match="2 columns"):
+        load_table(path)
+    monkeypatch.setenv("BINDER_MAX_TABLE_COLUMNS", "2")
+    assert load_table(path).shape == (1, 2)
+
+
+def test_dataset_tables_have_the_same_limits(tmp_path, monkeypatch):
+    from binder_py.datasets.tabfact import read_tabfact_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("#".join(["c"] * 50) + "\n" + "#".join(["1"] * 50) + "\n")
+    monkeypatch.setenv("BINDER_MAX_TABLE_COLUMNS", "10")
+    with pytest.raises(TableError, match="50 columns"):
+        read_tabfact_table(path)
+
+
+def test_a_recording_symlinked_out_of_the_run_directory_is_not_written(tmp_path):
+    from binder_py.lm.store import LMStore
+
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    LMStore(elsewhere)._conn.close()
+    before = elsewhere.read_bytes()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "lm.sqlite").symlink_to(elsewhere)
+    with pytest.raises(BinderError, match="symbolic link"):
+        LMStore(run / "lm.sqlite")
+    assert elsewhere.read_bytes() == before
+
+
+def test_an_integer_too_large_for_a_float_keeps_its_column_as_text(tmp_path):
+    from binder_py.tables import load_table
+
+    path = tmp_path / "t.csv"  # found by the fuzzer: an empty cell beside a 400-digit number
+    path.write_text("a,b\n,1\n" + "9" * 400 + ",2\n")
+    assert load_table(path)["a"].tolist() == ["", "9" * 400]
