@@ -86,6 +86,11 @@ def _lm_check(args: argparse.Namespace) -> int:
 
     lm = lm_from_spec(args.spec, cache=False, log=False, timeout=args.timeout)
     print(f"model: {lm.name} (context window: {lm.context_window or 'unknown'} tokens)")
+    from binder_py.lm.local import LocalBackend
+
+    backend = getattr(lm, "backend", None)
+    if isinstance(backend, LocalBackend):
+        _check_local(backend)
     started = time.perf_counter()
     completion = lm.complete(LMRequest(prompt=args.prompt, max_tokens=args.max_tokens), purpose="check")
     seconds = time.perf_counter() - started
@@ -97,6 +102,24 @@ def _lm_check(args: argparse.Namespace) -> int:
     if close:
         close()
     return 0
+
+
+def _check_local(backend) -> None:  # noqa: ANN001 - a LocalBackend
+    """What runs the embedded model, which file it loaded and how that file was checked, and its speed."""
+    started = time.perf_counter()
+    verification = backend.prepare()
+    checked = time.perf_counter() - started
+    print(f"model file: {verification.path} ({verification.path.stat().st_size:,} bytes; GGUF "
+          f"{verification.header.architecture!r}, {verification.header.name!r})")
+    hash_line = (f"verified, SHA-256 {verification.sha256[:16]}… ({verification.how}; {checked:.1f}s)"
+                 if verification.sha256 else verification.how)
+    print(f"hash: {hash_line}")
+    speed = backend.measure_speed()
+    info = backend.info
+    print(f"runtime: {info.runtime} in worker process {info.extra.get('pid')} ({info.slots} slots, "
+          f"{info.threads} threads; loaded in {info.load_seconds:.1f}s)")
+    print(f"speed: prompt {speed['prompt_per_second']:.0f} tokens/s ({speed['prompt_tokens']} uncached tokens), "
+          f"generation {speed['generated_per_second']:.1f} tokens/s ({speed['generated_tokens']} tokens)")
 
 
 def _lm_log(args: argparse.Namespace) -> int:

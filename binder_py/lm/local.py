@@ -241,6 +241,13 @@ class LocalBackend:
         return RawResult(choices, int(reply["prompt_tokens"]), int(reply["completion_tokens"]),
                          requests=int(reply.get("requests", 1)), metadata=metadata)
 
+    def measure_speed(self, prompt_tokens: int = 256, generated_tokens: int = 32) -> dict[str, float]:
+        """The runtime's prompt and generation rates (tokens/s) on an uncached prompt."""
+        reply = self._call({"op": "speed", "prompt_tokens": prompt_tokens, "generated_tokens": generated_tokens})
+        if not reply.get("ok"):
+            raise LMError(f"{self.name}: measuring speed failed: {reply.get('error')}")
+        return {k: reply[k] for k in ("prompt_tokens", "prompt_per_second", "generated_tokens", "generated_per_second")}
+
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None or proc.poll() is not None:

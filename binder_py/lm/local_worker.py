@@ -14,7 +14,7 @@ samples come from one evaluated prompt: llama.cpp copies the prompt's cache into
 ``n - 1`` child slots and decodes the samples together.
 
 Messages in: ``{"op": "tokenize", "text": ...}``, ``{"op": "complete", "request":
-{...}}``, ``{"op": "exit"}``. Out: ``{"ok": true, ...}`` or ``{"ok": false, "error":
+{...}}``, ``{"op": "speed"}`` (prompt and generation rates), ``{"op": "exit"}``. Out: ``{"ok": true, ...}`` or ``{"ok": false, "error":
 ..., "kind": "context" | "request" | "runtime"}``. The first line out says whether
 the model loaded.
 """
@@ -90,6 +90,19 @@ class Runtime:
                                                   "Authorization": f"Bearer {self._key}"})
         with urllib.request.urlopen(request, timeout=60) as response:
             return list(json.loads(response.read())["tokens"])
+
+    # --- speed ---------------------------------------------------------------------------
+    def measure_speed(self, prompt_tokens: int = 256, generated_tokens: int = 32) -> dict[str, Any]:
+        """Prompt and generation rates on an uncached prompt (fresh text, cache off, no early stop)."""
+        text = f"{secrets.token_hex(4)} " + " ".join(f"row {i}: city{i % 17}, {i * 37 % 1000} units;"
+                                                     for i in range(prompt_tokens // 10 + 1))
+        reply = self.server.handle_completions({"prompt": text, "n_predict": generated_tokens, "ignore_eos": True,
+                                                "cache_prompt": False, "temperature": 0.0})
+        if reply.get("error"):
+            raise RequestError(str(reply["error"]), "runtime")
+        timings = reply["timings"]
+        return {"ok": True, "prompt_tokens": timings["prompt_n"], "prompt_per_second": timings["prompt_per_second"],
+                "generated_tokens": timings["predicted_n"], "generated_per_second": timings["predicted_per_second"]}
 
     # --- completions ---------------------------------------------------------------------
     def complete(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -205,6 +218,9 @@ def serve(settings: WorkerSettings, stdin: TextIO) -> int:
                 send({"ok": True, "n": len(runtime.tokenize(message["text"]))})
             elif op == "complete":
                 send(runtime.complete(message["request"]))
+            elif op == "speed":
+                send(runtime.measure_speed(int(message.get("prompt_tokens", 256)),
+                                           int(message.get("generated_tokens", 32))))
             else:
                 send({"ok": False, "kind": "runtime", "error": f"unknown op {op!r}"})
         except RequestError as error:
