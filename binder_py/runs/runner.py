@@ -110,7 +110,7 @@ def _versions() -> dict[str, str]:
     from importlib import metadata
 
     out = {"python": platform.python_version()}
-    for dist in ("binder-py", "pandas", "numpy", "openai", "llama-cpp-python"):
+    for dist in ("binder-py", "pandas", "numpy", "openai", "xllamacpp"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 
 def test_the_motivating_example_runs_end_to_end_on_the_local_model(tmp_path, shirts):
-    pytest.importorskip("llama_cpp", reason="the 'local' extra is not installed: pip install -e '.[local]'")
+    pytest.importorskip("xllamacpp", reason="the 'local' extra is not installed: pip install -e '.[local]'")
     from binder_py.lm import lm_from_spec
 
     lm = lm_from_spec("local", cache_path=tmp_path / "cache.sqlite")

@@ -20,11 +20,11 @@ ODD_COLUMNS = ["team", "units sold", 'say "hi"', "it's", "back\\slash", "Größe
 
 @pytest.fixture(scope="module")
 def server():
-    from binder_py.lm.local import ensure_default_model
+    from binder_py.lm.local_models import DEFAULT_MODEL_KEY, MODELS, ensure_model
     from binder_py.lm.types import LMConfigError
 
     try:
-        model = ensure_default_model()
+        model = ensure_model(MODELS[DEFAULT_MODEL_KEY]).path
     except LMConfigError as error:
         pytest.skip(f"the embedded model is not installed: {error}")
     params = xllamacpp.CommonParams()

