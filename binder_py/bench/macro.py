@@ -37,6 +37,7 @@ from typing import Any
 
 from binder_py.bench.questions import QUESTIONS, ScriptedQuestion
 from binder_py.lm.accounting import estimate_tokens
+from binder_py.neural.answer_types import question_of
 
 STRATEGIES = ("binder-py", "original")
 _STOP_WORDS = {"the", "this", "that", "there", "which", "what", "where", "their", "named", "based", "person",
@@ -114,10 +115,10 @@ class Responder:
     def _questions(text: str) -> list[str]:
         """The target's question(s): one (``Answer question "..." row by row.``) or a numbered
         list (the multi-question prompt of the question-level plan); whichever comes last."""
-        single = [(m.start(), [m.group(1)]) for m in re.finditer(r'Q: Answer question "(.*)" row by row\.', text)]
+        single = [(m.start(), [question_of(m.group(1))]) for m in re.finditer(r'Q: Answer question "(.*)" row by row\.', text)]
         many = []
         for m in re.finditer(r"Q: Answer these questions row by row[^\n]*\n((?:\d+\. [^\n]*\n)+)", text):
-            many.append((m.start(), [re.sub(r"^\d+\. ", "", q) for q in m.group(1).splitlines()]))
+            many.append((m.start(), [question_of(re.sub(r"^\d+\. ", "", q)) for q in m.group(1).splitlines()]))
         found = sorted(single + many)
         return found[-1][1] if found else ["?"]
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from binder_py.errors import ProgramError
 from binder_py.jsonable import to_jsonable
+from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, site_answer_types
 from binder_py.neural.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
 from binder_py.language.messages import NeuralCallMessage
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
@@ -95,6 +96,8 @@ class _NeuralHandler:
         self.cache = cache
         self.title = title
         self.calls: list[NeuralCallTrace] = []
+        #: how the program uses each call's result (a mask, a number, ...): the answers' expected kind
+        self.answer_types: dict[int, AnswerType] = site_answer_types(parsed)
         self._lock = threading.Lock()
         self.prefetches: dict[int, Future] = {}  # site id → Future[Resolution] of its prefetched request
         self._claimed: set[int] = set()
@@ -143,9 +146,10 @@ class _NeuralHandler:
         if not 0 <= message.site < len(self.parsed.sites):
             raise ProgramError(f"malformed neural call: no call site {message.site}")
         site: CallSite = self.parsed.sites[message.site]
+        answer_type = self.answer_types.get(site.id)
         request = NeuralRequest(kind=message.kind, question=message.question, columns=list(message.columns),
                                 rows=[list(r) for r in message.rows], keys=list(message.keys), site=site.id,
-                                title=self.title)
+                                title=self.title, meta={META_KEY: answer_type} if answer_type is not None else {})
         with self._lock:
             order = len(self.calls)
             trace = NeuralCallTrace(
@@ -163,8 +167,11 @@ class _NeuralHandler:
                 if not request.keys:
                     return {}
                 res = self.cache.resolve_col(backend_id, request, self.backend.answer)
-                trace.answers = {k: plain_answer(v) for k, v in res.answers.items()}
-                missing = [k for k in request.keys if k not in res.answers]
+                # an answer of the wrong kind for how the program uses it is a per-row failure
+                typed, refused = enforce(dict(res.answers), answer_type)
+                trace.warnings.extend(refused)
+                trace.answers = {k: plain_answer(v) for k, v in typed.items()}
+                missing = [k for k in request.keys if k not in res.answers]  # (refused rows are reported above)
                 if missing:
                     trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
                                           + "; ".join(repr(k) for k in missing[:5]))

@@ -10,7 +10,8 @@ call's AST node; :func:`site_answer_types` does every call site of a parsed prog
 * an ordering comparison (``<``, ``>=``) or ``==`` with a number, arithmetic,
   ``.mean()``/``.median()``/``.std()``, ``pd.to_numeric``/``int``/``float`` → number;
 * ``.dt``, ``pd.to_datetime`` → date; ``.str`` → text; ``==`` with other text → text;
-* ``.sum()``/``.max()``/``.min()``, a sort → yes/no, date or number by the question;
+* ``.sum()``/``.max()``/``.min()``, a sort → yes/no, date or number when the question says so, else
+  the question's type (a use that any kind allows is no evidence);
 * a result assigned to ``df["name"]`` or to a variable is followed to its uses.
 
 Each type gives a JSON schema (:meth:`AnswerType.json_schema`, one answer;
@@ -107,6 +108,47 @@ class AnswerType:
             AnswerKind.TEXT: "Answer briefly.",
             AnswerKind.CHOICE: "Answer with one of: " + ", ".join(self.choices) + ".",
         }[self.kind]
+
+
+#: how a typed question is shown to the model (after the question, in parentheses)
+HINTS: dict[AnswerKind, str] = {AnswerKind.YES_NO: "yes/no", AnswerKind.NUMBER: "a number",
+                                AnswerKind.DATE: "a date"}
+#: the key of a request's ``meta`` that holds its answer type
+META_KEY = "answer_type"
+
+
+def shown_question(question: str, answer_type: AnswerType | None) -> str:
+    """The question as a prompt shows it: with the expected kind of answer, when it is typed."""
+    hint = HINTS.get(answer_type.kind) if answer_type is not None else None
+    return f"{question} ({hint})" if hint and not question.rstrip().endswith(f"({hint})") else question
+
+
+def question_of(shown: str) -> str:
+    """The question a prompt line shows, without its kind-of-answer hint (the inverse of
+    :func:`shown_question`; for scripted models and tools that read prompts)."""
+    for hint in HINTS.values():
+        suffix = f" ({hint})"
+        if shown.endswith(suffix):
+            return shown[: -len(suffix)]
+    return shown
+
+
+def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[dict[str, Any], list[str]]:
+    """``answers`` (row key → raw answer) read as ``answer_type``: an answer of the wrong kind is
+    left out (the row is NA: never selected by a mask), with one warning naming the rows."""
+    if answer_type is None or answer_type.kind not in HINTS:
+        return answers, []
+    kept: dict[str, Any] = {}
+    refused: list[str] = []
+    for key, raw in answers.items():
+        parsed = parse_typed_answer(raw, answer_type)
+        if parsed.error is not None:
+            refused.append(f"{key!r}: {str(raw)[:40]!r}")
+            continue
+        kept[key] = raw
+    warnings = [f"{len(refused)} answer(s) are not {HINTS[answer_type.kind]} as the program uses them; those "
+                f"rows are NA: " + "; ".join(refused[:5])] if refused else []
+    return kept, warnings
 
 
 YES_NO = AnswerType(AnswerKind.YES_NO)
@@ -308,14 +350,16 @@ def infer_answer_type(question: str, usages: Iterable[Usage] = ()) -> AnswerType
             if by_question.kind in (AnswerKind.CHOICE, AnswerKind.TEXT):
                 return by_question
             return AnswerType(AnswerKind.TEXT, reason=usage.detail)
+        # a sum or a sort does not say which kind by itself (yes/no and numbers both sum; text sorts):
+        # the wording decides, and answers are only enforced on such evidence
         if usage.kind == "count":
             if by_question.kind in (AnswerKind.YES_NO, AnswerKind.NUMBER):
                 return AnswerType(by_question.kind, reason=f"{usage.detail}; {by_question.reason}")
-            return AnswerType(AnswerKind.YES_NO, reason=f"{usage.detail} counts the rows that hold")
+            return by_question
         if usage.kind == "order":
             if by_question.kind in (AnswerKind.DATE, AnswerKind.NUMBER):
                 return AnswerType(by_question.kind, reason=f"{usage.detail}; {by_question.reason}")
-            return AnswerType(AnswerKind.NUMBER, reason=f"{usage.detail}: an orderable answer")
+            return by_question
     return by_question
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from binder_py.errors import BinderError
 from binder_py.lm.types import LanguageModel, LMContextTooLong, LMRequest, Usage
+from binder_py.neural.answer_types import META_KEY, shown_question
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.parse import _Parsed, parse_map_output, parse_multi_output, parse_tables_output
 from binder_py.neural.render import (cell_text, chat_turns, fill_template, fill_until_output, load_pool,
@@ -60,6 +61,7 @@ class _Section:
     rows: list[list[str]]
     wanted: dict[str, set[str]]
     first_id: int = 0
+    shown: dict[str, str] = field(default_factory=dict)  # question -> as the prompt shows it (typed)
 
     @property
     def ids(self) -> list[int]:
@@ -143,12 +145,12 @@ class LMNeuralBackend:
 
     def _target_col(self, request: NeuralRequest, ids: list[int], rows: list[list[str]]) -> str:
         head = fill_until_output(self.templates["col_item"], title=request.title or self.default_title or "table",
-                          question=request.question, table=render_table(request.columns, rows, ids))
+                          question=_shown(request), table=render_table(request.columns, rows, ids))
         return head + render_table(request.columns, [], [], [], request.question) + "\n"
 
     def _target_val(self, request: NeuralRequest, rows: list[list[str]]) -> str:
         head = fill_until_output(self.templates["val_item"], title=request.title or self.default_title or "table",
-                          question=request.question, table=render_table(request.columns, rows))
+                          question=_shown(request), table=render_table(request.columns, rows))
         return head.rstrip(" ") + " "
 
     def _count(self, text: str) -> int:
@@ -320,8 +322,10 @@ class LMNeuralBackend:
                           table=render_table(columns, rows, ids), output=output)
 
     def _target_multi(self, title: str, columns: list[str], questions: list[str], ids: list[int],
-                      rows: list[list[str]]) -> str:
-        head = fill_until_output(self.templates["multi_item"], title=title, questions=self._question_list(questions),
+                      rows: list[list[str]], listed: Sequence[str] | None = None) -> str:
+        """``listed``: the questions as the numbered list shows them (typed), default ``questions``."""
+        head = fill_until_output(self.templates["multi_item"], title=title,
+                                 questions=self._question_list(listed or questions),
                           table=render_table(columns, rows, ids))
         return head + render_table(list(columns) + list(questions), [], []) + "\n"
 
@@ -346,8 +350,10 @@ class LMNeuralBackend:
         wanted: dict[str, set[str]] = {}
         row_of: dict[str, list[str]] = {}
         title = next((r.title for r in requests if r.title), None) or self.default_title or "table"
+        shown: dict[str, str] = {}
         for r in requests:
             wanted.setdefault(r.question, set()).update(r.keys)
+            shown.setdefault(r.question, _shown(r))
             for row, key in zip(r.rows, r.keys):
                 row_of.setdefault(key, list(row))
         questions = list(wanted)
@@ -355,6 +361,7 @@ class LMNeuralBackend:
             chunk = questions[start:start + self.max_questions]
             keys = [k for k in row_of if any(k in wanted[q] for q in chunk)]
             union = NeuralRequest("col", " | ".join(chunk), columns, [row_of[k] for k in keys], keys, title=title)
+            union.meta["listed"] = [shown[q] for q in chunk]
             got = self._ask_many(union, chunk, result)
             for q_index, question in enumerate(chunk):
                 answers = result.answers.setdefault(question, {})
@@ -371,7 +378,8 @@ class LMNeuralBackend:
         window, max_out = self._budget()
         probe = NeuralRequest("col", " ".join(questions), union.columns, [], [])
         prefix = self._fit_multi_prefix(probe, reserve=max_out + 256)
-        header = self._count(prefix + self._target_multi(union.title or "table", union.columns, questions, [], []))
+        header = self._count(prefix + self._target_multi(union.title or "table", union.columns, questions, [], [],
+                                                         union.meta.get("listed")))
         batches = self._batches(union, list(range(len(union.rows))), header, n_answers=len(questions))
 
         def run(batch: list[int]) -> tuple[dict[int, list[str]], ManyAnswer]:
@@ -395,7 +403,8 @@ class LMNeuralBackend:
     def _ask_many_batch(self, union: NeuralRequest, questions: list[str], prefix: str, batch: list[int],
                         part: ManyAnswer) -> dict[int, list[str]]:
         rows = [union.rows[r] for r in batch]
-        prompt = prefix + self._target_multi(union.title or "table", union.columns, questions, batch, rows)
+        prompt = prefix + self._target_multi(union.title or "table", union.columns, questions, batch, rows,
+                                             union.meta.get("listed"))
         _, max_out = self._budget()
         out_estimate = sum(self._count("\t".join(r)) + 2 + 6 * len(questions) for r in rows) + 16
         max_tokens = max(32, min(max_out, int(out_estimate * 1.5)))
@@ -434,20 +443,22 @@ class LMNeuralBackend:
                 raise BinderError("answer_tables needs f_col requests over the same context columns per group")
             wanted: dict[str, set[str]] = {}
             row_of: dict[str, list[str]] = {}
+            shown: dict[str, str] = {}
             for r in group:
                 wanted.setdefault(r.question, set()).update(r.keys)
+                shown.setdefault(r.question, _shown(r))
                 for row, key in zip(r.rows, r.keys):
                     row_of.setdefault(key, list(row))
             title = next((r.title for r in group if r.title), None) or self.default_title or "table"
             keys = list(row_of)
             sections.append(_Section(self._label(index), title, columns, list(wanted), keys,
-                                     [row_of[k] for k in keys], wanted, next_id))
+                                     [row_of[k] for k in keys], wanted, next_id, shown))
             next_id += len(keys)
         return sections
 
     def _render_section(self, section: _Section) -> str:
         return fill_template(self.templates["multi_table_section"], label=section.label, title=section.title,
-                          questions=self._question_list(section.questions),
+                          questions=self._question_list([section.shown.get(q, q) for q in section.questions]),
                           table=render_table(section.columns, section.rows, section.ids))
 
     @staticmethod
@@ -620,3 +631,9 @@ class LMNeuralBackend:
         text = self._complete(prompt, val_out, ("\n",), request, result)
         result.value = text.strip().splitlines()[0].strip() if text.strip() else None
         return result
+
+
+def _shown(request: NeuralRequest) -> str:
+    """The request's question as the prompt shows it: with the kind of answer the program needs
+    (``Is it in North America? (yes/no)``), when the call site is typed."""
+    return shown_question(request.question, request.meta.get(META_KEY))

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.language.program import ParsedProgram
+from binder_py.neural.answer_types import META_KEY, AnswerType, site_answer_types
 from binder_py.neural.requests import NeuralRequest, context_rows
 
 _SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
@@ -90,10 +91,11 @@ def _unconditional_calls(stmt: ast.stmt) -> list[ast.Call]:
 
 
 def build_request(kind: str, question: str, table: pd.DataFrame, columns: list[str], site: int,
-                  title: str | None, dedup: bool = True) -> NeuralRequest:
+                  title: str | None, dedup: bool = True, answer_type: AnswerType | None = None) -> NeuralRequest:
     """The request the bridge would send for ``columns`` of ``table`` (same cells, keys, order)."""
     rows, keys, _ = context_rows(table[columns], distinct=kind == "col" and dedup)
-    return NeuralRequest(kind, question.strip(), [str(c) for c in columns], rows, keys, site=site, title=title)
+    return NeuralRequest(kind, question.strip(), [str(c) for c in columns], rows, keys, site=site, title=title,
+                         meta={META_KEY: answer_type} if answer_type is not None else {})
 
 
 def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str | None = None,
@@ -106,10 +108,11 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
         return []
     written: set[Any] = set()
     requests: list[NeuralRequest] = []
+    types = site_answer_types(parsed)
     for stmt in tree.body:
         if isinstance(stmt, _SIMPLE_STATEMENTS):
             for call in _unconditional_calls(stmt):
-                request = _request_of(parsed, call, table, written, title, dedup)
+                request = _request_of(parsed, call, table, written, title, dedup, types)
                 if request is not None:
                     requests.append(request)
         if _rebinds_table(stmt):
@@ -121,7 +124,7 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
 
 
 def _request_of(parsed: ParsedProgram, call: ast.Call, table: pd.DataFrame, written: set[Any],
-                title: str | None, dedup: bool) -> NeuralRequest | None:
+                title: str | None, dedup: bool, types: dict[int, AnswerType]) -> NeuralRequest | None:
     site_id = parsed.node_sites.get(id(call))
     if site_id is None:
         return None
@@ -140,4 +143,4 @@ def _request_of(parsed: ParsedProgram, call: ast.Call, table: pd.DataFrame, writ
         return None
     if len(set(columns)) != len(columns):
         return None
-    return build_request(site.kind, question.value, table, columns, site.id, title, dedup)
+    return build_request(site.kind, question.value, table, columns, site.id, title, dedup, types.get(site.id))

@@ -17,6 +17,7 @@ import pandas as pd
 from binder_py.answer import Answer
 from binder_py.ask import Binder
 from binder_py.lm import LMRequest, ScriptedLM
+from binder_py.neural.answer_types import question_of
 
 SHIRTS_CSV = """shirt,made in,price,sales
 organic cotton tee,Mexico,25,1200
@@ -51,7 +52,7 @@ def shirts() -> pd.DataFrame:
 def answer_neural_prompt(prompt: str) -> str:
     """The scripted model's reply to a one-question row-by-row prompt (the QA-map format)."""
     block = prompt.rsplit("Give a database as shown below:", 1)[1]
-    question = re.search(r'Q: Answer question "(.*)" row by row\.', block).group(1)  # type: ignore[union-attr]
+    question = question_of(re.search(r'Q: Answer question "(.*)" row by row\.', block).group(1))  # type: ignore[union-attr]
     rows = block.split("/*", 1)[1].split("*/", 1)[0].strip().splitlines()[1:]
     lines = []
     for line in rows:

@@ -9,6 +9,7 @@ import re
 from binder_py import Binder
 from binder_py.lm import ScriptedLM
 from tests.ask.shirts_case import PLAIN_PROGRAM, QUESTION
+from binder_py.neural.answer_types import question_of
 
 NORTH_AMERICA = {"mexico", "united states", "canada"}
 NO_CHEMICALS = {"organic cotton tee", "pure cotton oxford shirt", "linen summer shirt", "100% cotton flannel shirt"}
@@ -37,7 +38,7 @@ def model(programs):
             out = []
             for m in re.finditer(r"Table ([A-Z]): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n"
                                  r"((?:\d+\. [^\n]*\n)+)", block, re.S):
-                questions = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
+                questions = [question_of(re.sub(r"^\d+\. ", "", q)) for q in m.group(3).splitlines()]
                 out.append(f"Table {m.group(1)}")
                 for line in m.group(2).splitlines()[1:]:
                     cells = line.split("\t")
@@ -45,8 +46,8 @@ def model(programs):
             return "\n".join(out) + "\n*/"
         lines = block.split("/*", 1)[1].split("*/", 1)[0].strip().splitlines()[1:]
         listed = re.search(r"row by row[^\n]*\n((?:\d+\. [^\n]*\n)+)", block)
-        questions = ([re.sub(r"^\d+\. ", "", q) for q in listed.group(1).splitlines()] if listed
-                     else [re.search(r'Q: Answer question "(.*)" row by row\.', block).group(1)])
+        questions = ([question_of(re.sub(r"^\d+\. ", "", q)) for q in listed.group(1).splitlines()] if listed
+                     else [question_of(re.search(r'Q: Answer question "(.*)" row by row\.', block).group(1))])
         out = []
         for line in lines:
             cells = line.split("\t")

@@ -12,6 +12,7 @@ from binder_py.neural.lm_backend import LMNeuralBackend, default_max_output_toke
 from binder_py.neural.plan import collect_requests, plan_neural_calls, supports_planning
 from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.lm import ScriptedLM
+from binder_py.neural.answer_types import question_of
 from binder_py.lm.types import Capabilities
 
 ANSWERS = {
@@ -25,6 +26,12 @@ def _text(request) -> str:
     return request.prompt if request.prompt is not None else "\n".join(t for _, t in request.messages)
 
 
+def _question(listed: str) -> str:
+    """A numbered question line back to the question (the list shows a typed call's kind of
+    answer after it: ``1. Made in North America? (yes/no)``)."""
+    return question_of(re.sub(r"^\d+\. ", "", listed))
+
+
 def target(request):
     """(questions, [(row_id, cells)]) of the prompt's target table."""
     text = _text(request)
@@ -33,9 +40,9 @@ def target(request):
     rows = [(int(line.split("\t")[0]), line.split("\t")[1:]) for line in lines]
     m = re.search(r"Q: Answer these questions row by row[^\n]*\n((?:\d+\. [^\n]*\n)+)", block)
     if m:
-        questions = [re.sub(r"^\d+\. ", "", q) for q in m.group(1).splitlines()]
+        questions = [_question(q) for q in m.group(1).splitlines()]
     else:
-        questions = [re.search(r'Q: Answer question "(.*)" row by row\.', block).group(1)]
+        questions = [_question(re.search(r'Q: Answer question "(.*)" row by row\.', block).group(1))]
     return questions, rows
 
 
@@ -48,7 +55,7 @@ def sections(request):
     for m in re.finditer(r"Table ([A-Z]): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n((?:\d+\. [^\n]*\n)+)",
                          block, re.S):
         rows = [(int(line.split("\t")[0]), line.split("\t")[1:]) for line in m.group(2).splitlines()[1:]]
-        found.append((m.group(1), [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()], rows))
+        found.append((m.group(1), [_question(q) for q in m.group(3).splitlines()], rows))
     return found
 
 

@@ -80,8 +80,11 @@ def test_weak_uses_pick_by_the_wording():
     assert _types('f_col("how many goals?", "score").sum()')["how many goals?"].kind is AnswerKind.NUMBER
     assert _types('df["d"] = f_col("when did it open?", "name")\ndf.sort_values("d")')[
         "when did it open?"].kind is AnswerKind.DATE
+    # a sort is no evidence of a kind (text sorts too): without a telling wording, nothing is enforced
     assert _types('df["s"] = f_col("score of the match", "name")\ndf.sort_values("s")')[
-        "score of the match"].kind is AnswerKind.NUMBER
+        "score of the match"].kind is AnswerKind.TEXT
+    assert _types('df["c"] = f_col("price in cents?", "price")\nint(df["c"].sum())')[
+        "price in cents?"].kind is AnswerKind.TEXT
     assert _types('x = f_val("is it a or b?", df)\nx')["is it a or b?"].choices == ("a", "b")
     assert infer_answer_type("what colour?").kind is AnswerKind.TEXT
 
