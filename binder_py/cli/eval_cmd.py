@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_pair(args: argparse.Namespace) -> int:
     from binder_py.evaluate.judge import score_prediction
-    from binder_py.evaluate.tabfact import normalize_tabfact_prediction
+    from binder_py.evaluate.label import normalize_tabfact_prediction
 
     task = args.task or args.dataset or "wikitq"
     if task_profile(task).evaluator == "label":

@@ -6,7 +6,7 @@ WikiTQ predictions get three named judgements (docs/RESULTS.md, "Evaluators"):
 * ``binder`` — Binder's semantic-mode ``eval_ex_match`` (:mod:`binder_py.evaluate.binder`);
 * ``semantic`` — binder-py's own documented match (:mod:`binder_py.evaluate.semantic`).
 
-TabFact predictions get one, ``correct`` (:mod:`binder_py.evaluate.tabfact`). The prediction is any answer
+TabFact predictions get one, ``correct`` (:mod:`binder_py.evaluate.label`). The prediction is any answer
 value, turned into a denotation by :func:`~binder_py.evaluate.denotation.answer_to_strings`; ``None`` (no answer)
 and an empty denotation are wrong under every evaluator.
 """
@@ -20,7 +20,7 @@ from binder_py.evaluate.binder import binder_match
 from binder_py.evaluate.denotation import answer_to_strings
 from binder_py.evaluate.official import official_match
 from binder_py.evaluate.semantic import semantic_match
-from binder_py.evaluate.tabfact import tabfact_match
+from binder_py.evaluate.label import tabfact_match
 from binder_py.tasks import task_profile
 
 __all__ = ["WIKITQ_EVALUATORS", "judge_wikitq", "score_prediction"]

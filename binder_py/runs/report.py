@@ -21,7 +21,7 @@ from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
 from binder_py.runs.escape import markdown_text
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
-from binder_py.runs.scoring import evaluator_names, record_scores, revive_answer, score_prediction
+from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 
 
 @dataclass

@@ -277,7 +277,7 @@ def test_two_runs_never_write_one_directory(fake_examples, tmp_path):
 
 
 def test_a_seeded_sample_is_the_same_each_time_and_keeps_file_order():
-    from binder_py.runs.runner import select_examples
+    from binder_py.runs.evaluation import select_examples
 
     class E:
         def __init__(self, i: int):

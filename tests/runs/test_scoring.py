@@ -6,8 +6,8 @@ import json
 from binder_py.cli import main
 from binder_py.evaluate import judge
 from binder_py.evaluate.scoring import score_records
-from binder_py.runs import scoring
-from binder_py.runs.scoring import record_scores
+from binder_py.runs import judgements as scoring
+from binder_py.runs.judgements import record_scores
 
 CASES = [("How many years?", ["4 years"], 4.0), ("Is it big?", ["Yes"], True), ("When?", ["2001"], "2001-01-01"),
          ("Who?", ["The Beatles", "Queen"], ["queen", "beatles"]), ("How many?", ["10"], 9.999999999999988),
@@ -16,7 +16,7 @@ CASES = [("How many years?", ["4 years"], 4.0), ("Is it big?", ["Yes"], True), (
 
 def test_every_caller_uses_the_same_function():
     assert scoring.score_prediction is judge.score_prediction
-    for module in ("binder_py.runs.runner", "binder_py.runs.report"):
+    for module in ("binder_py.runs.evaluation", "binder_py.runs.report"):
         assert importlib.import_module(module).score_prediction is judge.score_prediction
 
 

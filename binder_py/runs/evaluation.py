@@ -28,7 +28,7 @@ from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
-from binder_py.runs.scoring import evaluator_names, record_scores, score_prediction
+from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 
 TASKS = BENCHMARK_TASKS
