@@ -106,3 +106,27 @@ def plot_accuracy_vs_candidates(runs: Sequence[Any], metrics: Sequence[dict[str,
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def plot_reliability(runs: Sequence[Any], metrics: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """A reliability diagram: accuracy against mean confidence per confidence bin, one line per run
+    (the diagonal is perfect calibration)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    ax.plot([0, 100], [0, 100], color="grey", linestyle=":", label="perfect calibration")
+    for run, m in zip(runs, metrics):
+        cal = m.get("calibration")
+        if not cal:
+            continue
+        points = [(100 * b["mean_confidence"], 100 * b["accuracy"]) for b in cal["bins"] if b["count"]]
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                label=f"{plot_label(run.label)} (ECE {cal['ece']:.3f}, {cal['answered']} answered)")
+    ax.set_xlabel("confidence (%)")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)

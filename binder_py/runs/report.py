@@ -203,7 +203,25 @@ def run_metrics(run: Run) -> dict[str, Any]:
         "cached_tokens_per_question": (usage.get("cached_prompt_tokens", 0.0)
                                        + usage.get("cached_completion_tokens", 0.0)) / q,
         "cost_usd": usage.get("cost_usd", 0.0), "seconds_per_question": seconds / q, "seconds_total": seconds,
+        "calibration": calibration(run),
     }
+
+
+def calibration(run: Run, n_bins: int = 5) -> dict[str, Any] | None:
+    """How well the run's confidence predicts a right answer: the expected calibration error and
+    the reliability bins, over answered questions (WikiTQ: judged by the ``binder`` evaluator,
+    TabFact: ``correct``); None when no question was answered."""
+    from binder_py.calibration import expected_calibration_error, reliability_bins
+
+    judge = "binder" if "binder" in evaluator_names(run.task) else "correct"
+    pairs = [(_finite(r.get("confidence")), bool(r.get(judge))) for r in run.records
+             if not r.get("error") and r.get("prediction") is not None]
+    if not pairs:
+        return None
+    confidences, correct = [c for c, _ in pairs], [y for _, y in pairs]
+    return {"judged_by": judge, "answered": len(pairs),
+            "ece": expected_calibration_error(confidences, correct, n_bins=n_bins),
+            "bins": [vars(b) for b in reliability_bins(confidences, correct, n_bins=n_bins)]}
 
 
 # --- the report --------------------------------------------------------------------------
@@ -278,6 +296,19 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
                 names = evaluator_names(task_of.get(name, "wikitq"))
                 cells = [" / ".join(_pct(p[f"{e}_accuracy"]) for e in names) for p in curve]
                 lines.append(_md_row([name] + cells + ["–"] * (width - len(cells))))
+    calibrated = [m for m in metrics if m.get("calibration")]
+    if calibrated:
+        lines += ["", "## Confidence against accuracy (answered questions)", "",
+                  "Each cell: accuracy / mean confidence (questions) of the answers whose confidence falls in the "
+                  "bin; ECE is the expected calibration error (0 is perfect).", ""]
+        edges = [(b["lower"], b["upper"]) for b in calibrated[0]["calibration"]["bins"]]
+        lines += [_md_row(["run", "judged by", "answered", "ECE"] + [f"{lo:.0%}–{hi:.0%}" for lo, hi in edges]),
+                  _md_row(["---"] * (4 + len(edges)))]
+        for m in calibrated:
+            cal = m["calibration"]
+            cells = [f"{_pct(b['accuracy'])} / {_pct(b['mean_confidence'])} ({b['count']})" if b["count"] else "–"
+                     for b in cal["bins"]]
+            lines.append(_md_row([m["name"], cal["judged_by"], cal["answered"], f"{cal['ece']:.3f}"] + cells))
     return "\n".join(lines) + "\n"
 
 
@@ -303,13 +334,15 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
         Path(out).write_text(markdown, encoding="utf-8")
     plots: list[Path] = []
     if plots_dir is not None:
-        from binder_py.runs.plots import plot_accuracy_by_subset, plot_accuracy_vs_candidates
+        from binder_py.runs.plots import plot_accuracy_by_subset, plot_accuracy_vs_candidates, plot_reliability
 
         directory = Path(plots_dir)
         directory.mkdir(parents=True, exist_ok=True)
         plots.append(plot_accuracy_by_subset(runs, metrics, directory / "accuracy_by_subset.png"))
         if curves:
             plots.append(plot_accuracy_vs_candidates(runs, metrics, curves, directory / "accuracy_vs_candidates.png"))
+        if any(m.get("calibration") for m in metrics):
+            plots.append(plot_reliability(runs, metrics, directory / "reliability.png"))
     return Report(runs=runs, metrics=metrics, markdown=markdown, plots=plots, curves=curves)
 
 

@@ -215,7 +215,7 @@ def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
     # subsets: 3 solvable (all right in both runs), 2 unsolvable (one right)
     assert "| binder | binder | 80.0% / 80.0% / 80.0% (5) | 100.0% / 100.0% / 100.0% (3) | 50.0% / 50.0% / 50.0% (2) |" in md
     assert "| e2e | 40.0% / 40.0% / 40.0% | 40.0% / 40.0% / 40.0% | 80.0% / 80.0% / 80.0% |" in md
-    assert [p.name for p in result.plots] == ["accuracy_by_subset.png", "accuracy_vs_candidates.png"]
+    assert [p.name for p in result.plots] == ["accuracy_by_subset.png", "accuracy_vs_candidates.png", "reliability.png"]
     for path in result.plots:
         assert path.stat().st_size > 5000 and path.read_bytes()[:4] == b"\x89PNG"
     assert result.as_dict()["accuracy_vs_candidates"]["e2e"][2]["official"] == 4
@@ -289,3 +289,19 @@ def test_a_seeded_sample_is_the_same_each_time_and_keeps_file_order():
     other = [e.id for e in select_examples(examples, sample=100, sample_seed=8)]
     assert first == again and len(first) == 100 and first != other
     assert first == sorted(first, key=lambda i: int(i[1:])) and first != [f"q{i}" for i in range(100)]
+
+
+def test_report_shows_calibration_with_a_reliability_plot(binder_run, tmp_path):
+    out, _ = binder_run
+    rep = report([out], plots_dir=tmp_path / "plots")
+    cal = rep.metrics[0]["calibration"]
+    records = lines(out)
+    answered = [r for r in records if r["prediction"] is not None]
+    assert cal["answered"] == len(answered) and sum(b["count"] for b in cal["bins"]) == len(answered)
+    # the ECE computed by hand from the recorded confidences and binder judgements
+    from binder_py.calibration import expected_calibration_error
+
+    assert cal["ece"] == expected_calibration_error([r["confidence"] for r in answered],
+                                                    [bool(r["binder"]) for r in answered], n_bins=5)
+    assert "## Confidence against accuracy" in rep.markdown and f"{cal['ece']:.3f}" in rep.markdown
+    assert (tmp_path / "plots" / "reliability.png").stat().st_size > 1000
