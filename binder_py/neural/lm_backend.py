@@ -347,15 +347,8 @@ class LMNeuralBackend:
         columns = list(requests[0].columns)
         if any(r.kind != "col" or list(r.columns) != columns for r in requests):
             raise BinderError("answer_many needs f_col requests over the same context columns")
-        wanted: dict[str, set[str]] = {}
-        row_of: dict[str, list[str]] = {}
+        wanted, row_of, shown = _gather(requests)
         title = next((r.title for r in requests if r.title), None) or self.default_title or "table"
-        shown: dict[str, str] = {}
-        for r in requests:
-            wanted.setdefault(r.question, set()).update(r.keys)
-            shown.setdefault(r.question, _shown(r))
-            for row, key in zip(r.rows, r.keys):
-                row_of.setdefault(key, list(row))
         questions = list(wanted)
         for start in range(0, len(questions), self.max_questions):
             chunk = questions[start:start + self.max_questions]
@@ -441,14 +434,7 @@ class LMNeuralBackend:
             columns = list(group[0].columns)
             if any(r.kind != "col" or list(r.columns) != columns for r in group):
                 raise BinderError("answer_tables needs f_col requests over the same context columns per group")
-            wanted: dict[str, set[str]] = {}
-            row_of: dict[str, list[str]] = {}
-            shown: dict[str, str] = {}
-            for r in group:
-                wanted.setdefault(r.question, set()).update(r.keys)
-                shown.setdefault(r.question, _shown(r))
-                for row, key in zip(r.rows, r.keys):
-                    row_of.setdefault(key, list(row))
+            wanted, row_of, shown = _gather(group)
             title = next((r.title for r in group if r.title), None) or self.default_title or "table"
             keys = list(row_of)
             sections.append(_Section(self._label(index), title, columns, list(wanted), keys,
@@ -637,3 +623,17 @@ def _shown(request: NeuralRequest) -> str:
     """The request's question as the prompt shows it: with the kind of answer the program needs
     (``Is it in North America? (yes/no)``), when the call site is typed."""
     return shown_question(request.question, request.meta.get(META_KEY))
+
+
+def _gather(requests: Sequence[NeuralRequest]) -> tuple[dict[str, set[str]], dict[str, list[str]], dict[str, str]]:
+    """Several ``f_col`` requests over one set of context columns, merged: the row keys wanted per
+    question, each key's cells, and each question as the prompt shows it."""
+    wanted: dict[str, set[str]] = {}
+    row_of: dict[str, list[str]] = {}
+    shown: dict[str, str] = {}
+    for r in requests:
+        wanted.setdefault(r.question, set()).update(r.keys)
+        shown.setdefault(r.question, _shown(r))
+        for row, key in zip(r.rows, r.keys):
+            row_of.setdefault(key, list(row))
+    return wanted, row_of, shown
