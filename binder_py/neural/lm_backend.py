@@ -344,11 +344,8 @@ class LMNeuralBackend:
         requests = [r for r in requests if r.keys]
         if not requests:
             return result
-        columns = list(requests[0].columns)
-        if any(r.kind != "col" or list(r.columns) != columns for r in requests):
-            raise BinderError("answer_many needs f_col requests over the same context columns")
-        wanted, row_of, shown = _gather(requests)
-        title = next((r.title for r in requests if r.title), None) or self.default_title or "table"
+        columns, wanted, row_of, shown, title = self._gather(
+            requests, "answer_many needs f_col requests over the same context columns")
         questions = list(wanted)
         for start in range(0, len(questions), self.max_questions):
             chunk = questions[start:start + self.max_questions]
@@ -431,16 +428,32 @@ class LMNeuralBackend:
             group = [r for r in group if r.keys]
             if not group:
                 raise BinderError("answer_tables needs at least one row per group")
-            columns = list(group[0].columns)
-            if any(r.kind != "col" or list(r.columns) != columns for r in group):
-                raise BinderError("answer_tables needs f_col requests over the same context columns per group")
-            wanted, row_of, shown = _gather(group)
-            title = next((r.title for r in group if r.title), None) or self.default_title or "table"
+            columns, wanted, row_of, shown, title = self._gather(
+                group, "answer_tables needs f_col requests over the same context columns per group")
             keys = list(row_of)
             sections.append(_Section(self._label(index), title, columns, list(wanted), keys,
                                      [row_of[k] for k in keys], wanted, next_id, shown))
             next_id += len(keys)
         return sections
+
+    def _gather(self, requests: Sequence[NeuralRequest], mismatch: str
+                ) -> tuple[list[str], dict[str, set[str]], dict[str, list[str]], dict[str, str], str]:
+        """Several ``f_col`` requests over one set of context columns, merged: the columns, the row
+        keys wanted per question, each key's cells, each question as the prompt shows it, and the
+        title. ``mismatch`` is the error when they are not all ``f_col`` over the same columns."""
+        columns = list(requests[0].columns)
+        if any(r.kind != "col" or list(r.columns) != columns for r in requests):
+            raise BinderError(mismatch)
+        wanted: dict[str, set[str]] = {}
+        row_of: dict[str, list[str]] = {}
+        shown: dict[str, str] = {}
+        for r in requests:
+            wanted.setdefault(r.question, set()).update(r.keys)
+            shown.setdefault(r.question, _shown(r))
+            for row, key in zip(r.rows, r.keys):
+                row_of.setdefault(key, list(row))
+        title = next((r.title for r in requests if r.title), None) or self.default_title or "table"
+        return columns, wanted, row_of, shown, title
 
     def _render_section(self, section: _Section) -> str:
         return fill_template(self.templates["multi_table_section"], label=section.label, title=section.title,
@@ -623,17 +636,3 @@ def _shown(request: NeuralRequest) -> str:
     """The request's question as the prompt shows it: with the kind of answer the program needs
     (``Is it in North America? (yes/no)``), when the call site is typed."""
     return shown_question(request.question, request.meta.get(META_KEY))
-
-
-def _gather(requests: Sequence[NeuralRequest]) -> tuple[dict[str, set[str]], dict[str, list[str]], dict[str, str]]:
-    """Several ``f_col`` requests over one set of context columns, merged: the row keys wanted per
-    question, each key's cells, and each question as the prompt shows it."""
-    wanted: dict[str, set[str]] = {}
-    row_of: dict[str, list[str]] = {}
-    shown: dict[str, str] = {}
-    for r in requests:
-        wanted.setdefault(r.question, set()).update(r.keys)
-        shown.setdefault(r.question, _shown(r))
-        for row, key in zip(r.rows, r.keys):
-            row_of.setdefault(key, list(row))
-    return wanted, row_of, shown
