@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("tables", metavar="TABLE", nargs="+", help="the table file(s)")
     parser.add_argument("question", metavar="QUESTION", help="the question (or, with --task tabfact, a statement)")
     add_model_options(parser, lm_help="the model that writes programs (docs/LM.md)",
-                      neural_help="who answers neural calls: oracle:FILE.json, lm (the --lm model, default) or lm:SPEC")
+                      neural_help="who answers neural calls: oracle:FILE.json, lm (the --lm model, default; row by row for "
+                                  "the embedded model, the table prompt otherwise), lm-rows, lm-table or lm:SPEC")
     add_sampling_options(parser, tasks=PROFILES)
     parser.add_argument("--title", help="the table's title (default: the file name; none for several tables)")
     parser.add_argument("--explain", action="store_true", help="show the vote, the winning program and its calls")

@@ -154,7 +154,7 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--split", help="wikitq: dev (default), test, unsolvable-squall, unsolvable-binder, "
                                         "solvable-squall, solvable-binder; tabfact: test-small")
     add_model_options(parser, lm_help="the model (docs/LM.md); replay:DIR reruns a recorded run offline",
-                      neural_help="who answers neural calls: lm (default), lm:SPEC, oracle:FILE.json")
+                      neural_help="who answers neural calls: lm (default), lm-rows, lm-table, lm:SPEC, oracle:FILE.json")
     add_sampling_options(parser, seed_default=0)
     parser.add_argument("--limit", type=int, metavar="K", help="only the first K questions of the split (file order)")
     parser.add_argument("--sample", type=int, metavar="K",

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--neural", metavar="BACKEND",
                         help="who answers f_col/f_val: oracle:FILE.json (answers you wrote: "
                              '{"f_col": {question: {row key: answer}}, "f_val": {question: answer}}) or lm '
-                             "(the language model of --lm). Default: lm when --lm is given, else none")
+                             "(the language model of --lm; lm-rows / lm-table choose its prompt). "
+                             "Default: lm when --lm is given, else none")
     parser.add_argument("--lm", metavar="SPEC", help="the language model for neural calls (see docs/LM.md)")
     parser.add_argument("--title", help="the table's title shown to the LM (default: the file name)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -53,13 +54,14 @@ def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> 
         if not path:
             raise BinderError("--neural oracle: needs a file, as in --neural oracle:answers.json")
         return OracleBackend.from_file(path)
-    if neural == "lm" or neural.startswith("lm:"):
-        from binder_py.neural.lm_backend import LMNeuralBackend
+    if neural in ("lm", "lm-rows", "lm-table") or neural.startswith("lm:"):
         from binder_py.lm import lm_from_spec
+        from binder_py.neural.build import lm_backend
 
         spec = lm_spec if lm_spec else (neural[3:] or None if neural.startswith("lm:") else None)
-        return LMNeuralBackend(lm_from_spec(spec), title=title)
-    raise BinderError(f"unknown --neural {neural!r}; use oracle:FILE.json or lm")
+        protocol = neural.removeprefix("lm-") if neural in ("lm-rows", "lm-table") else None
+        return lm_backend(lm_from_spec(spec), protocol, title=title)
+    raise BinderError(f"unknown --neural {neural!r}; use oracle:FILE.json, lm, lm-rows or lm-table")
 
 
 def _read_program(path: str) -> str:

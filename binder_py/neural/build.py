@@ -10,22 +10,38 @@ from binder_py.errors import BinderError
 from binder_py.lm.types import LanguageModel
 from binder_py.neural.backends import CallableBackend, NeuralBackend, OracleBackend
 from binder_py.neural.lm_backend import LMNeuralBackend
+from binder_py.neural.rowwise import RowwiseNeuralBackend
 
-SPEC_FORMS = "oracle:FILE.json, lm, lm:SPEC, a NeuralBackend or a callable"
+SPEC_FORMS = "oracle:FILE.json, lm, lm-rows, lm-table, lm:SPEC, a NeuralBackend or a callable"
+
+
+def lm_backend(lm: LanguageModel, protocol: str | None = None, *, title: str | None = None) -> NeuralBackend:
+    """The prompted-LM backend for ``lm``: ``protocol`` "rows" (one short request per distinct
+    row after a fixed cached prefix, yes/no read from log-probabilities: what small embedded
+    models answer best) or "table" (the paper's QA-map prompt, planned several questions at a
+    time: what capable API models answer best). None: rows for the embedded model, else table."""
+    if protocol is None:
+        protocol = "rows" if lm.capabilities.embedded else "table"
+    if protocol not in ("rows", "table"):
+        raise BinderError(f"unknown neural protocol {protocol!r}; use rows or table")
+    return RowwiseNeuralBackend(lm, title=title) if protocol == "rows" else LMNeuralBackend(lm, title=title)
 
 
 def build_neural_backend(spec: Any, *, lm: Callable[[], LanguageModel],
                          make_lm: Callable[[str], LanguageModel]) -> NeuralBackend:
-    """The backend for ``spec``: ``None`` or ``"lm"`` → the program-writing model ``lm()``;
+    """The backend for ``spec``: ``None`` or ``"lm"`` → the program-writing model ``lm()``
+    (:func:`lm_backend` picks its protocol; ``"lm-rows"``/``"lm-table"`` choose one);
     ``"lm:SPEC"`` → another model ``make_lm(SPEC)``; ``"oracle:FILE.json"`` → answers from a
     file; a :class:`NeuralBackend` as it is; any other callable → :class:`CallableBackend`."""
     if spec is None or spec == "lm":
-        return LMNeuralBackend(lm())
+        return lm_backend(lm())
+    if spec in ("lm-rows", "lm-table"):
+        return lm_backend(lm(), spec.removeprefix("lm-"))
     if isinstance(spec, str):
         if spec.startswith("oracle:"):
             return OracleBackend.from_file(spec[len("oracle:"):])
         if spec.startswith("lm:"):
-            return LMNeuralBackend(make_lm(spec[3:]))
+            return lm_backend(make_lm(spec[3:]))
         raise BinderError(f"unknown neural backend {spec!r}; use {SPEC_FORMS}")
     if isinstance(spec, NeuralBackend):
         return spec

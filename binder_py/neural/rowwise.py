@@ -1,0 +1,174 @@
+"""The row-by-row neural backend, for small models: each distinct row of an ``f_col`` is one
+short chat turn after a FIXED prefix (instruction + demonstrations), and a yes/no answer is
+read from the next token's log-probabilities instead of a copied table.
+
+Why: the paper's "QA map" prompt asks the model to copy the table with one more column. A
+0.5B–1.5B model copies badly and answers the same for every row (measured in
+docs/RESULTS.md); asked about one cell at a time it separates the rows. Because the prefix
+never changes (no retrieval), the runtime evaluates it once and keeps it cached across rows,
+calls and questions (:mod:`binder_py.lm.local` keeps one slot per prompt prefix), so a row
+costs only its own few tokens plus one generated token.
+
+How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_types`):
+
+* yes/no: ``max_tokens=1`` with the top log-probabilities; P(yes) is the summed probability
+  of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no". Yes when it is
+  more likely, unknown when neither is among the top tokens. Models without
+  log-probabilities generate under the type's grammar instead.
+* number, date, one of a set, free text: a short generation, under the type's GBNF grammar
+  when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
+
+``f_val`` (one answer from a sub-table) keeps the table prompt of
+:class:`~binder_py.neural.lm_backend.LMNeuralBackend`, which this backend holds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from binder_py.errors import BinderError
+from binder_py.lm.types import Choice, LanguageModel, LMRequest, Usage
+from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, AnswerType, question_answer_type)
+from binder_py.neural.backends import NeuralAnswer
+from binder_py.neural.lm_backend import LMNeuralBackend
+from binder_py.neural.requests import NeuralRequest
+
+INSTRUCTION = ("Answer a question about one row of a table, using only what its cells say and what you know. "
+               "Reply with the answer alone: yes or no for a yes/no question, a bare number for a quantity, "
+               "a date as YYYY-MM-DD, otherwise a few words. Reply unknown when the row does not tell.")
+
+#: tokens of a short typed answer (a number, a date, a choice, a few words)
+ANSWER_TOKENS = 24
+#: log-probabilities asked for the one token of a yes/no answer
+TOP_LOGPROBS = 10
+
+
+@dataclass(frozen=True)
+class RowDemo:
+    """One demonstration: a question about one row's cells, and its answer."""
+
+    question: str
+    cells: tuple[tuple[str, str], ...]
+    answer: str
+
+
+def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
+    """The fixed demonstrations (``prompts/neural/row_demos.jsonl``)."""
+    text = resources.files("prompts").joinpath("neural", name).read_text(encoding="utf-8")
+    demos = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            demos.append(RowDemo(str(item["question"]), tuple((str(k), str(v)) for k, v in item["cells"].items()),
+                                 str(item["answer"])))
+        except (ValueError, KeyError, AttributeError) as error:
+            raise BinderError(f"prompts/neural/{name} line {number} is not a row demonstration "
+                              f"({{\"question\", \"cells\", \"answer\"}}): {error}") from None
+    return demos
+
+
+def row_turn(question: str, cells: Sequence[tuple[str, str]]) -> str:
+    """The user turn for one row: its cells, one ``column: value`` line each, then the question."""
+    lines = [f"{column}: {value}" for column, value in cells]
+    return "\n".join([*lines, f"Question: {question}"])
+
+
+def yes_probability(choice: Choice) -> float | None:
+    """P(yes | yes or no) from the first generated token's top log-probabilities; None when
+    neither word is among them."""
+    if not choice.top_logprobs:
+        return None
+    totals = {"yes": 0.0, "no": 0.0}
+    for token, logprob in choice.top_logprobs[0]:
+        word = token.strip().lower()
+        if word in totals:
+            totals[word] += math.exp(logprob)
+    both = totals["yes"] + totals["no"]
+    return totals["yes"] / both if both > 0 else None
+
+
+class RowwiseNeuralBackend:
+    """Answer ``f_col`` row by row after a fixed, cached prefix (see the module's docstring);
+    ``f_val`` with the table prompt of :class:`LMNeuralBackend`."""
+
+    def __init__(self, lm: LanguageModel, *, demos: list[RowDemo] | None = None, max_workers: int | None = None,
+                 title: str | None = None):
+        self.lm = lm
+        self.name = f"lm-rows:{lm.name}"
+        self.cache_id = self.name
+        self.prefetch = True
+        self.dedup = True
+        self.demos = load_row_demos() if demos is None else demos
+        self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
+        self.table_backend = LMNeuralBackend(lm, title=title)
+
+    def prefix(self) -> tuple[tuple[str, str], ...]:
+        """The fixed chat turns every row's request starts with (the same for every call)."""
+        turns: list[tuple[str, str]] = [("system", INSTRUCTION)]
+        for demo in self.demos:
+            turns += [("user", row_turn(demo.question, demo.cells)), ("assistant", demo.answer)]
+        return tuple(turns)
+
+    def answer(self, request: NeuralRequest) -> NeuralAnswer:
+        if request.kind != "col":
+            return self.table_backend.answer(request)
+        answer_type = request.meta.get(META_KEY)
+        if not isinstance(answer_type, AnswerType):
+            answer_type = question_answer_type(request.question)
+        result = NeuralAnswer()
+        if not request.rows:
+            return result
+        prefix = self.prefix()
+
+        def ask(index: int) -> tuple[str, Any, str, Usage]:
+            cells = list(zip(request.columns, request.rows[index]))
+            messages = (*prefix, ("user", row_turn(request.question, cells)))
+            return (request.keys[index], *self._ask_row(messages, answer_type, request))
+
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
+            for key, answer, raw, usage in pool.map(ask, range(len(request.rows))):
+                result.answers[key] = answer
+                result.raw_outputs.append(f"{key}: {raw}")
+                result.usage += usage
+        result.prompts.append(_shown_prompt(prefix, request))
+        return result
+
+    def _ask_row(self, messages: tuple[tuple[str, str], ...], answer_type: AnswerType,
+                 request: NeuralRequest) -> tuple[Any, str, Usage]:
+        tags = {"kind": "col", "question": request.question[:200], "protocol": "rows"}
+        if request.site is not None:
+            tags["site"] = str(request.site)
+        caps = self.lm.capabilities
+        if answer_type.kind is AnswerKind.YES_NO and caps.logprobs:
+            lm_request = LMRequest(messages=messages, max_tokens=1, temperature=0.0, logprobs=True,
+                                   top_logprobs=TOP_LOGPROBS)
+            completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
+            probability = yes_probability(completion.choices[0])
+            if probability is None:
+                return UNKNOWN, f"{completion.text!r} (neither yes nor no among the likeliest tokens)", completion.usage
+            answer = "yes" if probability > 0.5 else "no"
+            return answer, f"{answer} (P(yes)={probability:.2f})", completion.usage
+        grammar = answer_type.gbnf() if caps.grammar else None
+        lm_request = LMRequest(messages=messages, max_tokens=ANSWER_TOKENS, temperature=0.0, stop=("\n",),
+                               grammar=grammar)
+        completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
+        text = completion.text.strip()
+        return (text or None), text, completion.usage
+
+
+def _shown_prompt(prefix: Sequence[tuple[str, str]], request: NeuralRequest) -> str:
+    """The prompt of the call as a trace shows it: the fixed prefix once, then the first row's turn
+    (every row's turn has the same shape)."""
+    first = row_turn(request.question, list(zip(request.columns, request.rows[0])))
+    turns = [f"[{role}] {text}" for role, text in prefix] + [f"[user] {first}"]
+    if len(request.rows) > 1:
+        turns.append(f"... and {len(request.rows) - 1} more row(s), one request each")
+    return "\n".join(turns)

@@ -1,0 +1,141 @@
+"""The row-by-row neural backend against a scripted LM: one request per distinct row after a
+fixed prefix, yes/no read from log-probabilities, typed answers under a grammar, f_val on the
+table prompt, and the choice of protocol."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from binder_py.errors import BinderError
+from binder_py.language import execute
+from binder_py.lm import ScriptedLM
+from binder_py.lm.types import Capabilities, Choice
+from binder_py.neural.answer_types import META_KEY, NUMBER, AnswerKind, AnswerType
+from binder_py.neural.build import build_neural_backend, lm_backend
+from binder_py.neural.lm_backend import LMNeuralBackend
+from binder_py.neural.requests import NeuralRequest, row_key
+from binder_py.neural.rowwise import RowwiseNeuralBackend, load_row_demos, row_turn, yes_probability
+
+EMBEDDED = Capabilities(api="chat", logprobs=True, grammar=True, embedded=True)
+NORTH_AMERICA = {"mexico", "canada", "united states"}
+
+
+def last_user_turn(request) -> str:
+    return request.messages[-1][1]
+
+
+def cell(request, column: str) -> str:
+    for line in last_user_turn(request).splitlines():
+        if line.startswith(f"{column}: "):
+            return line[len(column) + 2:]
+    raise AssertionError(f"no {column!r} line in {last_user_turn(request)!r}")
+
+
+def choice_from(p_yes: float, spellings=("Yes", "No")) -> Choice:
+    """A one-token choice whose top alternatives give P(yes) = p_yes (split over spellings)."""
+    yes, no = spellings
+    top = ((yes, math.log(p_yes * 0.8)), (" yes", math.log(p_yes * 0.2)), (no, math.log(1 - p_yes)),
+           ("The", math.log(0.001)))
+    return Choice(text=yes if p_yes > 0.5 else no, top_logprobs=(top,))
+
+
+def col_request(values, question="Is the country in North America?", column="made in", answer_type=None):
+    rows = [[v] for v in values]
+    meta = {META_KEY: answer_type} if answer_type is not None else {}
+    return NeuralRequest("col", question, [column], rows, [row_key(r) for r in rows], meta=meta)
+
+
+def test_yes_no_comes_from_the_log_probabilities_one_request_per_row_after_a_fixed_prefix():
+    lm = ScriptedLM(lambda request, purpose: choice_from(0.9 if cell(request, "made in") in NORTH_AMERICA else 0.2),
+                    capabilities=EMBEDDED)
+    backend = RowwiseNeuralBackend(lm)
+    answer = backend.answer(col_request(["mexico", "china", "canada"]))
+    assert answer.answers == {"mexico": "yes", "china": "no", "canada": "yes"}
+    assert len(lm.calls) == 3
+    prefixes = {request.messages[:-1] for request, _, _ in lm.calls}
+    assert len(prefixes) == 1  # the same turns before every row: the runtime keeps them cached
+    assert all(request.max_tokens == 1 and request.top_logprobs > 0 for request, _, _ in lm.calls)
+    assert any("P(yes)=0.90" in raw for raw in answer.raw_outputs)
+    # a second call (another question) starts with the very same prefix
+    backend.answer(col_request(["portugal"], question="Is it in Europe?"))
+    assert lm.calls[-1][0].messages[:-1] in prefixes
+
+
+def test_spellings_of_yes_and_no_are_summed_and_neither_means_unknown():
+    assert yes_probability(Choice("yes", top_logprobs=(((" yes", math.log(0.3)), ("Yes", math.log(0.3)),
+                                                         ("NO", math.log(0.4))),))) == pytest.approx(0.6)
+    assert yes_probability(Choice("The", top_logprobs=((("The", -0.1), ("A", -3.0)),))) is None
+    assert yes_probability(Choice("yes")) is None
+    lm = ScriptedLM(lambda request, purpose: Choice("The", top_logprobs=((("The", -0.1),),)), capabilities=EMBEDDED)
+    answer = RowwiseNeuralBackend(lm).answer(col_request(["mexico"]))
+    assert answer.answers == {"mexico": "unknown"}
+
+
+def test_a_typed_answer_is_generated_under_the_types_grammar():
+    lm = ScriptedLM(lambda request, purpose: {"6 ft": "72", "5 ft": "60"}[cell(request, "height")],
+                    capabilities=EMBEDDED)
+    request = col_request(["6 ft", "5 ft"], question="What is the height in inches?", column="height",
+                          answer_type=NUMBER)
+    answer = RowwiseNeuralBackend(lm).answer(request)
+    assert answer.answers == {"6 ft": "72", "5 ft": "60"}
+    grammars = {request.grammar for request, _, _ in lm.calls}
+    assert grammars == {NUMBER.gbnf()}
+
+
+def test_without_log_probabilities_a_yes_no_answer_is_generated_under_its_grammar():
+    caps = Capabilities(api="chat", grammar=True, embedded=True)
+    lm = ScriptedLM(lambda request, purpose: "yes" if cell(request, "made in") == "canada" else "no", capabilities=caps)
+    yes_no = AnswerType(AnswerKind.YES_NO)
+    answer = RowwiseNeuralBackend(lm).answer(col_request(["canada", "vietnam"], answer_type=yes_no))
+    assert answer.answers == {"canada": "yes", "vietnam": "no"}
+    assert {request.grammar for request, _, _ in lm.calls} == {yes_no.gbnf()}
+
+
+def test_every_context_column_is_shown_by_name():
+    lm = ScriptedLM(lambda request, purpose: choice_from(0.9), capabilities=EMBEDDED)
+    rows = [["2", "arrived broken"]]
+    request = NeuralRequest("col", "Was the review positive?", ["stars", "review"], rows, [row_key(rows[0])])
+    RowwiseNeuralBackend(lm).answer(request)
+    assert last_user_turn(lm.calls[0][0]) == row_turn("Was the review positive?", [("stars", "2"),
+                                                                                  ("review", "arrived broken")])
+
+
+def test_f_val_keeps_the_table_prompt():
+    lm = ScriptedLM(lambda request, purpose: "tuxedo shirt", capabilities=EMBEDDED)
+    rows = [["t-shirt"], ["tuxedo shirt"]]
+    answer = RowwiseNeuralBackend(lm).answer(NeuralRequest("val", "Which is the most formal?", ["shirt"], rows,
+                                                           [row_key(r) for r in rows]))
+    assert answer.value == "tuxedo shirt"
+    assert "QA answer" in answer.prompts[0] or "Give a database" in answer.prompts[0]
+
+
+def test_a_yes_no_column_from_rows_works_as_a_mask_in_a_program():
+    lm = ScriptedLM(lambda request, purpose: choice_from(0.9 if cell(request, "made in") in NORTH_AMERICA else 0.1),
+                    capabilities=EMBEDDED)
+    table = pd.DataFrame({"shirt": ["a", "b", "c", "d"], "made in": ["mexico", "china", "canada", "mexico"],
+                          "sales": [1, 5, 3, 2]})
+    program = ('df = df[f_col("Is the country in North America?", ["made in"])]\n'
+               'df.sort_values("sales", ascending=False)["shirt"].iloc[0]')
+    run = execute(program, table, neural=RowwiseNeuralBackend(lm))
+    assert run.outcome.ok, run.outcome
+    assert run.outcome.value == "c"
+    assert len(lm.calls) == 3  # distinct values only: mexico is asked once
+
+
+def test_the_protocol_follows_the_model_unless_chosen():
+    embedded = ScriptedLM(lambda request, purpose: "x", capabilities=EMBEDDED)
+    api = ScriptedLM(lambda request, purpose: "x", capabilities=Capabilities(api="chat"))
+    assert isinstance(lm_backend(embedded), RowwiseNeuralBackend)
+    assert isinstance(lm_backend(api), LMNeuralBackend)
+    assert isinstance(build_neural_backend("lm-table", lm=lambda: embedded, make_lm=lambda s: api), LMNeuralBackend)
+    assert isinstance(build_neural_backend("lm-rows", lm=lambda: api, make_lm=lambda s: api), RowwiseNeuralBackend)
+    with pytest.raises(BinderError, match="use rows or table"):
+        lm_backend(api, "columns")
+
+
+def test_the_demonstrations_are_balanced_and_well_formed():
+    demos = load_row_demos()
+    answers = [demo.answer for demo in demos]
+    assert answers.count("yes") == answers.count("no") > 0  # no lean towards either answer
+    assert all(demo.cells and demo.question.strip() for demo in demos)
