@@ -169,8 +169,8 @@ class LocalBackend:
         from tqdm.auto import tqdm
 
         deadline = time.monotonic() + self.startup_timeout
-        with tqdm(desc=f"loading {self.model}", bar_format="{desc}: {elapsed}", file=sys.stderr, delay=0.5,
-                  leave=False) as bar:
+        with tqdm(desc=f"loading {self.model}", bar_format="{desc}: {elapsed}", file=sys.stderr,
+                  leave=not sys.stderr.isatty()) as bar:  # a log (not a terminal) keeps the line, ended
             while True:
                 try:
                     line = self._lines.get(timeout=1.0)

@@ -241,5 +241,33 @@ def main(argv: list[str] | None = None) -> int:
     return serve(WorkerSettings(args.model, args.n_ctx, args.slots, args.threads), sys.stdin)
 
 
+def die_with_parent() -> None:
+    """Linux: the kernel sends this process SIGKILL when the process that started it dies, so a
+    killed ``binder-py`` never leaves a model worker behind (a worker loading a model reads no
+    stdin yet, so it would not see the end of it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the call above
+        os._exit(1)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    die_with_parent()
+    try:
+        code = main()
+    except BaseException:  # noqa: BLE001 - a broken pipe to a dead parent, an interrupt
+        import traceback
+
+        traceback.print_exc()  # into the worker's log
+        code = 1
+    # the runtime's threads are not daemons: leave without waiting for them
+    sys.stdout.flush()
+    os._exit(code)

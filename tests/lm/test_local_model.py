@@ -140,3 +140,41 @@ def test_the_1_5b_model_answers(monkeypatch, original_cache_dir):
         assert "ok" in text.lower()
     finally:
         client.close()
+
+
+@pytest.mark.skipif(not os.uname().sysname == "Linux", reason="the parent-death signal is Linux's")
+def test_a_killed_parent_leaves_no_model_worker(original_cache_dir):
+    """The parent is killed while its worker loads the model; the worker's stdin stays open (the
+    test holds it), so only the parent-death signal can end it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import subprocess, sys\n"
+              "from binder_py.lm.local import LocalBackend\n"
+              "path = LocalBackend(n_ctx=1024, slots=1).prepare().path\n"
+              "worker = subprocess.Popen([sys.executable, '-m', 'binder_py.lm.local_worker', '--model', str(path),\n"
+              "                           '--n-ctx', '1024', '--slots', '1', '--threads', '1'],\n"
+              "                          stdin=sys.stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+              "print(worker.pid, flush=True)\n"
+              "import time; time.sleep(600)\n")
+    env = {**os.environ, "BINDER_CACHE_DIR": model_cache_dir(original_cache_dir)}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env=env)
+    try:
+        worker = int(parent.stdout.readline())
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.2)
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the model worker outlived its killed parent")
+    finally:
+        parent.kill()
+        parent.stdin.close()
