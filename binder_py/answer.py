@@ -134,6 +134,8 @@ class Answer:
     #: the neural requests asked for all candidates before they ran (several questions per
     #: prompt); its usage is included in ``usage``
     plan: NeuralPlan | None = None
+    #: ``confidence`` is P(right) from a calibrator fitted on dev runs (True), or the raw vote share
+    calibrated: bool = False
 
     # --- views -----------------------------------------------------------------------
     @property
@@ -211,11 +213,15 @@ class Answer:
                     f"against {first.share:.0%}; sample more programs (a larger n) to separate them.")
         return None
 
+    def confidence_label(self) -> str:
+        """``confidence 80% (calibrated)`` or ``confidence 80% (vote share)``: says which it is."""
+        return f"confidence {self.confidence:.0%} ({'calibrated' if self.calibrated else 'vote share'})"
+
     def explain(self) -> str:
         """A plain-text account: the answer, the vote, the winning program and its neural calls."""
         shown = _show(self.value) if self.winner is not None else "no answer"
         lines = [f"Question: {self.question}", f"Answer: {shown}  "
-                 f"(confidence {self.confidence:.0%}, mode {self.mode}, task {self.task})"]
+                 f"({self.confidence_label()}, mode {self.mode}, task {self.task})"]
         closeness = self.closeness_sentence()
         if closeness:
             lines.append(closeness)
@@ -286,7 +292,7 @@ class Answer:
     def to_json(self) -> dict[str, Any]:
         return {
             "question": self.question, "title": self.title, "value": to_jsonable(self.value),
-            "confidence": self.confidence, "mode": self.mode, "task": self.task, "lm": self.lm,
+            "confidence": self.confidence, "calibrated": self.calibrated, "mode": self.mode, "task": self.task, "lm": self.lm,
             "neural": self.neural,
             "distribution": [to_jsonable(s.to_dict() if hasattr(s, "to_dict") else vars(s))
                              for s in self.distribution],

@@ -176,6 +176,28 @@ def load_calibrator(path: str | Path) -> Calibrator:
     return calibrator
 
 
+_LOADED: dict[tuple[str, int, int], Calibrator] = {}
+
+
+def load_calibration(path: str | Path) -> Calibrator:
+    """The calibrator in ``path`` for ``--calibrator``/``AskSettings.calibrator`` (read once per file
+    version); a :class:`~binder_py.errors.BinderError` that says what to do when it is missing or bad."""
+    from binder_py.errors import BinderError
+
+    try:
+        stat = Path(path).stat()
+    except OSError as error:
+        raise BinderError(f"cannot read the confidence calibrator {str(path)!r}: {error.strerror}; fit one with "
+                          "'binder-py calibrate RUN_DIR... --out FILE'") from None
+    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _LOADED:
+        try:
+            _LOADED[key] = load_calibrator(path)
+        except ValueError as error:
+            raise BinderError(f"{error} (binder-py calibrate RUN_DIR... --out FILE)") from None
+    return _LOADED[key]
+
+
 def fit_logistic(features: Sequence[ConfidenceFeatures], correct: Sequence[bool], *, l2: float = 1.0,
                  names: Sequence[str] = FEATURES, fitted_on: str = "", iterations: int = 50) -> Calibrator:
     """Fit ``P(correct) = σ(w·z + b)`` on standardised features (Newton/IRLS, penalty ``l2·|w|²/2``).

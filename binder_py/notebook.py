@@ -99,10 +99,13 @@ def _outcome_html(answer: Answer) -> str:
         return ('<div class="value none">no answer</div>'
                 '<div class="banner fail">No program gave an answer: every one failed or returned nothing. '
                 "The most sampled programs and their errors are below.</div>")
+    meaning = ("the chance this answer is right, from a calibrator fitted on dev runs (the vote's share, "
+               "margin and the agreement of distinct programs)" if answer.calibrated else
+               "the share of the vote weight that went to this answer: how much the sampled programs agree, "
+               "not a calibrated probability of being right")
     parts = [f'<div class="value">{_esc(_text(answer.value))}</div>',
-             f'<div class="confidence">confidence {answer.confidence:.0%} <span class="muted">— the share of the '
-             "vote weight that went to this answer: how much the sampled programs agree, not a calibrated "
-             "probability of being right</span></div>"]
+             f'<div class="confidence">confidence {answer.confidence:.0%} <span class="muted">— {meaning}'
+             "</span></div>"]
     closeness = answer.closeness_sentence()
     if closeness:
         kind = "tie" if answer.tie else "near-tie"

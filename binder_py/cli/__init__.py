@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "binder_py.cli.data_cmd",
     "binder_py.cli.lm_cmd",
     "binder_py.cli.bench_cmd",
+    "binder_py.cli.calibrate_cmd",
 )
 
 

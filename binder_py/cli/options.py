@@ -15,7 +15,7 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     # --task is an option of ask and the positional benchmark of eval
     given = {"task": vars(args).get("task"), "mode": args.mode, "n": args.n, "vote": args.vote,
              "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
-             "constrained": args.constrained}
+             "constrained": args.constrained, "calibrator": args.calibrator}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -49,6 +49,9 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
     parser.add_argument("--abstain-below", type=float, metavar="P",
                         help="give no answer when its confidence is below P (0 to 1)")
+    parser.add_argument("--calibrator", metavar="FILE",
+                        help="report the confidence as P(right) from this calibrator (fitted on dev runs by "
+                             "'binder-py calibrate'; docs/DISCRIMINATE.md) instead of the raw vote share")
     parser.add_argument("--unconstrained", dest="constrained", action="store_false", default=None,
                         help="sample programs freely, without the grammar of the table's columns (on by "
                              "default for models that take grammars)")

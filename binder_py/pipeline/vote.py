@@ -7,6 +7,7 @@ import time
 from dataclasses import replace
 
 from binder_py.answer import Answer, Candidate
+from binder_py.calibration import confidence, load_calibration
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
@@ -39,8 +40,11 @@ def vote_candidates(state: QuestionState) -> QuestionState:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)
     value = profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
-    if settings.abstain_below is not None and value is not None and result.confidence < settings.abstain_below:
-        warnings += (f"abstained: the answer {result.value!r} has confidence {result.confidence:.0%}, below "
+    confidence_value = result.confidence
+    if settings.calibrator is not None and result.distribution:
+        confidence_value = confidence(result, calibrator=load_calibration(settings.calibrator)).value
+    if settings.abstain_below is not None and value is not None and confidence_value < settings.abstain_below:
+        warnings += (f"abstained: the answer {result.value!r} has confidence {confidence_value:.0%}, below "
                      f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)
         value = None
     prompt = state.prompt
@@ -55,7 +59,8 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                                    for s in state.proposal.steps]
     timings = {**state.timings, "total": time.perf_counter() - state.started}
     answer = Answer(question=state.question, value=value,
-                    confidence=result.confidence, candidates=list(candidates), distribution=list(result.distribution),
+                    confidence=confidence_value, calibrated=settings.calibrator is not None,
+                    candidates=list(candidates), distribution=list(result.distribution),
                     usage=state.usage, mode=settings.mode, task=profile.name, title=state.title,
                     table=state.original_table, prompt=prompt_info, timings=timings,
                     warnings=list(dict.fromkeys(warnings)), lm=state.lm.name,

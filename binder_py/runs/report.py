@@ -113,17 +113,25 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
     return out
 
 
-def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
-    """The answer the run would have given with only its first ``k`` sampled programs."""
-    from binder_py.normalize import key_text
+def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
+    """The vote (:class:`~binder_py.vote.VoteResult`) the run would have held with only its first ``k``
+    sampled programs, under the live run's rules (binder_py/pipeline/vote.py)."""
     from binder_py.vote import vote_prefix
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
-    strategy = profile.vote_strategy(config.get("vote"))  # the live run's rules (binder_py/pipeline/vote.py)
-    result = vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
-                         yes_no=profile.is_yes_no(record.get("question") or ""),
-                         answer_weights=profile.vote_weights(strategy, None),
-                         neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
+    strategy = profile.vote_strategy(config.get("vote"))
+    return vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
+                       yes_no=profile.is_yes_no(record.get("question") or ""),
+                       answer_weights=profile.vote_weights(strategy, None),
+                       neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
+
+
+def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
+    """The answer the run would have given with only its first ``k`` sampled programs."""
+    from binder_py.normalize import key_text
+
+    profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
+    result = record_vote(record, k, config)
     return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
 
 

@@ -1,0 +1,29 @@
+"""``binder-py calibrate``: fit a confidence calibrator on recorded dev runs."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "calibrate", help="fit a confidence calibrator on recorded dev runs (for --calibrator)",
+        description="Fit P(right answer) from the features of each answered question's vote (vote share, margin, "
+                    "agreement of distinct programs, the model's own scores, the share of programs that ran) on "
+                    "run directories written by 'binder-py eval' on WikiTQ dev (never test), and write it as JSON "
+                    "for 'binder-py ask/eval --calibrator FILE'. Prints the expected calibration error of the raw "
+                    "vote share and of the calibrated confidence (leave-one-out) on the same questions.")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (binder-py eval --out)")
+    parser.add_argument("--out", required=True, metavar="FILE", help="where to write the calibrator (JSON)")
+    parser.add_argument("--l2", type=float, default=1.0, help="the fit's L2 penalty (default 1)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from binder_py.runs.calibrate import fit_from_runs
+
+    fit = fit_from_runs(args.runs, l2=args.l2)
+    fit.calibrator.save(args.out)
+    print(fit.summary())
+    print(f"written to {args.out}")
+    return 0

@@ -1,0 +1,76 @@
+"""Fitting a confidence calibrator on recorded runs, and answering with it."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from binder_py import Binder
+from binder_py.calibration import load_calibrator
+from binder_py.errors import BinderError
+from binder_py.lm import ScriptedLM
+from binder_py.runs.calibrate import fit_from_runs, run_examples
+from binder_py.runs.report import load_run
+from tests.runs.test_runs import binder_run, lines  # noqa: F401 - the module fixture
+
+
+def test_examples_are_the_answered_questions_judged_by_the_binder_evaluator(binder_run):  # noqa: F811
+    out, _ = binder_run
+    features, right, shares = run_examples(load_run(out))
+    answered = [r for r in lines(out) if r["prediction"] is not None]
+    assert len(features) == len(answered)
+    assert right == [bool(r["binder"]) for r in answered]
+    assert shares == pytest.approx([r["confidence"] for r in answered])  # the live run's vote share
+
+
+def test_fit_writes_a_calibrator_and_reports_errors(binder_run, tmp_path):  # noqa: F811
+    out, _ = binder_run
+    fit = fit_from_runs([out], min_examples=3)
+    assert fit.examples == len(run_examples(load_run(out))[0])
+    assert 0 <= fit.ece_leave_one_out <= 1 and 0 <= fit.ece_vote_share <= 1
+    fit.calibrator.save(tmp_path / "c.json")
+    assert load_calibrator(tmp_path / "c.json").n == fit.examples
+    assert "leave-one-out" in fit.summary() and out.name in fit.calibrator.fitted_on
+    with pytest.raises(BinderError, match="needs at least 10"):
+        fit_from_runs([out])
+
+
+def test_a_test_split_run_is_refused(binder_run, tmp_path):  # noqa: F811
+    out, _ = binder_run
+    copy = tmp_path / "testrun"
+    copy.mkdir()
+    config = json.loads((out / "config.json").read_text())
+    (copy / "config.json").write_text(json.dumps({**config, "split": "test"}))
+    (copy / "results.jsonl").write_text((out / "results.jsonl").read_text())
+    with pytest.raises(BinderError, match="never on the test split"):
+        fit_from_runs([copy], min_examples=3)
+
+
+def test_an_answer_with_a_calibrator_reports_p_right_and_abstains_on_it(binder_run, tmp_path):  # noqa: F811
+    out, _ = binder_run
+    path = tmp_path / "c.json"
+    fit_from_runs([out], min_examples=3).calibrator.save(path)
+    table = pd.DataFrame({"name": ["a", "b"], "points": [1, 2]})
+    lm = ScriptedLM(lambda r, p: ['df["name"].iloc[0]', 'df["name"].iloc[0]', 'df["name"].iloc[1]'])
+    plain = Binder(lm=lm, n=3, progress=False).ask(table, "who?")
+    calibrated = Binder(lm=lm, n=3, progress=False, calibrator=str(path)).ask(table, "who?")
+    assert not plain.calibrated and plain.confidence == pytest.approx(2 / 3)
+    assert calibrated.calibrated and calibrated.value == plain.value
+    expected = load_calibrator(path)
+    assert calibrated.confidence != plain.confidence and 0 < calibrated.confidence < 1
+    assert "(calibrated)" in calibrated.explain() and "(vote share)" in plain.explain()
+    above = Binder(lm=lm, n=3, progress=False, calibrator=str(path),
+                   abstain_below=min(0.99, calibrated.confidence + 0.01)).ask(table, "who?")
+    assert above.value is None and any("abstained" in w for w in above.warnings)
+    assert expected.n >= 3
+
+
+def test_a_missing_or_bad_calibrator_is_a_clear_error_before_any_model_call(tmp_path):
+    lm = ScriptedLM([])
+    with pytest.raises(BinderError, match="binder-py calibrate"):
+        Binder(lm=lm, calibrator=str(tmp_path / "nope.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "other"}')
+    with pytest.raises(BinderError, match="binder-py calibrate"):
+        Binder(lm=lm, calibrator=str(bad))
+    assert lm.calls == []
