@@ -32,7 +32,7 @@ from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.parse import _Parsed, parse_map_output, parse_multi_output, parse_tables_output
 from binder_py.neural.render import (cell_text, chat_turns, fill_template, fill_until_output, load_pool,
                                      load_templates, rank_demonstrations, render_table)
-from binder_py.neural.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest, row_key
 
 
 @dataclass
@@ -81,6 +81,13 @@ class ManyAnswer:
     warnings: list[str] = field(default_factory=list)
 
 
+def first_columns(request: NeuralRequest, count: int) -> NeuralRequest:
+    """``request`` over its first ``count`` context columns (every row kept, keys recomputed)."""
+    rows = [list(r[:count]) for r in request.rows]
+    return NeuralRequest(request.kind, request.question, list(request.columns[:count]), rows,
+                         [row_key(r) for r in rows], request.site, request.title, dict(request.meta))
+
+
 def default_max_output_tokens(lm: LanguageModel) -> int:
     """The output budget of one neural request: 1,024 tokens for the embedded local model and
     models with a context of 8k tokens or less, 4,096 for larger (remote) models."""
@@ -97,7 +104,8 @@ class LMNeuralBackend:
                  shots: int = 8, demo_rows: int = 8, max_output_tokens: int | None = None,
                  max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
-                 max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8):
+                 max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8,
+                 per_column: bool = False):
         self.lm = lm
         self.name = f"lm:{lm.name}"
         self.cache_id = self.name
@@ -106,6 +114,8 @@ class LMNeuralBackend:
         # whatever their tokens, and (read by execute) every row sent, repeated values included
         self.chunk_rows = chunk_rows
         self.dedup = dedup
+        # the original's qa_map/qa_ans: one call per context column, each over the columns so far
+        self.per_column = per_column
         self.pool = pool if isinstance(pool, list) else load_pool(pool)
         self.shots = shots
         self.demo_rows = demo_rows
@@ -180,9 +190,30 @@ class LMNeuralBackend:
 
     # ------------------------------------------------------------ answering
     def answer(self, request: NeuralRequest) -> NeuralAnswer:
+        if self.per_column and len(request.columns) > 1:
+            return self._answer_per_column(request)
+        return self._answer_one(request)
+
+    def _answer_one(self, request: NeuralRequest) -> NeuralAnswer:
         if request.kind == "col":
             return self._answer_col(request)
         return self._answer_val(request)
+
+    def _answer_per_column(self, request: NeuralRequest) -> NeuralAnswer:
+        """The original Binder's ``qa_map``/``qa_ans`` (xlang-ai/Binder, nsql/nsql_exec_python.py):
+        a loop over the context columns that asks the model once per column, each time about the
+        columns so far; the last call (all columns) gives the answer, the earlier ones are spent."""
+        spent = NeuralAnswer()
+        for count in range(1, len(request.columns)):
+            part = self._answer_one(first_columns(request, count))
+            spent.prompts += part.prompts
+            spent.raw_outputs += part.raw_outputs
+            spent.usage += part.usage
+        final = self._answer_one(request)
+        final.prompts = spent.prompts + final.prompts
+        final.raw_outputs = spent.raw_outputs + final.raw_outputs
+        final.usage = spent.usage + final.usage
+        return final
 
     def _complete(self, prompt: str, max_tokens: int, stop: tuple[str, ...], request: NeuralRequest,
                   result: Any, usage_lock: Any = None, extra_tags: dict[str, str] | None = None) -> str:
