@@ -34,9 +34,10 @@ a callable backend nothing changes (see :func:`supports_planning`).
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,34 +133,75 @@ def collect_requests(programs: Iterable[str], table: pd.DataFrame,
             continue
         for request in requests:
             found += 1
-            key: tuple = (request.kind, request.question, tuple(request.columns))
-            if request.kind == "val":
-                key += (tuple(request.keys),)
-            distinct.setdefault(key, request)
+            distinct.setdefault(request_identity(request), request)
     return found, list(distinct.values())
+
+
+class PlanInFlight:
+    """A plan whose requests are out: every row it asks is already claimed in the cache (a
+    program that needs one waits for the plan instead of asking again), so the candidate
+    programs can start while it is in flight. :meth:`result` waits for it."""
+
+    def __init__(self, plan: NeuralPlan, futures: list[Future[Any]], pool: ThreadPoolExecutor | None, start: float):
+        self._plan = plan
+        self._futures = futures
+        self._pool = pool
+        self._start = start
+        self._done = False
+
+    def result(self) -> NeuralPlan:
+        """The plan with its steps, once every request has been answered (idempotent)."""
+        if not self._done:
+            self._done = True
+            for future in self._futures:
+                item = future.result()
+                if item is not None:
+                    self._plan.steps.extend(item if isinstance(item, list) else [item])
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+            self._plan.seconds = time.perf_counter() - self._start
+        return self._plan
 
 
 def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache: NeuralCache, *,
                       title: str | None = None, max_workers: int = 4, vals: bool = True,
-                      combine_tables: bool | None = None) -> NeuralPlan:
+                      combine_tables: bool | None = None,
+                      extra_requests: Sequence[NeuralRequest] = ()) -> NeuralPlan:
     """Answer the predictable neural requests of ``programs`` into ``cache`` (see the module
-    docstring). Never raises: a failing step is recorded in its ``error`` and the programs'
-    own calls ask again. ``combine_tables`` (default: the backend's ``combine_tables``) asks
-    several column sets in one prompt when they fit (``backend.plan_tables``)."""
+    docstring) and wait for them: :func:`start_plan` followed by its ``result()``."""
+    return start_plan(programs, table, backend, cache, title=title, max_workers=max_workers, vals=vals,
+                      combine_tables=combine_tables, extra_requests=extra_requests).result()
+
+
+def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache: NeuralCache, *,
+               title: str | None = None, max_workers: int = 4, vals: bool = True,
+               combine_tables: bool | None = None,
+               extra_requests: Sequence[NeuralRequest] = ()) -> PlanInFlight:
+    """Claim the predictable neural requests of ``programs`` (and ``extra_requests``, e.g. the
+    ``f_val`` requests over sub-tables from :mod:`binder_py.neural.subtables`) in ``cache`` and
+    send them; returns at once with the plan in flight. Never raises: a failing step is
+    recorded in its ``error`` and the programs' own calls ask again. ``combine_tables``
+    (default: the backend's ``combine_tables``) asks several column sets in one prompt when
+    they fit (``backend.plan_tables``). ``max_workers`` bounds the ``f_col`` steps asked at
+    once; every ``f_val`` step has its own thread, so each is claimed before this returns."""
     start = time.perf_counter()
     programs = list(programs)
     plan = NeuralPlan(backend=backend.name, programs=len(programs))
     if not supports_planning(backend):
-        return plan
+        return PlanInFlight(plan, [], None, start)
     assert isinstance(backend, PlanningBackend)
     plan.predicted, requests = collect_requests(programs, table, title)
+    plan.predicted += len(extra_requests)
+    requests = _distinct(requests + list(extra_requests))
     backend_id = backend_cache_id(backend)
     groups: dict[tuple[str, ...], list[tuple[NeuralRequest, Reservation]]] = {}
+    val_jobs: list[Any] = []
     jobs: list[Any] = []
     for request in requests:
         if request.kind == "val":
             if vals:
-                jobs.append(lambda r=request: _val_step(r, backend, cache, backend_id))
+                claimed = threading.Event()
+                val_jobs.append((claimed, lambda r=request, c=claimed: _val_step(r, backend, cache, backend_id, c)))
             continue
         reservation = cache.reserve_col(backend_id, request.question, request.columns, request.keys)
         if not reservation.keys:
@@ -184,18 +226,33 @@ def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any
     for index, members in enumerate(group_list):
         if index not in packed:
             jobs.append(lambda m=members: _col_step(m, backend, cache, backend_id))
-    done: list[Any] = []
-    if jobs:
-        if len(jobs) > 1 and max_workers > 1:
-            with ThreadPoolExecutor(max_workers=min(max_workers, len(jobs)), thread_name_prefix="binder-plan") as pool:
-                done = list(pool.map(lambda job: job(), jobs))
-        else:
-            done = [job() for job in jobs]
-    for item in done:
-        plan.steps.extend(item if isinstance(item, list) else [item])
-    plan.steps = [s for s in plan.steps if s is not None]
-    plan.seconds = time.perf_counter() - start
-    return plan
+    if not jobs and not val_jobs:
+        return PlanInFlight(plan, [], None, start)
+    workers = max(1, min(max_workers, len(jobs))) + len(val_jobs)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binder-plan")
+    futures = [pool.submit(job) for job in jobs] + [pool.submit(job) for _, job in val_jobs]
+    for claimed, _ in val_jobs:
+        claimed.wait(timeout=_CLAIM_WAIT)
+    return PlanInFlight(plan, futures, pool, start)
+
+
+#: how long start_plan waits for an f_val step to claim its request in the cache (a thread start)
+_CLAIM_WAIT = 0.2
+
+
+def _distinct(requests: list[NeuralRequest]) -> list[NeuralRequest]:
+    distinct: dict[tuple, NeuralRequest] = {}
+    for request in requests:
+        distinct.setdefault(request_identity(request), request)
+    return list(distinct.values())
+
+
+def request_identity(request: NeuralRequest) -> tuple:
+    """What makes two requests the same: (kind, question, columns), and the rows for ``f_val``."""
+    key: tuple = (request.kind, request.question, tuple(request.columns))
+    if request.kind == "val":
+        key += (tuple(request.keys),)
+    return key
 
 
 def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, cache: NeuralCache,
@@ -272,12 +329,21 @@ def _tables_step(groups: list[list[tuple[NeuralRequest, Reservation]]], backend:
     return [step] + fallback
 
 
-def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_id: str) -> PlanStep:
+def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_id: str,
+              claimed: threading.Event | None = None) -> PlanStep:
+    """One ``f_val`` through the cache (single-flight); ``claimed`` is set once the request is
+    claimed (about to be asked) or answered."""
     step = PlanStep(kind="val", columns=list(request.columns), questions=[request.question],
                     asked={request.question: 1})
     start = time.perf_counter()
+
+    def ask(r: NeuralRequest) -> Any:
+        if claimed is not None:
+            claimed.set()
+        return backend.answer(r)
+
     try:
-        resolution = cache.resolve_val(backend_id, request, backend.answer)
+        resolution = cache.resolve_val(backend_id, request, ask)
         step.from_cache = resolution.from_cache
         step.answered[request.question] = 1
         for answer in resolution.computed:
@@ -288,5 +354,7 @@ def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_
     except Exception as error:  # noqa: BLE001
         step.error = f"{type(error).__name__}: {error}"
     finally:
+        if claimed is not None:
+            claimed.set()
         step.seconds = time.perf_counter() - start
     return step
