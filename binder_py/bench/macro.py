@@ -138,11 +138,16 @@ class Responder:
 
     def _qa_tables(self, text: str) -> tuple[str, str, int]:
         """One labelled output table per sub-table of the target, with the same answer per
-        (question, row) as the single- and multi-question layouts."""
+        (question, row) as the single- and multi-question layouts; first, one line per value
+        question (``Table C answer: ...``) with the answer the QA-ans layout gets."""
         block = text.rsplit("Give a database as shown below:", 1)[1]
         out: list[str] = []
         asked: list[str] = []
         n_rows = 0
+        for m in re.finditer(r"Table ([A-Z]{1,2}): [^\n]*\n/\*\n(.*?)\n\*/\nQuestion about the whole of table \1"
+                             r"[^\n]*?\): ([^\n]*)\n", block, re.S):
+            asked.append(m.group(3))
+            out.append(f"Table {m.group(1)} answer: {first_cell(m.group(2).splitlines())}")
         for m in re.finditer(r"Table ([A-Z]{1,2}): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n"
                              r"((?:\d+\. [^\n]*\n)+)", block, re.S):
             lines = m.group(2).splitlines()
@@ -158,9 +163,12 @@ class Responder:
     def _qa_ans(self, text: str) -> tuple[str, str]:
         m = re.findall(r'Q: Answer question "(.*)" for the table\.', text)
         question = m[-1] if m else "?"
-        lines = self._target_table(text)
-        first = lines[1].split("\t")[0] if len(lines) > 1 else "unknown"
-        return question, first
+        return question, first_cell(self._target_table(text))
+
+
+def first_cell(lines: list[str]) -> str:
+    """The QA-ans model's answer: the first cell of the table's first row."""
+    return lines[1].split("\t")[0] if len(lines) > 1 else "unknown"
 
 
 def neural_answer(question: str, cells: list[str]) -> str:

@@ -18,6 +18,7 @@ and row_id (``combine_tables``; :meth:`LMNeuralBackend.plan_tables` says what fi
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +43,8 @@ class TablesAnswer:
     provenance of the ONE prompt that asked them all."""
 
     sections: list[dict[str, dict[str, Any]]] = field(default_factory=list)
+    #: per value request (``vals`` of answer_tables, in order): the raw answer, None when missing
+    values: list[Any] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
     raw_outputs: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
@@ -66,6 +69,33 @@ class _Section:
     @property
     def ids(self) -> list[int]:
         return list(range(self.first_id, self.first_id + len(self.rows)))
+
+
+@dataclass
+class _ValueSection:
+    """One ``f_val`` request in a multi-table prompt: its (sub-)table, shown without row_ids, and
+    its one question about the whole table, answered on a line ``Table <label> answer: ...``."""
+
+    label: str
+    title: str
+    request: NeuralRequest
+
+
+_VALUE_LINE = re.compile(r"^[#*\s]*table\s+([A-Za-z]{1,2})\s+answer\s*:\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def split_value_lines(text: str) -> tuple[dict[str, str], str]:
+    """The ``Table X answer: ...`` lines of a multi-table output (label → first answer given) and
+    the rest of the output (the QA-map tables)."""
+    values: dict[str, str] = {}
+    rest: list[str] = []
+    for line in text.splitlines():
+        m = _VALUE_LINE.match(line)
+        if m:
+            values.setdefault(m.group(1).upper(), m.group(2))
+        else:
+            rest.append(line)
+    return values, "\n".join(rest)
 
 
 @dataclass
@@ -512,20 +542,67 @@ class LMNeuralBackend:
             outputs.append(self._section_output(section, answers))
         return fill_template(self.templates["multi_table_item"], tables="\n".join(sections), output="\n".join(outputs))
 
-    def _tables_prefix(self, probe: NeuralRequest, reserve: int) -> str:
-        """The multi-table instruction and demonstrations (the BM25-retrieved ``col`` items,
-        two sub-tables per demonstration, most similar last), dropping the least similar
-        until ``reserve`` tokens of the context are free."""
+    def _tables_prefix(self, probe: NeuralRequest, reserve: int, values: bool = False) -> str:
+        """The multi-table instruction (with the value-question paragraph when ``values``) and
+        demonstrations (the BM25-retrieved ``col`` items, two sub-tables per demonstration, most
+        similar last), dropping the least similar until ``reserve`` tokens of the context are free."""
         def blocks(demos: list[dict[str, Any]]) -> list[str]:
             pairs = [demos[max(0, i - 2):i] for i in range(len(demos), 0, -2)][::-1]
             return [self.render_tables_demo(p) for p in pairs]
 
-        return self._fit_demos(probe, reserve, self.templates["multi_table_instruction"], blocks)[0]
+        instruction = self.templates["multi_table_instruction"]
+        if values:
+            instruction += " " + self.templates["multi_table_value_instruction"]
+        return self._fit_demos(probe, reserve, instruction, blocks)[0]
 
-    def _target_tables(self, sections: Sequence[_Section]) -> str:
+    def _render_value_section(self, section: _ValueSection) -> str:
+        request = section.request
+        return fill_template(self.templates["multi_table_value_section"], label=section.label, title=section.title,
+                             table=render_table(request.columns, request.rows), question=_shown(request))
+
+    def _value_sections(self, vals: Sequence[NeuralRequest], first: int) -> list[_ValueSection]:
+        title = self.default_title or "table"
+        return [_ValueSection(self._label(first + i), r.title or title, r) for i, r in enumerate(vals)]
+
+    def _value_costs(self, request: NeuralRequest) -> tuple[int, int]:
+        """(prompt tokens, reserved output tokens) of one value question in a multi-table prompt."""
+        section = _ValueSection("ZZ", request.title or self.default_title or "table", request)
+        return self._count(self._render_value_section(section)) + 1, 64
+
+    def _target_tables(self, sections: Sequence[_Section], values: Sequence[_ValueSection] = ()) -> str:
         head = fill_until_output(self.templates["multi_table_item"],
-                          tables="\n".join(self._render_section(s) for s in sections))
+                          tables="\n".join([self._render_section(s) for s in sections]
+                                           + [self._render_value_section(v) for v in values]))
         return head
+
+    def pack_values(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest]) -> list[int]:
+        """Which of ``vals`` (``f_val`` requests) to ask in the same multi-table prompt as ``groups``
+        (a pack of :meth:`plan_tables`, one group, or none): indices, in order, while the prompt
+        and its output fit the context and ``max_output_tokens``, and labels remain (26 in all).
+        ``[]`` when ``combine_tables`` is off or with the original's fixed chunks."""
+        if not self.combine_tables or self.chunk_rows or not vals:
+            return []
+        window, max_out = self._budget()
+        try:
+            sections = self._sections(groups) if groups else []
+        except BinderError:
+            return []
+        probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
+        prefix = self._tables_prefix(probe, reserve=max_out + 256, values=True)
+        used_in = self._count(prefix + self._target_tables(sections)) + 8
+        used_out = sum(self._section_costs(s)[1] for s in sections) + 16
+        if used_in + max_out > window or used_out > max_out:
+            return []
+        chosen: list[int] = []
+        for index, request in enumerate(vals):
+            if len(sections) + len(chosen) >= 26 or not request.rows:
+                break
+            tin, tout = self._value_costs(request)
+            if used_in + tin + max_out > window or used_out + tout > max_out:
+                continue
+            chosen.append(index)
+            used_in, used_out = used_in + tin, used_out + tout
+        return chosen
 
     @staticmethod
     def _tables_probe(sections: Sequence[_Section]) -> NeuralRequest:
@@ -585,30 +662,42 @@ class LMNeuralBackend:
             packs.append(current)
         return [p for p in packs if len(p) > 1]
 
-    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> TablesAnswer:
+    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]],
+                      vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
         """Answer the ``f_col`` requests of several groups (each over ONE set of context
         columns, up to ``max_questions`` questions) with ONE prompt: every group is a labelled
         sub-table (Table A, B, ...) with its own columns, rows (row_ids unique across the
         prompt) and numbered questions, and the model writes one labelled output table per
         sub-table. Each section is read by its label and row_ids (never by position), as
         strictly as :func:`parse_multi_output`; a (question, row) the model did not answer is
-        left out, not asked again here (the caller's normal path asks for it). Use
-        :meth:`plan_tables` to know what fits; raises ``LMContextTooLong`` when the model
-        says the prompt is too long."""
+        left out, not asked again here (the caller's normal path asks for it). ``vals`` are
+        ``f_val`` requests asked in the same prompt, each a labelled table with one question
+        about the whole table, answered on a line ``Table <label> answer: ...`` before the
+        output tables (``TablesAnswer.values``, None when the line is missing). Use
+        :meth:`plan_tables` and :meth:`pack_values` to know what fits; raises
+        ``LMContextTooLong`` when the model says the prompt is too long."""
         result = TablesAnswer()
-        sections = self._sections(groups)
-        if any(len(s.questions) > self.max_questions for s in sections) or len(sections) > 26:
+        sections = self._sections(groups) if groups else []
+        values = self._value_sections(vals, len(sections))
+        if any(len(s.questions) > self.max_questions for s in sections) or len(sections) + len(values) > 26:
             raise BinderError("answer_tables: too many questions or sub-tables for one prompt")
+        if not sections and not values:
+            raise BinderError("answer_tables needs at least one group or value request")
         _, max_out = self._budget()
-        probe = self._tables_probe(sections)
-        target = self._target_tables(sections)
-        prefix = self._tables_prefix(probe, reserve=max_out + self._count(target) + 16)
-        out_estimate = sum(self._section_costs(s)[1] for s in sections) + 16
+        probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
+        target = self._target_tables(sections, values)
+        prefix = self._tables_prefix(probe, reserve=max_out + self._count(target) + 16, values=bool(values))
+        out_estimate = sum(self._section_costs(s)[1] for s in sections) + 64 * len(values) + 16
         max_tokens = max(64, min(max_out, int(out_estimate * 1.5)))
-        probe.title = sections[0].title
+        probe.title = sections[0].title if sections else values[0].title
         text = self._complete(prefix + target, max_tokens, ("*/",), probe, result,
-                              extra_tags={"plan": "tables", "tables": str(len(sections)),
-                                          "questions": str(sum(len(s.questions) for s in sections))})
+                              extra_tags={"plan": "tables", "tables": str(len(sections) + len(values)),
+                                          "questions": str(sum(len(s.questions) for s in sections) + len(values))})
+        answered, text = split_value_lines(text)
+        result.values = [answered.get(v.label) or None for v in values]
+        if any(v is None for v in result.values):
+            result.warnings.append(f"{sum(v is None for v in result.values)} value answer(s) missing from the "
+                                   "multi-table output; not cached, the program's call asks again")
         parsed = parse_tables_output(text, {s.label: ({i: r for i, r in zip(s.ids, s.rows)}, len(s.questions))
                                             for s in sections})
         if parsed.unlabelled:

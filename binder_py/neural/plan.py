@@ -44,7 +44,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.jsonable import to_jsonable
-from binder_py.neural.backends import NeuralBackend, PlanningBackend, backend_cache_id
+from binder_py.neural.backends import NeuralAnswer, NeuralBackend, PlanningBackend, backend_cache_id
 from binder_py.neural.cache import NeuralCache, Reservation
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import parse_program
@@ -195,23 +195,61 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     requests = _distinct(requests + list(extra_requests))
     backend_id = backend_cache_id(backend)
     groups: dict[tuple[str, ...], list[tuple[NeuralRequest, Reservation]]] = {}
-    val_jobs: list[Any] = []
-    jobs: list[Any] = []
+    val_requests: list[NeuralRequest] = []
     for request in requests:
         if request.kind == "val":
             if vals:
-                claimed = threading.Event()
-                val_jobs.append((claimed, lambda r=request, c=claimed: _val_step(r, backend, cache, backend_id, c)))
+                val_requests.append(request)
             continue
         reservation = cache.reserve_col(backend_id, request.question, request.columns, request.keys)
         if not reservation.keys:
             cache.release(reservation)
             continue
         groups.setdefault(tuple(request.columns), []).append((request.subset(reservation.keys), reservation))
-    group_list = list(groups.values())
-    packed: set[int] = set()
     if combine_tables is None:
         combine_tables = backend.combine_tables
+    units = _units(list(groups.values()), backend, plan, combine_tables)
+    hosted = _host_values(units, val_requests, backend, plan) if combine_tables else {}
+    if not units and hosted.get(0):
+        units = [[]]  # the value questions alone, in one prompt
+    jobs: list[Any] = []
+    val_jobs: list[tuple[threading.Event, Any]] = []
+    in_prompt: set[int] = set()
+    for index, unit in enumerate(units):
+        mine = hosted.get(index, [])
+        if mine or len(unit) > 1:
+            values: Future[list[Any]] = Future()
+            jobs.append(lambda u=unit, vs=[val_requests[i] for i in mine], f=values:
+                        _tables_step(u, backend, cache, backend_id, vs, f))
+            for position, i in enumerate(mine):
+                in_prompt.add(i)
+                claimed = threading.Event()
+                val_jobs.append((claimed, lambda r=val_requests[i], c=claimed, f=values, k=position:
+                                 _val_step(r, backend, cache, backend_id, c, (f, k))))
+        else:
+            jobs.append(lambda m=unit[0]: _col_step(m, backend, cache, backend_id))
+    for i, request in enumerate(val_requests):
+        if i not in in_prompt:
+            claimed = threading.Event()
+            val_jobs.append((claimed, lambda r=request, c=claimed: _val_step(r, backend, cache, backend_id, c)))
+    if not jobs and not val_jobs:
+        return PlanInFlight(plan, [], None, start)
+    workers = max(1, min(max_workers, len(jobs))) + len(val_jobs)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binder-plan")
+    futures = [pool.submit(job) for job in jobs] + [pool.submit(job) for _, job in val_jobs]
+    for claimed, _ in val_jobs:
+        claimed.wait(timeout=_CLAIM_WAIT)
+    return PlanInFlight(plan, futures, pool, start)
+
+
+Group = list[tuple[NeuralRequest, Reservation]]
+
+
+def _units(group_list: list[Group], backend: Any, plan: NeuralPlan, combine_tables: bool) -> list[list[Group]]:
+    """The column-set groups as prompts: packs of several groups that fit one multi-table prompt
+    (``backend.plan_tables``), then every other group alone."""
+    packed: set[int] = set()
+    units: list[list[Group]] = []
     if combine_tables and len(group_list) > 1:
         try:
             packs = backend.plan_tables([[r for r, _ in members] for members in group_list])
@@ -222,18 +260,28 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
             pack = [i for i in pack if i not in packed]
             if len(pack) > 1:
                 packed.update(pack)
-                jobs.append(lambda ms=[group_list[i] for i in pack]: _tables_step(ms, backend, cache, backend_id))
-    for index, members in enumerate(group_list):
-        if index not in packed:
-            jobs.append(lambda m=members: _col_step(m, backend, cache, backend_id))
-    if not jobs and not val_jobs:
-        return PlanInFlight(plan, [], None, start)
-    workers = max(1, min(max_workers, len(jobs))) + len(val_jobs)
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binder-plan")
-    futures = [pool.submit(job) for job in jobs] + [pool.submit(job) for _, job in val_jobs]
-    for claimed, _ in val_jobs:
-        claimed.wait(timeout=_CLAIM_WAIT)
-    return PlanInFlight(plan, futures, pool, start)
+                units.append([group_list[i] for i in pack])
+    units += [[members] for index, members in enumerate(group_list) if index not in packed]
+    return units
+
+
+def _host_values(units: list[list[Group]], vals: list[NeuralRequest], backend: Any,
+                 plan: NeuralPlan) -> dict[int, list[int]]:
+    """Which ``f_val`` requests ride in which unit's prompt (unit index → indices into ``vals``):
+    as many as fit go with the first unit; with no ``f_col`` unit, two or more values make a
+    prompt of their own (index 0). The others are asked alone."""
+    if not vals or not hasattr(backend, "pack_values"):
+        return {}
+    if not units and len(vals) < 2:
+        return {}
+    try:
+        chosen = backend.pack_values([[r for r, _ in members] for members in units[0]] if units else [], vals)
+    except Exception as error:  # noqa: BLE001 - asked alone instead
+        plan.warnings.append(f"asking values with the plan prompt failed, asked alone: {type(error).__name__}: {error}")
+        return {}
+    if not units and len(chosen) < 2:
+        return {}
+    return {0: list(chosen)} if chosen else {}
 
 
 #: how long start_plan waits for an f_val step to claim its request in the cache (a thread start)
@@ -288,22 +336,37 @@ def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, ca
     return step
 
 
-def _tables_step(groups: list[list[tuple[NeuralRequest, Reservation]]], backend: Any, cache: NeuralCache,
-                 backend_id: str) -> list[PlanStep]:
-    """Several column sets in ONE prompt (``backend.answer_tables``). When the model says the
-    prompt is too long, each column set is asked as today (``_col_step``, batched)."""
+def _tables_step(groups: list[Group], backend: Any, cache: NeuralCache, backend_id: str,
+                 vals: Sequence[NeuralRequest] = (), values: Future[list[Any]] | None = None) -> list[PlanStep]:
+    """Several column sets, and ``vals`` (``f_val`` requests), in ONE prompt
+    (``backend.answer_tables``); the raw value answers go to ``values`` (None each when the step
+    failed: the value's own step then asks alone). When the model says the prompt is too long,
+    each column set is asked as today (``_col_step``, batched)."""
     columns = list(dict.fromkeys(c for members in groups for c in members[0][0].columns))
     step = PlanStep(kind="tables", columns=columns,
-                    questions=list(dict.fromkeys(r.question for members in groups for r, _ in members)))
+                    questions=list(dict.fromkeys([r.question for members in groups for r, _ in members]
+                                                 + [r.question for r in vals])))
     for members in groups:
         step.tables.append({"columns": list(members[0][0].columns), "questions": [r.question for r, _ in members],
                             "asked": {r.question: len(r.keys) for r, _ in members}, "answered": {}})
         for r, _ in members:
             step.asked[r.question] = step.asked.get(r.question, 0) + len(r.keys)
     start = time.perf_counter()
+    for request in vals:
+        step.tables.append({"columns": list(request.columns), "questions": [request.question], "value": True,
+                            "asked": {request.question: 1}, "answered": {}})
+        step.asked[request.question] = step.asked.get(request.question, 0) + 1
     fallback: list[PlanStep] = []
+    answered_values: list[Any] = [None] * len(vals)
     try:
-        result = backend.answer_tables([[r for r, _ in members] for members in groups])
+        if vals:
+            result = backend.answer_tables([[r for r, _ in members] for members in groups], vals=vals)
+            answered_values = list(result.values)
+            for request, value, entry in zip(vals, answered_values, step.tables[len(groups):]):
+                entry["answered"][request.question] = int(value is not None)
+                step.answered[request.question] = step.answered.get(request.question, 0) + int(value is not None)
+        else:
+            result = backend.answer_tables([[r for r, _ in members] for members in groups])
         step.prompts, step.raw_outputs = list(result.prompts), list(result.raw_outputs)
         step.usage, step.warnings = result.usage, list(result.warnings)
         for members, by_question, entry in zip(groups, result.sections, step.tables):
@@ -325,14 +388,18 @@ def _tables_step(groups: list[list[tuple[NeuralRequest, Reservation]]], backend:
         for members in groups:
             for _, reservation in members:
                 cache.release(reservation)
+        if values is not None:
+            values.set_result(answered_values)
         step.seconds = time.perf_counter() - start
     return [step] + fallback
 
 
 def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_id: str,
-              claimed: threading.Event | None = None) -> PlanStep:
+              claimed: threading.Event | None = None,
+              source: tuple[Future[list[Any]], int] | None = None) -> PlanStep:
     """One ``f_val`` through the cache (single-flight); ``claimed`` is set once the request is
-    claimed (about to be asked) or answered."""
+    claimed (about to be asked) or answered. With ``source`` (a multi-table step's value answers
+    and this request's position) the answer comes from that prompt; asked alone when it has none."""
     step = PlanStep(kind="val", columns=list(request.columns), questions=[request.question],
                     asked={request.question: 1})
     start = time.perf_counter()
@@ -340,6 +407,10 @@ def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_
     def ask(r: NeuralRequest) -> Any:
         if claimed is not None:
             claimed.set()
+        if source is not None:
+            value = source[0].result()[source[1]]
+            if value is not None:
+                return NeuralAnswer(value=value)
         return backend.answer(r)
 
     try:
