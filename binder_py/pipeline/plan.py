@@ -3,6 +3,9 @@ cache and sent (several questions per prompt, :mod:`binder_py.neural.plan`); the
 with the plan in flight, the run stage starts the programs meanwhile (their planned calls wait
 for the plan's answers) and folds the finished plan into the state (:func:`settle_plan`).
 
+``f_val`` calls over sub-tables built by plain pandas are planned too: their context
+expressions run in the sandbox first (:mod:`binder_py.pipeline.subtables`).
+
 Applies in binder mode, with a shared neural cache and a backend that can plan
 (:class:`~binder_py.neural.backends.PlanningBackend`).
 """
@@ -15,6 +18,7 @@ from binder_py.answer import Candidate
 from binder_py.language import parse_program
 from binder_py.neural.plan import PlanInFlight, start_plan, supports_planning
 from binder_py.pipeline.state import QuestionState
+from binder_py.pipeline.subtables import subtable_requests
 
 
 def mentions_neural(program: str) -> bool:
@@ -36,8 +40,16 @@ def start_candidates_plan(state: QuestionState, candidates: Sequence[Candidate])
     backend = state.services.neural()
     if not supports_planning(backend):
         return state
-    in_flight = start_plan([c.program for c in candidates], state.table, backend, state.services.neural_cache,
-                           title=state.title)
+    programs = [c.program for c in candidates]
+    extra = []
+    if getattr(backend, "combine_tables", False):  # the values ride in the plan's prompt
+        try:
+            extra = subtable_requests(programs, state.table, state.services.sandbox(), title=state.title,
+                                      tables=state.tables)
+        except Exception as error:  # noqa: BLE001 - not planned: the candidates' own calls ask
+            state = state.evolve(warnings=state.warnings + (f"sub-tables not planned: {type(error).__name__}: {error}",))
+    in_flight = start_plan(programs, state.table, backend, state.services.neural_cache, title=state.title,
+                           extra_requests=extra)
     return state.evolve(plan_in_flight=in_flight, neural_name=backend.name)
 
 
