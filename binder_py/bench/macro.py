@@ -151,9 +151,10 @@ class Responder:
         for m in re.finditer(r"Table ([A-Z]{1,2}): [^\n]*\n/\*\n(.*?)\n\*/\nQuestions about table \1[^\n]*\n"
                              r"((?:\d+\. [^\n]*\n)+)", block, re.S):
             lines = m.group(2).splitlines()
-            questions = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
+            shown = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
+            questions = [question_of(q) for q in shown]  # as the other layouts read them (untyped)
             asked += questions
-            out += [f"Table {m.group(1)}", lines[0] + "\t" + "\t".join(questions)]
+            out += [f"Table {m.group(1)}", lines[0] + "\t" + "\t".join(shown)]
             for line in lines[1:]:
                 cells = line.split("\t")
                 out.append(line + "".join("\t" + neural_answer(q, cells[1:]) for q in questions))

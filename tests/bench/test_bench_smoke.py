@@ -26,6 +26,21 @@ def test_neural_answers_are_deterministic_and_well_formed():
     assert reply.splitlines()[1].startswith("0\tparis\t") and r.log[0].rows == 2
 
 
+def test_the_server_answers_a_typed_question_alike_in_every_layout():
+    """A multi-table prompt lists typed questions ("... (yes/no)"): the answer per (question,
+    row) is the one the single-question layout gets."""
+    r = macro.Responder({})
+    single = ("Give a database as shown below:\nTable: t\n/*\nrow_id\tnation\n0\tfrance\n1\titaly\n*/\n"
+              'Q: Answer question "Is the nation Sweden? (yes/no)" row by row.\nQA map@ output:\n/*\n')
+    tables = ("Give a database as shown below:\nTable A: t\n/*\nrow_id\tnation\n0\tfrance\n1\titaly\n*/\n"
+              "Questions about table A, one column each, in this order:\n1. Is the nation Sweden? (yes/no)\n"
+              "Q: Answer the questions of every table row by row, one output table per table, each after a line "
+              "with its label.\nQA map@ output:\n/*\n")
+    one = r({"prompt": single}, "completions").splitlines()[1:3]
+    both = r({"prompt": tables}, "completions").splitlines()[2:4]
+    assert [x.split("\t")[-1] for x in one] == [x.split("\t")[-1] for x in both]
+
+
 def test_macro_all_strategies_on_one_question():
     try:
         from binder_py.datasets import resolve_data_dir
