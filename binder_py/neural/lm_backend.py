@@ -159,6 +159,8 @@ class LMNeuralBackend:
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
+        # set by neural.batching.batch_plan_prompts (eval runs): plan prompts of several questions share a request
+        self.plan_batcher: Any = None
         self.templates = load_templates()
 
     # ------------------------------------------------------------ prompt parts
@@ -664,6 +666,36 @@ class LMNeuralBackend:
 
     def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]],
                       vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
+        """:meth:`answer_tables_now`, through the plan batcher when one is set (the prompt may then
+        be shared with other questions' plans: ``neural.batching``)."""
+        if self.plan_batcher is not None:
+            return self.plan_batcher.answer_tables(groups, vals)
+        return self.answer_tables_now(groups, vals)
+
+    def fits_one_prompt(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest] = ()) -> bool:
+        """``groups`` and ``vals`` fit ONE multi-table prompt: at most 26 labels, ``max_questions``
+        per sub-table, ``max_batch_rows`` rows, prompt + reserved output within the context and
+        the expected output within ``max_output_tokens``."""
+        if self.chunk_rows or not (groups or vals) or len(groups) + len(vals) > 26:
+            return False
+        try:
+            sections = self._sections(groups) if groups else []
+        except BinderError:
+            return False
+        if any(len(s.questions) > self.max_questions for s in sections):
+            return False
+        if sum(len(s.rows) for s in sections) > self.max_batch_rows:
+            return False
+        window, max_out = self._budget()
+        probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
+        prefix = self._tables_prefix(probe, reserve=max_out + 256, values=bool(vals))
+        values = self._value_sections(vals, len(sections))
+        prompt_in = self._count(prefix + self._target_tables(sections, values)) + 8
+        out = sum(self._section_costs(s)[1] for s in sections) + 64 * len(vals) + 16
+        return prompt_in + max_out <= window and out <= max_out
+
+    def answer_tables_now(self, groups: Sequence[Sequence[NeuralRequest]],
+                          vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
         """Answer the ``f_col`` requests of several groups (each over ONE set of context
         columns, up to ``max_questions`` questions) with ONE prompt: every group is a labelled
         sub-table (Table A, B, ...) with its own columns, rows (row_ids unique across the

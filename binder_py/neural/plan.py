@@ -209,7 +209,10 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     if combine_tables is None:
         combine_tables = backend.combine_tables
     units = _units(list(groups.values()), backend, plan, combine_tables)
-    hosted = _host_values(units, val_requests, backend, plan) if combine_tables else {}
+    # with a plan batcher (eval runs), even a lone column set or value goes out as a multi-table
+    # prompt, so that it can share a request with other questions' plans
+    batching = combine_tables and getattr(backend, "plan_batcher", None) is not None
+    hosted = _host_values(units, val_requests, backend, plan, alone=batching) if combine_tables else {}
     if not units and hosted.get(0):
         units = [[]]  # the value questions alone, in one prompt
     jobs: list[Any] = []
@@ -217,7 +220,7 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     in_prompt: set[int] = set()
     for index, unit in enumerate(units):
         mine = hosted.get(index, [])
-        if mine or len(unit) > 1:
+        if mine or len(unit) > 1 or (batching and backend.fits_one_prompt([[r for r, _ in unit[0]]])):
             values: Future[list[Any]] = Future()
             jobs.append(lambda u=unit, vs=[val_requests[i] for i in mine], f=values:
                         _tables_step(u, backend, cache, backend_id, vs, f))
@@ -266,20 +269,21 @@ def _units(group_list: list[Group], backend: Any, plan: NeuralPlan, combine_tabl
 
 
 def _host_values(units: list[list[Group]], vals: list[NeuralRequest], backend: Any,
-                 plan: NeuralPlan) -> dict[int, list[int]]:
+                 plan: NeuralPlan, alone: bool = False) -> dict[int, list[int]]:
     """Which ``f_val`` requests ride in which unit's prompt (unit index → indices into ``vals``):
-    as many as fit go with the first unit; with no ``f_col`` unit, two or more values make a
-    prompt of their own (index 0). The others are asked alone."""
+    as many as fit go with the first unit; with no ``f_col`` unit, two or more values (one with
+    ``alone``) make a prompt of their own (index 0). The others are asked alone."""
+    least = 1 if alone else 2
     if not vals or not hasattr(backend, "pack_values"):
         return {}
-    if not units and len(vals) < 2:
+    if not units and len(vals) < least:
         return {}
     try:
         chosen = backend.pack_values([[r for r, _ in members] for members in units[0]] if units else [], vals)
     except Exception as error:  # noqa: BLE001 - asked alone instead
         plan.warnings.append(f"asking values with the plan prompt failed, asked alone: {type(error).__name__}: {error}")
         return {}
-    if not units and len(chosen) < 2:
+    if not units and len(chosen) < least:
         return {}
     return {0: list(chosen)} if chosen else {}
 

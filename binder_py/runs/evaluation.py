@@ -26,6 +26,7 @@ from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
+from binder_py.neural.batching import batch_plan_prompts
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -364,6 +365,8 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
     if concurrency is None:
         concurrency = 1 if model.capabilities.embedded else 4
     concurrency = max(1, concurrency)
+    # the plan prompts of the questions in flight may share requests (binder_py/neural/batching.py)
+    batch_plan_prompts(binder.neural, concurrency, replaying=isinstance(model, ReplayLM))
     stop = threading.Event()
 
     def work(example: Any) -> dict[str, Any] | None:

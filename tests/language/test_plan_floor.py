@@ -163,3 +163,32 @@ def test_a_question_makes_one_parse_and_one_neural_request_with_the_same_answer(
     assert unplanned == 4  # parse + the f_col + each f_val alone
     assert answer.value == reference.value
     assert [c.value for c in answer.candidates] == [c.value for c in reference.candidates]
+
+
+def test_plan_prompts_of_questions_asked_together_share_one_request():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from binder_py.neural.batching import batch_plan_prompts
+
+    lm = _bench_lm()
+    backend = LMNeuralBackend(lm, pool=[])
+    assert not batch_plan_prompts(backend, 1) and backend.plan_batcher is None  # one question at a time
+    assert batch_plan_prompts(backend, 2, window=5.0)
+    first = [NeuralRequest("col", "Is it Nordic?", ["nation"], [["sweden"], ["italy"]], ["sweden", "italy"],
+                           title="skiers")]
+    second = [NeuralRequest("col", "Is it a capital?", ["city"], [["rome"], ["lund"]], ["rome", "lund"],
+                            title="cities")]
+    value = NeuralRequest("val", "How many?", ["name"], [["ann"], ["bob"]], ["ann", "bob"], title="skiers")
+    with ThreadPoolExecutor(2) as pool:
+        a = pool.submit(backend.answer_tables, [first], [value])
+        b = pool.submit(backend.answer_tables, [second])
+        a, b = a.result(10), b.result(10)
+    assert len(lm.calls) == 1  # both questions' plans in one prompt, sent as soon as both arrived
+    assert set(a.sections[0]["Is it Nordic?"]) == {"sweden", "italy"} and a.values == ["ann"]
+    assert set(b.sections[0]["Is it a capital?"]) == {"rome", "lund"} and b.values == []
+    assert sorted([a.usage.requests, b.usage.requests]) == [0, 1]  # the shared request is counted once
+    backend.max_batch_rows = 3  # the two no longer fit one prompt: one request each, in the same wave
+    with ThreadPoolExecutor(2) as pool:
+        results = [f.result(10) for f in [pool.submit(backend.answer_tables, [first]),
+                                          pool.submit(backend.answer_tables, [second])]]
+    assert len(lm.calls) == 3 and [r.usage.requests for r in results] == [1, 1]
