@@ -154,10 +154,10 @@ class Responder:
             shown = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
             questions = [question_of(q) for q in shown]  # as the other layouts read them (untyped)
             asked += questions
-            out += [f"Table {m.group(1)}", lines[0] + "\t" + "\t".join(shown)]
+            out += [f"Table {m.group(1)}", "row_id\t" + "\t".join(shown)]  # row_ids and answers, as asked
             for line in lines[1:]:
                 cells = line.split("\t")
-                out.append(line + "".join("\t" + neural_answer(q, cells[1:]) for q in questions))
+                out.append(cells[0] + "".join("\t" + neural_answer(q, cells[1:]) for q in questions))
             n_rows += len(lines) - 1
         return " | ".join(asked), "\n".join(out) + "\n*/", n_rows
 

@@ -135,7 +135,7 @@ class LMNeuralBackend:
                  max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
                  max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8,
-                 per_column: bool = False):
+                 per_column: bool = False, max_table_rows: int = 600):
         self.lm = lm
         self.name = f"lm:{lm.name}"
         self.cache_id = self.name
@@ -156,6 +156,9 @@ class LMNeuralBackend:
         # off: one prompt per column set, as answer_many does (for models that mix tables up)
         self.combine_tables = combine_tables
         self.max_tables = max(1, min(26, max_tables))  # sub-tables per prompt (labels A..Z)
+        # rows per multi-table prompt: its output is row_ids and answers only (a few tokens a row),
+        # so more rows fit than in a QA-map batch, which copies every row
+        self.max_table_rows = max_table_rows
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
@@ -525,9 +528,11 @@ class LMNeuralBackend:
 
     @staticmethod
     def _section_output(section: _Section, answers: Sequence[Sequence[str]] | None = None) -> str:
-        rows = [list(r) + list(a) for r, a in zip(section.rows, answers)] if answers is not None else []
+        """A sub-table's output as the multi-table prompt asks for it: its label, then row_ids and
+        answers only (the rows' cells are not copied)."""
+        rows = [list(a) for a in answers] if answers is not None else []
         ids = section.ids[: len(rows)]
-        return f"Table {section.label}\n" + render_table(list(section.columns) + list(section.questions), rows, ids)
+        return f"Table {section.label}\n" + render_table(list(section.questions), rows, ids)
 
     def render_tables_demo(self, items: Sequence[dict[str, Any]]) -> str:
         """``col`` pool items shown as ONE multi-table demonstration (one sub-table each, its
@@ -615,10 +620,9 @@ class LMNeuralBackend:
     def _section_costs(self, section: _Section) -> tuple[int, int]:
         """(prompt tokens, expected output tokens) of one sub-table."""
         tin = self._count(self._render_section(section)) + 1
-        header = render_table(list(section.columns) + list(section.questions), [])
-        tout = self._count(f"Table {section.label}\n{header}") + 2
-        for row in section.rows:
-            tout += self._count("0\t" + "\t".join(cell_text(c) for c in row)) + 1 + 6 * len(section.questions)
+        tout = self._count(self._section_output(section)) + 2
+        for rid in section.ids:
+            tout += self._count(f"{rid}\t") + 1 + 6 * len(section.questions)  # row_id and answers only
         return tin, tout
 
     def plan_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[list[int]]:
@@ -626,7 +630,7 @@ class LMNeuralBackend:
         :meth:`answer_many`) to ask together with :meth:`answer_tables`: packs of group
         indices, each of two or more groups that fit ONE prompt (prompt + reserved output
         within the context window, expected output within ``max_output_tokens``, at most
-        ``max_batch_rows`` rows, ``max_tables`` sub-tables and ``max_questions`` questions
+        ``max_table_rows`` rows, ``max_tables`` sub-tables and ``max_questions`` questions
         per sub-table), filled in order. Groups in no pack are left to the caller (asked
         per column set, batched). ``[]`` when ``combine_tables`` is off."""
         if not self.combine_tables or self.chunk_rows or len(groups) < 2:
@@ -651,12 +655,12 @@ class LMNeuralBackend:
         current: list[int] = []
         rows = tin = tout = 0
         for index, n_rows, s_in, s_out in candidates:
-            fits = (len(current) < self.max_tables and rows + n_rows <= self.max_batch_rows
+            fits = (len(current) < self.max_tables and rows + n_rows <= self.max_table_rows
                     and fixed + tin + s_in + max_out <= window and tout + s_out <= max_out)
             if current and not fits:
                 packs.append(current)
                 current, rows, tin, tout = [], 0, 0, 0
-                fits = (n_rows <= self.max_batch_rows and fixed + s_in + max_out <= window and s_out <= max_out)
+                fits = (n_rows <= self.max_table_rows and fixed + s_in + max_out <= window and s_out <= max_out)
             if fits:
                 current.append(index)
                 rows, tin, tout = rows + n_rows, tin + s_in, tout + s_out
@@ -674,7 +678,7 @@ class LMNeuralBackend:
 
     def fits_one_prompt(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest] = ()) -> bool:
         """``groups`` and ``vals`` fit ONE multi-table prompt: at most 26 labels, ``max_questions``
-        per sub-table, ``max_batch_rows`` rows, prompt + reserved output within the context and
+        per sub-table, ``max_table_rows`` rows, prompt + reserved output within the context and
         the expected output within ``max_output_tokens``."""
         if self.chunk_rows or not (groups or vals) or len(groups) + len(vals) > 26:
             return False
@@ -684,7 +688,7 @@ class LMNeuralBackend:
             return False
         if any(len(s.questions) > self.max_questions for s in sections):
             return False
-        if sum(len(s.rows) for s in sections) > self.max_batch_rows:
+        if sum(len(s.rows) for s in sections) > self.max_table_rows:
             return False
         window, max_out = self._budget()
         probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
@@ -731,7 +735,7 @@ class LMNeuralBackend:
             result.warnings.append(f"{sum(v is None for v in result.values)} value answer(s) missing from the "
                                    "multi-table output; not cached, the program's call asks again")
         parsed = parse_tables_output(text, {s.label: ({i: r for i, r in zip(s.ids, s.rows)}, len(s.questions))
-                                            for s in sections})
+                                            for s in sections}, answers_only=True)
         if parsed.unlabelled:
             result.warnings.append(f"ignored {len(parsed.unlabelled)} output line(s) before any table label")
         if parsed.unknown_labels:

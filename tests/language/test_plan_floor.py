@@ -187,8 +187,33 @@ def test_plan_prompts_of_questions_asked_together_share_one_request():
     assert set(a.sections[0]["Is it Nordic?"]) == {"sweden", "italy"} and a.values == ["ann"]
     assert set(b.sections[0]["Is it a capital?"]) == {"rome", "lund"} and b.values == []
     assert sorted([a.usage.requests, b.usage.requests]) == [0, 1]  # the shared request is counted once
-    backend.max_batch_rows = 3  # the two no longer fit one prompt: one request each, in the same wave
+    backend.max_table_rows = 3  # the two no longer fit one prompt: one request each, in the same wave
     with ThreadPoolExecutor(2) as pool:
         results = [f.result(10) for f in [pool.submit(backend.answer_tables, [first]),
                                           pool.submit(backend.answer_tables, [second])]]
     assert len(lm.calls) == 3 and [r.usage.requests for r in results] == [1, 1]
+
+
+def test_multi_table_output_is_row_ids_and_answers_only():
+    """The multi-table prompt asks for row_ids and answers (its demonstrations show it), and an
+    answer equal to the row's cell is read (a year asked of a column of years)."""
+    from binder_py.neural.parse import parse_tables_output
+
+    rows = [["1955"], ["1960"]]
+    request = NeuralRequest("col", "What is the first year elected?", ["first elected"], rows,
+                            [row_key(r) for r in rows])
+    other = NeuralRequest("col", "Is it a capital?", ["city"], [["rome"]], ["rome"])
+    seen = []
+
+    def reply(lm_request, purpose):
+        seen.append(_text(lm_request))
+        return "Table B\nrow_id\tIs it a capital?\n2\tyes\nTable A\nrow_id\tWhat is the first year elected?\n1\t1960\n0\t1955\n*/"
+    backend = LMNeuralBackend(ScriptedLM(reply), shots=2)
+    answer = backend.answer_tables([[request], [other]])
+    assert answer.sections == [{"What is the first year elected?": {"1955": "1955", "1960": "1960"}},
+                               {"Is it a capital?": {"rome": "yes"}}]
+    assert "do not copy the row's cells" in seen[0]
+    demo = seen[0].split("QA map@ output:\n/*\n", 1)[1].split("*/", 1)[0]
+    assert demo.startswith("Table A\nrow_id\t") and all(len(line.split("\t")) == 2 for line in demo.splitlines()[2:4])
+    strict = parse_tables_output("Table A\n0\t1955\n", {"A": ({0: ["1955"]}, 1)})
+    assert strict.sections["A"].answers == {}  # without answers_only: a copied row, not an answer
