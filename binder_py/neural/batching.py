@@ -8,10 +8,12 @@ budget (:meth:`LMNeuralBackend.fits_one_prompt`); what does not fit goes in a fu
 of the same wave. The answers are read back by label and row_id and handed to each question.
 
 The first prompt of a wave waits for at most ``window`` seconds, or until ``expected`` prompts
-(the questions in flight) are waiting. Which questions share a prompt depends on timing, so the
-plan prompts of a re-run may differ from the recorded ones: :func:`batch_plan_prompts` leaves
-replayed runs alone. The request, tokens and provenance of a shared prompt are counted in the
-first question's plan; the others list the prompt with no usage.
+(the questions in flight) are waiting. Which questions share a prompt depends on timing, so a
+re-run's plan prompts may differ (an LM cache then misses them) and a replay could not find
+them: ``run_eval`` turns batching on only for runs that are neither recorded nor replayed
+(``run_eval`` with a :class:`LanguageModel` object, not a ``--lm`` spec). The request, tokens
+and provenance of a shared prompt are counted in the first question's plan; the others list
+the prompt with no usage.
 """
 
 from __future__ import annotations
@@ -110,8 +112,8 @@ class PlanBatcher:
 def batch_plan_prompts(backend: Any, concurrency: int, *, replaying: bool = False, window: float = 0.25) -> bool:
     """Let ``backend`` (an :class:`LMNeuralBackend`) send the plan prompts of up to ``concurrency``
     questions asked at once as shared requests; not for one question at a time, a backend that
-    cannot combine tables, or a replayed run (its prompts must be the recorded ones). Returns
-    whether batching is on."""
+    cannot combine tables, or when ``replaying`` (a replayed or recorded run: its prompts must be
+    the recorded ones). Returns whether batching is on."""
     if concurrency < 2 or replaying or not getattr(backend, "combine_tables", False) or \
             not hasattr(backend, "answer_tables_now"):
         return False

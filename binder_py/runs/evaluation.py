@@ -365,8 +365,10 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
     if concurrency is None:
         concurrency = 1 if model.capabilities.embedded else 4
     concurrency = max(1, concurrency)
-    # the plan prompts of the questions in flight may share requests (binder_py/neural/batching.py)
-    batch_plan_prompts(binder.neural, concurrency, replaying=isinstance(model, ReplayLM))
+    # the plan prompts of the questions in flight may share requests (binder_py/neural/batching.py);
+    # not when recording or replaying: a replay must see the recorded prompts
+    batch_plan_prompts(binder.neural, concurrency,
+                       replaying=isinstance(model, ReplayLM) or config.get("recording") is not None)
     stop = threading.Event()
 
     def work(example: Any) -> dict[str, Any] | None:
