@@ -119,3 +119,9 @@ def batch_plan_prompts(backend: Any, concurrency: int, *, replaying: bool = Fals
         return False
     backend.plan_batcher = PlanBatcher(backend, window=window, expected=concurrency)
     return True
+
+
+def stop_batching(backend: Any) -> None:
+    """``backend`` asks each plan prompt at once again (after the evaluation run)."""
+    if getattr(backend, "plan_batcher", None) is not None:
+        backend.plan_batcher = None

@@ -26,7 +26,7 @@ from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
-from binder_py.neural.batching import batch_plan_prompts
+from binder_py.neural.batching import batch_plan_prompts, stop_batching
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -406,6 +406,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
     except BaseException as error:
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
+        stop_batching(binder.neural)
         summary.interrupted = True
         bar.close()
         summary.seconds = time.perf_counter() - started
@@ -413,6 +414,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
             error.summary = summary  # type: ignore[attr-defined]
         raise
     pool.shutdown(wait=True)
+    stop_batching(binder.neural)
     bar.close()
     summary.seconds = time.perf_counter() - started
     return summary

@@ -168,7 +168,7 @@ def test_a_question_makes_one_parse_and_one_neural_request_with_the_same_answer(
 def test_plan_prompts_of_questions_asked_together_share_one_request():
     from concurrent.futures import ThreadPoolExecutor
 
-    from binder_py.neural.batching import batch_plan_prompts
+    from binder_py.neural.batching import batch_plan_prompts, stop_batching
 
     lm = _bench_lm()
     backend = LMNeuralBackend(lm, pool=[])
@@ -192,6 +192,8 @@ def test_plan_prompts_of_questions_asked_together_share_one_request():
         results = [f.result(10) for f in [pool.submit(backend.answer_tables, [first]),
                                           pool.submit(backend.answer_tables, [second])]]
     assert len(lm.calls) == 3 and [r.usage.requests for r in results] == [1, 1]
+    stop_batching(backend)
+    assert backend.plan_batcher is None and backend.answer_tables([first]).usage.requests == 1
 
 
 def test_multi_table_output_is_row_ids_and_answers_only():
