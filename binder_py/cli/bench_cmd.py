@@ -2,7 +2,8 @@
 
 Parts: ``macro`` (this pipeline against the original Binder strategy on WikiTQ dev
 questions with scripted programs, over a loopback OpenAI-compatible server with a fixed
-latency), ``sandbox`` (binder_py/bench/sandbox_overhead.py), ``scale`` (one ``f_col`` over
+latency), ``eval`` (the same questions as one evaluation run of each strategy, 4 questions at
+a time), ``sandbox`` (binder_py/bench/sandbox_overhead.py), ``scale`` (one ``f_col`` over
 synthetic tables of growing size). The code lives in :mod:`binder_py.bench`.
 """
 
@@ -20,13 +21,13 @@ from typing import Any
 
 from binder_py.errors import BinderError
 
-PARTS = ("macro", "sandbox", "scale")
+PARTS = ("macro", "eval", "sandbox", "scale")
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="measure requests, tokens, time and memory against the original Binder",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--parts", default=",".join(PARTS), help="comma-separated: macro,sandbox,scale (default: all)")
+    p.add_argument("--parts", default=",".join(PARTS), help="comma-separated: macro,eval,sandbox,scale (default: all)")
     p.add_argument("--latency", type=float, default=0.3, help="seconds per model request (default 0.3)")
     p.add_argument("--questions", type=int, default=None, help="use the first K scripted questions (default: 10)")
     p.add_argument("--n", type=int, default=20, help="candidates sampled per question (default 20)")
@@ -98,6 +99,14 @@ def run(args: argparse.Namespace) -> int:
         out["macro"] = macro.as_json(results, args.latency)
         md += ["## Macro: binder-py vs the original strategy", "", macro.markdown(results, args.latency), "",
                f"(macro part took {time.perf_counter() - t0:.0f} s)", ""]
+    if "eval" in parts:
+        from binder_py.bench import macro
+
+        say(f"eval: the same questions as one evaluation run, 4 at a time, latency {args.latency} s")
+        examples = macro.load_examples(args.questions)
+        runs = [macro.run_eval_strategy(s, examples, latency=args.latency, n=args.n) for s in ("binder-py", "original")]
+        out["eval"] = [vars(r) for r in runs]
+        md += ["## Evaluation run: binder-py vs the original strategy", "", macro.eval_markdown(runs), ""]
     if "sandbox" in parts:
         say("sandbox: python -m binder_py.bench.sandbox_overhead " + args.sandbox_args)
         out["sandbox"] = run_sandbox_part(args.sandbox_args)

@@ -10,6 +10,7 @@ Neural call forms (see docs/LANGUAGE.md):
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import asdict, dataclass, field
 
 import asttokens
@@ -136,6 +137,12 @@ def _position(atok: asttokens.ASTTokens, node: ast.AST) -> tuple[int, int, int, 
     return start, end, first.start[0], first.start[1], last.end[0], last.end[1]
 
 
+#: one ``ast.parse`` at a time: CPython 3.11's AST constructor counts its recursion depth in
+#: interpreter-wide state, and parses in several threads at once can fail with a spurious
+#: "SystemError: AST constructor recursion depth mismatch" (python/cpython#106905)
+PARSE_LOCK = threading.Lock()
+
+
 def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
     """Parse ``source``; validate its neural calls; return the call sites in source order.
 
@@ -146,7 +153,8 @@ def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
     if not isinstance(source, str):
         raise ProgramError(f"a program must be text, got {type(source).__name__}")
     try:
-        atok = asttokens.ASTTokens(source, parse=True, filename=filename)
+        with PARSE_LOCK:
+            atok = asttokens.ASTTokens(source, parse=True, filename=filename)
     except SyntaxError as error:
         col = (error.offset - 1) if error.offset else None
         raise ProgramError(f"syntax error: {error.msg}", error.lineno, col) from None

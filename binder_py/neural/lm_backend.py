@@ -18,6 +18,7 @@ and row_id (``combine_tables``; :meth:`LMNeuralBackend.plan_tables` says what fi
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +33,7 @@ from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.parse import _Parsed, parse_map_output, parse_multi_output, parse_tables_output
 from binder_py.neural.render import (cell_text, chat_turns, fill_template, fill_until_output, load_pool,
                                      load_templates, rank_demonstrations, render_table)
-from binder_py.neural.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest, row_key
 
 
 @dataclass
@@ -42,6 +43,8 @@ class TablesAnswer:
     provenance of the ONE prompt that asked them all."""
 
     sections: list[dict[str, dict[str, Any]]] = field(default_factory=list)
+    #: per value request (``vals`` of answer_tables, in order): the raw answer, None when missing
+    values: list[Any] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
     raw_outputs: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
@@ -69,6 +72,33 @@ class _Section:
 
 
 @dataclass
+class _ValueSection:
+    """One ``f_val`` request in a multi-table prompt: its (sub-)table, shown without row_ids, and
+    its one question about the whole table, answered on a line ``Table <label> answer: ...``."""
+
+    label: str
+    title: str
+    request: NeuralRequest
+
+
+_VALUE_LINE = re.compile(r"^[#*\s]*table\s+([A-Za-z]{1,2})\s+answer\s*:\s*(.*?)\s*$", re.IGNORECASE)
+
+
+def split_value_lines(text: str) -> tuple[dict[str, str], str]:
+    """The ``Table X answer: ...`` lines of a multi-table output (label → first answer given) and
+    the rest of the output (the QA-map tables)."""
+    values: dict[str, str] = {}
+    rest: list[str] = []
+    for line in text.splitlines():
+        m = _VALUE_LINE.match(line)
+        if m:
+            values.setdefault(m.group(1).upper(), m.group(2))
+        else:
+            rest.append(line)
+    return values, "\n".join(rest)
+
+
+@dataclass
 class ManyAnswer:
     """What :meth:`LMNeuralBackend.answer_many` returns: per question, row key → raw answer
     (a row the model did not answer is absent), and the provenance of the prompts that
@@ -79,6 +109,13 @@ class ManyAnswer:
     raw_outputs: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
+
+
+def first_columns(request: NeuralRequest, count: int) -> NeuralRequest:
+    """``request`` over its first ``count`` context columns (every row kept, keys recomputed)."""
+    rows = [list(r[:count]) for r in request.rows]
+    return NeuralRequest(request.kind, request.question, list(request.columns[:count]), rows,
+                         [row_key(r) for r in rows], request.site, request.title, dict(request.meta))
 
 
 def default_max_output_tokens(lm: LanguageModel) -> int:
@@ -97,7 +134,8 @@ class LMNeuralBackend:
                  shots: int = 8, demo_rows: int = 8, max_output_tokens: int | None = None,
                  max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
-                 max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8):
+                 max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8,
+                 per_column: bool = False, max_table_rows: int = 600):
         self.lm = lm
         self.name = f"lm:{lm.name}"
         self.cache_id = self.name
@@ -106,6 +144,8 @@ class LMNeuralBackend:
         # whatever their tokens, and (read by execute) every row sent, repeated values included
         self.chunk_rows = chunk_rows
         self.dedup = dedup
+        # the original's qa_map/qa_ans: one call per context column, each over the columns so far
+        self.per_column = per_column
         self.pool = pool if isinstance(pool, list) else load_pool(pool)
         self.shots = shots
         self.demo_rows = demo_rows
@@ -116,9 +156,14 @@ class LMNeuralBackend:
         # off: one prompt per column set, as answer_many does (for models that mix tables up)
         self.combine_tables = combine_tables
         self.max_tables = max(1, min(26, max_tables))  # sub-tables per prompt (labels A..Z)
+        # rows per multi-table prompt: its output is row_ids and answers only (a few tokens a row),
+        # so more rows fit than in a QA-map batch, which copies every row
+        self.max_table_rows = max_table_rows
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
+        # set by neural.batching.batch_plan_prompts (eval runs): plan prompts of several questions share a request
+        self.plan_batcher: Any = None
         self.templates = load_templates()
 
     # ------------------------------------------------------------ prompt parts
@@ -180,9 +225,30 @@ class LMNeuralBackend:
 
     # ------------------------------------------------------------ answering
     def answer(self, request: NeuralRequest) -> NeuralAnswer:
+        if self.per_column and len(request.columns) > 1:
+            return self._answer_per_column(request)
+        return self._answer_one(request)
+
+    def _answer_one(self, request: NeuralRequest) -> NeuralAnswer:
         if request.kind == "col":
             return self._answer_col(request)
         return self._answer_val(request)
+
+    def _answer_per_column(self, request: NeuralRequest) -> NeuralAnswer:
+        """The original Binder's ``qa_map``/``qa_ans`` (xlang-ai/Binder, nsql/nsql_exec_python.py):
+        a loop over the context columns that asks the model once per column, each time about the
+        columns so far; the last call (all columns) gives the answer, the earlier ones are spent."""
+        spent = NeuralAnswer()
+        for count in range(1, len(request.columns)):
+            part = self._answer_one(first_columns(request, count))
+            spent.prompts += part.prompts
+            spent.raw_outputs += part.raw_outputs
+            spent.usage += part.usage
+        final = self._answer_one(request)
+        final.prompts = spent.prompts + final.prompts
+        final.raw_outputs = spent.raw_outputs + final.raw_outputs
+        final.usage = spent.usage + final.usage
+        return final
 
     def _complete(self, prompt: str, max_tokens: int, stop: tuple[str, ...], request: NeuralRequest,
                   result: Any, usage_lock: Any = None, extra_tags: dict[str, str] | None = None) -> str:
@@ -462,9 +528,11 @@ class LMNeuralBackend:
 
     @staticmethod
     def _section_output(section: _Section, answers: Sequence[Sequence[str]] | None = None) -> str:
-        rows = [list(r) + list(a) for r, a in zip(section.rows, answers)] if answers is not None else []
+        """A sub-table's output as the multi-table prompt asks for it: its label, then row_ids and
+        answers only (the rows' cells are not copied)."""
+        rows = [list(a) for a in answers] if answers is not None else []
         ids = section.ids[: len(rows)]
-        return f"Table {section.label}\n" + render_table(list(section.columns) + list(section.questions), rows, ids)
+        return f"Table {section.label}\n" + render_table(list(section.questions), rows, ids)
 
     def render_tables_demo(self, items: Sequence[dict[str, Any]]) -> str:
         """``col`` pool items shown as ONE multi-table demonstration (one sub-table each, its
@@ -481,20 +549,67 @@ class LMNeuralBackend:
             outputs.append(self._section_output(section, answers))
         return fill_template(self.templates["multi_table_item"], tables="\n".join(sections), output="\n".join(outputs))
 
-    def _tables_prefix(self, probe: NeuralRequest, reserve: int) -> str:
-        """The multi-table instruction and demonstrations (the BM25-retrieved ``col`` items,
-        two sub-tables per demonstration, most similar last), dropping the least similar
-        until ``reserve`` tokens of the context are free."""
+    def _tables_prefix(self, probe: NeuralRequest, reserve: int, values: bool = False) -> str:
+        """The multi-table instruction (with the value-question paragraph when ``values``) and
+        demonstrations (the BM25-retrieved ``col`` items, two sub-tables per demonstration, most
+        similar last), dropping the least similar until ``reserve`` tokens of the context are free."""
         def blocks(demos: list[dict[str, Any]]) -> list[str]:
             pairs = [demos[max(0, i - 2):i] for i in range(len(demos), 0, -2)][::-1]
             return [self.render_tables_demo(p) for p in pairs]
 
-        return self._fit_demos(probe, reserve, self.templates["multi_table_instruction"], blocks)[0]
+        instruction = self.templates["multi_table_instruction"]
+        if values:
+            instruction += " " + self.templates["multi_table_value_instruction"]
+        return self._fit_demos(probe, reserve, instruction, blocks)[0]
 
-    def _target_tables(self, sections: Sequence[_Section]) -> str:
+    def _render_value_section(self, section: _ValueSection) -> str:
+        request = section.request
+        return fill_template(self.templates["multi_table_value_section"], label=section.label, title=section.title,
+                             table=render_table(request.columns, request.rows), question=_shown(request))
+
+    def _value_sections(self, vals: Sequence[NeuralRequest], first: int) -> list[_ValueSection]:
+        title = self.default_title or "table"
+        return [_ValueSection(self._label(first + i), r.title or title, r) for i, r in enumerate(vals)]
+
+    def _value_costs(self, request: NeuralRequest) -> tuple[int, int]:
+        """(prompt tokens, reserved output tokens) of one value question in a multi-table prompt."""
+        section = _ValueSection("ZZ", request.title or self.default_title or "table", request)
+        return self._count(self._render_value_section(section)) + 1, 64
+
+    def _target_tables(self, sections: Sequence[_Section], values: Sequence[_ValueSection] = ()) -> str:
         head = fill_until_output(self.templates["multi_table_item"],
-                          tables="\n".join(self._render_section(s) for s in sections))
+                          tables="\n".join([self._render_section(s) for s in sections]
+                                           + [self._render_value_section(v) for v in values]))
         return head
+
+    def pack_values(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest]) -> list[int]:
+        """Which of ``vals`` (``f_val`` requests) to ask in the same multi-table prompt as ``groups``
+        (a pack of :meth:`plan_tables`, one group, or none): indices, in order, while the prompt
+        and its output fit the context and ``max_output_tokens``, and labels remain (26 in all).
+        ``[]`` when ``combine_tables`` is off or with the original's fixed chunks."""
+        if not self.combine_tables or self.chunk_rows or not vals:
+            return []
+        window, max_out = self._budget()
+        try:
+            sections = self._sections(groups) if groups else []
+        except BinderError:
+            return []
+        probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
+        prefix = self._tables_prefix(probe, reserve=max_out + 256, values=True)
+        used_in = self._count(prefix + self._target_tables(sections)) + 8
+        used_out = sum(self._section_costs(s)[1] for s in sections) + 16
+        if used_in + max_out > window or used_out > max_out:
+            return []
+        chosen: list[int] = []
+        for index, request in enumerate(vals):
+            if len(sections) + len(chosen) >= 26 or not request.rows:
+                break
+            tin, tout = self._value_costs(request)
+            if used_in + tin + max_out > window or used_out + tout > max_out:
+                continue
+            chosen.append(index)
+            used_in, used_out = used_in + tin, used_out + tout
+        return chosen
 
     @staticmethod
     def _tables_probe(sections: Sequence[_Section]) -> NeuralRequest:
@@ -505,10 +620,9 @@ class LMNeuralBackend:
     def _section_costs(self, section: _Section) -> tuple[int, int]:
         """(prompt tokens, expected output tokens) of one sub-table."""
         tin = self._count(self._render_section(section)) + 1
-        header = render_table(list(section.columns) + list(section.questions), [])
-        tout = self._count(f"Table {section.label}\n{header}") + 2
-        for row in section.rows:
-            tout += self._count("0\t" + "\t".join(cell_text(c) for c in row)) + 1 + 6 * len(section.questions)
+        tout = self._count(self._section_output(section)) + 2
+        for rid in section.ids:
+            tout += self._count(f"{rid}\t") + 1 + 6 * len(section.questions)  # row_id and answers only
         return tin, tout
 
     def plan_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[list[int]]:
@@ -516,7 +630,7 @@ class LMNeuralBackend:
         :meth:`answer_many`) to ask together with :meth:`answer_tables`: packs of group
         indices, each of two or more groups that fit ONE prompt (prompt + reserved output
         within the context window, expected output within ``max_output_tokens``, at most
-        ``max_batch_rows`` rows, ``max_tables`` sub-tables and ``max_questions`` questions
+        ``max_table_rows`` rows, ``max_tables`` sub-tables and ``max_questions`` questions
         per sub-table), filled in order. Groups in no pack are left to the caller (asked
         per column set, batched). ``[]`` when ``combine_tables`` is off."""
         if not self.combine_tables or self.chunk_rows or len(groups) < 2:
@@ -541,12 +655,12 @@ class LMNeuralBackend:
         current: list[int] = []
         rows = tin = tout = 0
         for index, n_rows, s_in, s_out in candidates:
-            fits = (len(current) < self.max_tables and rows + n_rows <= self.max_batch_rows
+            fits = (len(current) < self.max_tables and rows + n_rows <= self.max_table_rows
                     and fixed + tin + s_in + max_out <= window and tout + s_out <= max_out)
             if current and not fits:
                 packs.append(current)
                 current, rows, tin, tout = [], 0, 0, 0
-                fits = (n_rows <= self.max_batch_rows and fixed + s_in + max_out <= window and s_out <= max_out)
+                fits = (n_rows <= self.max_table_rows and fixed + s_in + max_out <= window and s_out <= max_out)
             if fits:
                 current.append(index)
                 rows, tin, tout = rows + n_rows, tin + s_in, tout + s_out
@@ -554,32 +668,74 @@ class LMNeuralBackend:
             packs.append(current)
         return [p for p in packs if len(p) > 1]
 
-    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> TablesAnswer:
+    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]],
+                      vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
+        """:meth:`answer_tables_now`, through the plan batcher when one is set (the prompt may then
+        be shared with other questions' plans: ``neural.batching``)."""
+        if self.plan_batcher is not None:
+            return self.plan_batcher.answer_tables(groups, vals)
+        return self.answer_tables_now(groups, vals)
+
+    def fits_one_prompt(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest] = ()) -> bool:
+        """``groups`` and ``vals`` fit ONE multi-table prompt: at most 26 labels, ``max_questions``
+        per sub-table, ``max_table_rows`` rows, prompt + reserved output within the context and
+        the expected output within ``max_output_tokens``."""
+        if self.chunk_rows or not (groups or vals) or len(groups) + len(vals) > 26:
+            return False
+        try:
+            sections = self._sections(groups) if groups else []
+        except BinderError:
+            return False
+        if any(len(s.questions) > self.max_questions for s in sections):
+            return False
+        if sum(len(s.rows) for s in sections) > self.max_table_rows:
+            return False
+        window, max_out = self._budget()
+        probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
+        prefix = self._tables_prefix(probe, reserve=max_out + 256, values=bool(vals))
+        values = self._value_sections(vals, len(sections))
+        prompt_in = self._count(prefix + self._target_tables(sections, values)) + 8
+        out = sum(self._section_costs(s)[1] for s in sections) + 64 * len(vals) + 16
+        return prompt_in + max_out <= window and out <= max_out
+
+    def answer_tables_now(self, groups: Sequence[Sequence[NeuralRequest]],
+                          vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
         """Answer the ``f_col`` requests of several groups (each over ONE set of context
         columns, up to ``max_questions`` questions) with ONE prompt: every group is a labelled
         sub-table (Table A, B, ...) with its own columns, rows (row_ids unique across the
         prompt) and numbered questions, and the model writes one labelled output table per
         sub-table. Each section is read by its label and row_ids (never by position), as
         strictly as :func:`parse_multi_output`; a (question, row) the model did not answer is
-        left out, not asked again here (the caller's normal path asks for it). Use
-        :meth:`plan_tables` to know what fits; raises ``LMContextTooLong`` when the model
-        says the prompt is too long."""
+        left out, not asked again here (the caller's normal path asks for it). ``vals`` are
+        ``f_val`` requests asked in the same prompt, each a labelled table with one question
+        about the whole table, answered on a line ``Table <label> answer: ...`` before the
+        output tables (``TablesAnswer.values``, None when the line is missing). Use
+        :meth:`plan_tables` and :meth:`pack_values` to know what fits; raises
+        ``LMContextTooLong`` when the model says the prompt is too long."""
         result = TablesAnswer()
-        sections = self._sections(groups)
-        if any(len(s.questions) > self.max_questions for s in sections) or len(sections) > 26:
+        sections = self._sections(groups) if groups else []
+        values = self._value_sections(vals, len(sections))
+        if any(len(s.questions) > self.max_questions for s in sections) or len(sections) + len(values) > 26:
             raise BinderError("answer_tables: too many questions or sub-tables for one prompt")
+        if not sections and not values:
+            raise BinderError("answer_tables needs at least one group or value request")
         _, max_out = self._budget()
-        probe = self._tables_probe(sections)
-        target = self._target_tables(sections)
-        prefix = self._tables_prefix(probe, reserve=max_out + self._count(target) + 16)
-        out_estimate = sum(self._section_costs(s)[1] for s in sections) + 16
+        probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
+        target = self._target_tables(sections, values)
+        prefix = self._tables_prefix(probe, reserve=max_out + self._count(target) + 16, values=bool(values))
+        out_estimate = sum(self._section_costs(s)[1] for s in sections) + 64 * len(values) + 16
         max_tokens = max(64, min(max_out, int(out_estimate * 1.5)))
-        probe.title = sections[0].title
+        probe.title = sections[0].title if sections else values[0].title
         text = self._complete(prefix + target, max_tokens, ("*/",), probe, result,
-                              extra_tags={"plan": "tables", "tables": str(len(sections)),
-                                          "questions": str(sum(len(s.questions) for s in sections))})
+                              extra_tags={"plan": "tables", "tables": str(len(sections) + len(values)),
+                                          "questions": str(sum(len(s.questions) for s in sections) + len(values))})
+        answered, text = split_value_lines(text)
+        result.values = [answered.get(v.label) or None for v in values]
+        if any(v is None for v in result.values):
+            result.warnings.append(f"{sum(v is None for v in result.values)} value answer(s) missing from the "
+                                   "multi-table output; not cached, the program's call asks again")
         parsed = parse_tables_output(text, {s.label: ({i: r for i, r in zip(s.ids, s.rows)}, len(s.questions))
-                                            for s in sections})
+                                            for s in sections}, answers_only=True)
         if parsed.unlabelled:
             result.warnings.append(f"ignored {len(parsed.unlabelled)} output line(s) before any table label")
         if parsed.unknown_labels:

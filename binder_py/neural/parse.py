@@ -39,9 +39,12 @@ def _split_fields(raw: str) -> list[str]:
     return fields
 
 
-def _multi_line(raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> tuple[str, int, list[str]]:
+def _multi_line(raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int,
+                answers_only: bool = False) -> tuple[str, int, list[str]]:
     """Read one line of a multi-question output: (status, row_id, answers), status one of
-    ``skip`` (blank, comment, header), ``unparsed``, ``extra`` (a row_id not asked for), ``ok``."""
+    ``skip`` (blank, comment, header), ``unparsed``, ``extra`` (a row_id not asked for), ``ok``.
+    ``answers_only``: the output was asked for as row_ids and answers, so ``n_questions`` fields
+    after the row_id are the answers even when they equal the row's cells."""
     line = raw.strip()
     if not line or line.startswith("/*") or line.startswith("*/") or line.startswith("```") \
             or line.lower().startswith("row_id"):
@@ -57,13 +60,14 @@ def _multi_line(raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int
     cells = [_cell(c).lower() for c in rows_by_id[rid]]
     if len(rest) == len(cells) + n_questions:
         return "ok", rid, rest[len(cells):]
-    if len(rest) == n_questions and [_cell(f).lower() for f in rest[:len(cells)]] != cells:
+    if len(rest) == n_questions and (answers_only or [_cell(f).lower() for f in rest[:len(cells)]] != cells):
         return "ok", rid, rest  # the answers alone (a row copied with answers missing is not read)
     return "unparsed", rid, []
 
 
-def _add_multi_line(parsed: _ParsedMany, raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int) -> None:
-    status, rid, answers = _multi_line(raw, rows_by_id, n_questions)
+def _add_multi_line(parsed: _ParsedMany, raw: str, rows_by_id: dict[int, Sequence[str]], n_questions: int,
+                    answers_only: bool = False) -> None:
+    status, rid, answers = _multi_line(raw, rows_by_id, n_questions, answers_only)
     if status == "unparsed":
         parsed.unparsed.append(raw.strip())
     elif status == "extra":
@@ -100,12 +104,15 @@ class _ParsedTables:
     repeated_labels: list[str] = field(default_factory=list)
 
 
-def parse_tables_output(text: str, sections: dict[str, tuple[dict[int, Sequence[str]], int]]) -> _ParsedTables:
+def parse_tables_output(text: str, sections: dict[str, tuple[dict[int, Sequence[str]], int]],
+                        answers_only: bool = False) -> _ParsedTables:
     """Parse a multi-table QA-map output: sections introduced by a label line (``Table A``),
     each read like :func:`parse_multi_output` against ITS OWN rows and questions
     (``sections``: label -> (rows by row_id, number of questions)). Lines before any label,
     under a label not asked for, or whose row_id is not one of the current section's rows
-    (a row written under the wrong label) are not read; never matched by position."""
+    (a row written under the wrong label) are not read; never matched by position. With
+    ``answers_only`` (the prompt asked for row_ids and answers) a line of a row_id and exactly
+    the section's number of answers is read as its answers (a copied row is read too)."""
     parsed = _ParsedTables(sections={label: _ParsedMany() for label in sections})
     current: str | None = None
     seen: set[str] = set()
@@ -129,7 +136,7 @@ def parse_tables_output(text: str, sections: dict[str, tuple[dict[int, Sequence[
         if current == "":
             continue
         rows_by_id, n_questions = sections[current]
-        _add_multi_line(parsed.sections[current], raw, rows_by_id, n_questions)
+        _add_multi_line(parsed.sections[current], raw, rows_by_id, n_questions, answers_only)
     return parsed
 
 

@@ -34,16 +34,17 @@ a callable backend nothing changes (see :func:`supports_planning`).
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from binder_py.jsonable import to_jsonable
-from binder_py.neural.backends import NeuralBackend, PlanningBackend, backend_cache_id
+from binder_py.neural.backends import NeuralAnswer, NeuralBackend, PlanningBackend, backend_cache_id
 from binder_py.neural.cache import NeuralCache, Reservation
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import parse_program
@@ -132,44 +133,126 @@ def collect_requests(programs: Iterable[str], table: pd.DataFrame,
             continue
         for request in requests:
             found += 1
-            key: tuple = (request.kind, request.question, tuple(request.columns))
-            if request.kind == "val":
-                key += (tuple(request.keys),)
-            distinct.setdefault(key, request)
+            distinct.setdefault(request_identity(request), request)
     return found, list(distinct.values())
+
+
+class PlanInFlight:
+    """A plan whose requests are out: every row it asks is already claimed in the cache (a
+    program that needs one waits for the plan instead of asking again), so the candidate
+    programs can start while it is in flight. :meth:`result` waits for it."""
+
+    def __init__(self, plan: NeuralPlan, futures: list[Future[Any]], pool: ThreadPoolExecutor | None, start: float):
+        self._plan = plan
+        self._futures = futures
+        self._pool = pool
+        self._start = start
+        self._done = False
+
+    def result(self) -> NeuralPlan:
+        """The plan with its steps, once every request has been answered (idempotent)."""
+        if not self._done:
+            self._done = True
+            for future in self._futures:
+                item = future.result()
+                if item is not None:
+                    self._plan.steps.extend(item if isinstance(item, list) else [item])
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+            self._plan.seconds = time.perf_counter() - self._start
+        return self._plan
 
 
 def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache: NeuralCache, *,
                       title: str | None = None, max_workers: int = 4, vals: bool = True,
-                      combine_tables: bool | None = None) -> NeuralPlan:
+                      combine_tables: bool | None = None,
+                      extra_requests: Sequence[NeuralRequest] = ()) -> NeuralPlan:
     """Answer the predictable neural requests of ``programs`` into ``cache`` (see the module
-    docstring). Never raises: a failing step is recorded in its ``error`` and the programs'
-    own calls ask again. ``combine_tables`` (default: the backend's ``combine_tables``) asks
-    several column sets in one prompt when they fit (``backend.plan_tables``)."""
+    docstring) and wait for them: :func:`start_plan` followed by its ``result()``."""
+    return start_plan(programs, table, backend, cache, title=title, max_workers=max_workers, vals=vals,
+                      combine_tables=combine_tables, extra_requests=extra_requests).result()
+
+
+def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache: NeuralCache, *,
+               title: str | None = None, max_workers: int = 4, vals: bool = True,
+               combine_tables: bool | None = None,
+               extra_requests: Sequence[NeuralRequest] = ()) -> PlanInFlight:
+    """Claim the predictable neural requests of ``programs`` (and ``extra_requests``, e.g. the
+    ``f_val`` requests over sub-tables from :mod:`binder_py.neural.subtables`) in ``cache`` and
+    send them; returns at once with the plan in flight. Never raises: a failing step is
+    recorded in its ``error`` and the programs' own calls ask again. ``combine_tables``
+    (default: the backend's ``combine_tables``) asks several column sets in one prompt when
+    they fit (``backend.plan_tables``). ``max_workers`` bounds the ``f_col`` steps asked at
+    once; every ``f_val`` step has its own thread, so each is claimed before this returns."""
     start = time.perf_counter()
     programs = list(programs)
     plan = NeuralPlan(backend=backend.name, programs=len(programs))
     if not supports_planning(backend):
-        return plan
+        return PlanInFlight(plan, [], None, start)
     assert isinstance(backend, PlanningBackend)
     plan.predicted, requests = collect_requests(programs, table, title)
+    plan.predicted += len(extra_requests)
+    requests = _distinct(requests + list(extra_requests))
     backend_id = backend_cache_id(backend)
     groups: dict[tuple[str, ...], list[tuple[NeuralRequest, Reservation]]] = {}
-    jobs: list[Any] = []
+    val_requests: list[NeuralRequest] = []
     for request in requests:
         if request.kind == "val":
             if vals:
-                jobs.append(lambda r=request: _val_step(r, backend, cache, backend_id))
+                val_requests.append(request)
             continue
         reservation = cache.reserve_col(backend_id, request.question, request.columns, request.keys)
         if not reservation.keys:
             cache.release(reservation)
             continue
         groups.setdefault(tuple(request.columns), []).append((request.subset(reservation.keys), reservation))
-    group_list = list(groups.values())
-    packed: set[int] = set()
     if combine_tables is None:
         combine_tables = backend.combine_tables
+    units = _units(list(groups.values()), backend, plan, combine_tables)
+    # with a plan batcher (eval runs), even a lone column set or value goes out as a multi-table
+    # prompt, so that it can share a request with other questions' plans
+    batching = combine_tables and getattr(backend, "plan_batcher", None) is not None
+    hosted = _host_values(units, val_requests, backend, plan, alone=batching) if combine_tables else {}
+    if not units and hosted.get(0):
+        units = [[]]  # the value questions alone, in one prompt
+    jobs: list[Any] = []
+    val_jobs: list[tuple[threading.Event, Any]] = []
+    in_prompt: set[int] = set()
+    for index, unit in enumerate(units):
+        mine = hosted.get(index, [])
+        if mine or len(unit) > 1 or (batching and backend.fits_one_prompt([[r for r, _ in unit[0]]])):
+            values: Future[list[Any]] = Future()
+            jobs.append(lambda u=unit, vs=[val_requests[i] for i in mine], f=values:
+                        _tables_step(u, backend, cache, backend_id, vs, f))
+            for position, i in enumerate(mine):
+                in_prompt.add(i)
+                claimed = threading.Event()
+                val_jobs.append((claimed, lambda r=val_requests[i], c=claimed, f=values, k=position:
+                                 _val_step(r, backend, cache, backend_id, c, (f, k))))
+        else:
+            jobs.append(lambda m=unit[0]: _col_step(m, backend, cache, backend_id))
+    for i, request in enumerate(val_requests):
+        if i not in in_prompt:
+            claimed = threading.Event()
+            val_jobs.append((claimed, lambda r=request, c=claimed: _val_step(r, backend, cache, backend_id, c)))
+    if not jobs and not val_jobs:
+        return PlanInFlight(plan, [], None, start)
+    workers = max(1, min(max_workers, len(jobs))) + len(val_jobs)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binder-plan")
+    futures = [pool.submit(job) for job in jobs] + [pool.submit(job) for _, job in val_jobs]
+    for claimed, _ in val_jobs:
+        claimed.wait(timeout=_CLAIM_WAIT)
+    return PlanInFlight(plan, futures, pool, start)
+
+
+Group = list[tuple[NeuralRequest, Reservation]]
+
+
+def _units(group_list: list[Group], backend: Any, plan: NeuralPlan, combine_tables: bool) -> list[list[Group]]:
+    """The column-set groups as prompts: packs of several groups that fit one multi-table prompt
+    (``backend.plan_tables``), then every other group alone."""
+    packed: set[int] = set()
+    units: list[list[Group]] = []
     if combine_tables and len(group_list) > 1:
         try:
             packs = backend.plan_tables([[r for r, _ in members] for members in group_list])
@@ -180,22 +263,48 @@ def plan_neural_calls(programs: Iterable[str], table: pd.DataFrame, backend: Any
             pack = [i for i in pack if i not in packed]
             if len(pack) > 1:
                 packed.update(pack)
-                jobs.append(lambda ms=[group_list[i] for i in pack]: _tables_step(ms, backend, cache, backend_id))
-    for index, members in enumerate(group_list):
-        if index not in packed:
-            jobs.append(lambda m=members: _col_step(m, backend, cache, backend_id))
-    done: list[Any] = []
-    if jobs:
-        if len(jobs) > 1 and max_workers > 1:
-            with ThreadPoolExecutor(max_workers=min(max_workers, len(jobs)), thread_name_prefix="binder-plan") as pool:
-                done = list(pool.map(lambda job: job(), jobs))
-        else:
-            done = [job() for job in jobs]
-    for item in done:
-        plan.steps.extend(item if isinstance(item, list) else [item])
-    plan.steps = [s for s in plan.steps if s is not None]
-    plan.seconds = time.perf_counter() - start
-    return plan
+                units.append([group_list[i] for i in pack])
+    units += [[members] for index, members in enumerate(group_list) if index not in packed]
+    return units
+
+
+def _host_values(units: list[list[Group]], vals: list[NeuralRequest], backend: Any,
+                 plan: NeuralPlan, alone: bool = False) -> dict[int, list[int]]:
+    """Which ``f_val`` requests ride in which unit's prompt (unit index → indices into ``vals``):
+    as many as fit go with the first unit; with no ``f_col`` unit, two or more values (one with
+    ``alone``) make a prompt of their own (index 0). The others are asked alone."""
+    least = 1 if alone else 2
+    if not vals or not hasattr(backend, "pack_values"):
+        return {}
+    if not units and len(vals) < least:
+        return {}
+    try:
+        chosen = backend.pack_values([[r for r, _ in members] for members in units[0]] if units else [], vals)
+    except Exception as error:  # noqa: BLE001 - asked alone instead
+        plan.warnings.append(f"asking values with the plan prompt failed, asked alone: {type(error).__name__}: {error}")
+        return {}
+    if not units and len(chosen) < least:
+        return {}
+    return {0: list(chosen)} if chosen else {}
+
+
+#: how long start_plan waits for an f_val step to claim its request in the cache (a thread start)
+_CLAIM_WAIT = 0.2
+
+
+def _distinct(requests: list[NeuralRequest]) -> list[NeuralRequest]:
+    distinct: dict[tuple, NeuralRequest] = {}
+    for request in requests:
+        distinct.setdefault(request_identity(request), request)
+    return list(distinct.values())
+
+
+def request_identity(request: NeuralRequest) -> tuple:
+    """What makes two requests the same: (kind, question, columns), and the rows for ``f_val``."""
+    key: tuple = (request.kind, request.question, tuple(request.columns))
+    if request.kind == "val":
+        key += (tuple(request.keys),)
+    return key
 
 
 def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, cache: NeuralCache,
@@ -231,22 +340,37 @@ def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, ca
     return step
 
 
-def _tables_step(groups: list[list[tuple[NeuralRequest, Reservation]]], backend: Any, cache: NeuralCache,
-                 backend_id: str) -> list[PlanStep]:
-    """Several column sets in ONE prompt (``backend.answer_tables``). When the model says the
-    prompt is too long, each column set is asked as today (``_col_step``, batched)."""
+def _tables_step(groups: list[Group], backend: Any, cache: NeuralCache, backend_id: str,
+                 vals: Sequence[NeuralRequest] = (), values: Future[list[Any]] | None = None) -> list[PlanStep]:
+    """Several column sets, and ``vals`` (``f_val`` requests), in ONE prompt
+    (``backend.answer_tables``); the raw value answers go to ``values`` (None each when the step
+    failed: the value's own step then asks alone). When the model says the prompt is too long,
+    each column set is asked as today (``_col_step``, batched)."""
     columns = list(dict.fromkeys(c for members in groups for c in members[0][0].columns))
     step = PlanStep(kind="tables", columns=columns,
-                    questions=list(dict.fromkeys(r.question for members in groups for r, _ in members)))
+                    questions=list(dict.fromkeys([r.question for members in groups for r, _ in members]
+                                                 + [r.question for r in vals])))
     for members in groups:
         step.tables.append({"columns": list(members[0][0].columns), "questions": [r.question for r, _ in members],
                             "asked": {r.question: len(r.keys) for r, _ in members}, "answered": {}})
         for r, _ in members:
             step.asked[r.question] = step.asked.get(r.question, 0) + len(r.keys)
     start = time.perf_counter()
+    for request in vals:
+        step.tables.append({"columns": list(request.columns), "questions": [request.question], "value": True,
+                            "asked": {request.question: 1}, "answered": {}})
+        step.asked[request.question] = step.asked.get(request.question, 0) + 1
     fallback: list[PlanStep] = []
+    answered_values: list[Any] = [None] * len(vals)
     try:
-        result = backend.answer_tables([[r for r, _ in members] for members in groups])
+        if vals:
+            result = backend.answer_tables([[r for r, _ in members] for members in groups], vals=vals)
+            answered_values = list(result.values)
+            for request, value, entry in zip(vals, answered_values, step.tables[len(groups):]):
+                entry["answered"][request.question] = int(value is not None)
+                step.answered[request.question] = step.answered.get(request.question, 0) + int(value is not None)
+        else:
+            result = backend.answer_tables([[r for r, _ in members] for members in groups])
         step.prompts, step.raw_outputs = list(result.prompts), list(result.raw_outputs)
         step.usage, step.warnings = result.usage, list(result.warnings)
         for members, by_question, entry in zip(groups, result.sections, step.tables):
@@ -268,16 +392,33 @@ def _tables_step(groups: list[list[tuple[NeuralRequest, Reservation]]], backend:
         for members in groups:
             for _, reservation in members:
                 cache.release(reservation)
+        if values is not None:
+            values.set_result(answered_values)
         step.seconds = time.perf_counter() - start
     return [step] + fallback
 
 
-def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_id: str) -> PlanStep:
+def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_id: str,
+              claimed: threading.Event | None = None,
+              source: tuple[Future[list[Any]], int] | None = None) -> PlanStep:
+    """One ``f_val`` through the cache (single-flight); ``claimed`` is set once the request is
+    claimed (about to be asked) or answered. With ``source`` (a multi-table step's value answers
+    and this request's position) the answer comes from that prompt; asked alone when it has none."""
     step = PlanStep(kind="val", columns=list(request.columns), questions=[request.question],
                     asked={request.question: 1})
     start = time.perf_counter()
+
+    def ask(r: NeuralRequest) -> Any:
+        if claimed is not None:
+            claimed.set()
+        if source is not None:
+            value = source[0].result()[source[1]]
+            if value is not None:
+                return NeuralAnswer(value=value)
+        return backend.answer(r)
+
     try:
-        resolution = cache.resolve_val(backend_id, request, backend.answer)
+        resolution = cache.resolve_val(backend_id, request, ask)
         step.from_cache = resolution.from_cache
         step.answered[request.question] = 1
         for answer in resolution.computed:
@@ -288,5 +429,7 @@ def _val_step(request: NeuralRequest, backend: Any, cache: NeuralCache, backend_
     except Exception as error:  # noqa: BLE001
         step.error = f"{type(error).__name__}: {error}"
     finally:
+        if claimed is not None:
+            claimed.set()
         step.seconds = time.perf_counter() - start
     return step

@@ -14,6 +14,7 @@ worst it asks for a request the program does not reach (e.g. after an error).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -144,3 +145,65 @@ def _request_of(parsed: ParsedProgram, call: ast.Call, table: pd.DataFrame, writ
     if len(set(columns)) != len(columns):
         return None
     return build_request(site.kind, question.value, table, columns, site.id, title, dedup, types.get(site.id))
+
+
+#: names a sub-table expression may use: the table and the modules the sandbox binds
+_SUBTABLE_NAMES = frozenset({*_TABLE_NAMES, "pd", "np"})
+
+
+@dataclass(frozen=True)
+class SubtableCall:
+    """An ``f_val`` whose context is a sub-table built from the ORIGINAL table by plain pandas
+    (``df.head(15)[["Name", "Nation"]]``, ``df[df["Site"] == "x"][["Year"]]``): its request is known
+    once ``context`` (Python source) is evaluated — in the sandbox, never in this process."""
+
+    site: int
+    question: str
+    context: str
+    answer_type: AnswerType | None = None
+
+
+def _pure_table_expression(node: ast.expr) -> bool:
+    """Only the table (and pd/np) by name, no bare function calls (so no neural call), no
+    lambdas or comprehensions: what it computes depends on the original table alone."""
+    names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+    if not any(n.id in _TABLE_NAMES for n in names) or any(n.id not in _SUBTABLE_NAMES for n in names):
+        return False
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Lambda, *_CONDITIONAL[2:], ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(n, ast.Call) and not isinstance(n.func, ast.Attribute):
+            return False
+    return True
+
+
+def subtable_value_calls(parsed: ParsedProgram, table: pd.DataFrame) -> list[SubtableCall]:
+    """The program's ``f_val`` calls over sub-tables built by plain pandas from the original table,
+    reached before the program writes any column or rebinds ``df``/``table`` (so the sub-table is
+    the same whatever the neural calls answer); calls that :func:`predictable_requests` already
+    knows (literal columns) are not listed."""
+    tree = parsed.tree
+    if not parsed.sites or _mutates_unpredictably(tree):
+        return []
+    types = site_answer_types(parsed)
+    out: list[SubtableCall] = []
+    for stmt in tree.body:
+        if isinstance(stmt, _SIMPLE_STATEMENTS):
+            for call in _unconditional_calls(stmt):
+                site_id = parsed.node_sites.get(id(call))
+                if site_id is None:
+                    continue
+                site = parsed.sites[site_id]
+                if site.kind != "val" or site.name not in ("f_val", "f"):
+                    continue
+                args = dict(zip(("question", "context"), call.args))
+                args.update({k.arg: k.value for k in call.keywords if k.arg})
+                question, context = args.get("question"), args.get("context")
+                if not (isinstance(question, ast.Constant) and isinstance(question.value, str)) or context is None:
+                    continue
+                if _context_columns(context, table) is not None or not _pure_table_expression(context):
+                    continue
+                out.append(SubtableCall(site_id, question.value.strip(), ast.unparse(context), types.get(site_id)))
+        if _rebinds_table(stmt) or _written_columns(stmt):
+            break
+    return out

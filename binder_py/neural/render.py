@@ -19,7 +19,8 @@ from binder_py.jsonfile import iter_json_lines
 from binder_py.prompting.templates import fill, template_text
 
 TEMPLATE_NAMES = ("col_instruction", "col_item", "val_instruction", "val_item", "multi_instruction", "multi_item",
-                  "multi_table_instruction", "multi_table_item", "multi_table_section")
+                  "multi_table_instruction", "multi_table_item", "multi_table_section",
+                  "multi_table_value_instruction", "multi_table_value_section")
 
 
 def load_templates() -> dict[str, str]:

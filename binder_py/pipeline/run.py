@@ -1,5 +1,7 @@
 """Stage 4, run: every candidate program runs in the sandbox, its neural calls answered by the
-neural backend through the question's shared cache (or a fresh one per program, as the original)."""
+neural backend through the question's shared cache (or a fresh one per program, as the original).
+The programs start while the plan stage's requests are still out (their planned calls wait for
+the plan's answers); the finished plan is then folded into the state."""
 
 from __future__ import annotations
 
@@ -11,10 +13,24 @@ from dataclasses import replace
 from tqdm import tqdm
 
 from binder_py.answer import Candidate
-from binder_py.language import ProgramRun, execute
+from binder_py.language import ProgramRun, execute, parse_program
 from binder_py.neural import NeuralCache
-from binder_py.pipeline.plan import mentions_neural
+from binder_py.pipeline.plan import mentions_neural, settle_plan
 from binder_py.pipeline.state import QuestionState
+
+
+def start_priority(program: str) -> int:
+    """Which candidates start first (lowest first): those with an ``f_val`` (its context is often
+    a sub-table the program builds, so its request is not planned and goes out when the program
+    reaches it), then the other neural programs (their planned calls wait for the plan), then
+    plain pandas."""
+    try:
+        sites = parse_program(program).sites
+    except Exception:  # noqa: BLE001 - a broken program fails when it runs, with its own message
+        return 2
+    if any(site.kind == "val" for site in sites):
+        return 0
+    return 1 if sites else 2
 
 
 def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple[tuple[Candidate, ...], QuestionState]:
@@ -29,14 +45,18 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
         return execute(candidate.program, state.table, neural=neural, sandbox=sandbox, title=state.title,
                        cache=cache, allow_neural=allow_neural, prefetch=settings.prefetch, tables=state.tables)
 
+    runs_of: dict[int, ProgramRun] = {}
     bar = tqdm(total=len(candidates), desc="running programs", unit="prog", file=sys.stderr,
                disable=not services.progress, leave=False)
-    runs: list[ProgramRun] = []
+    order = sorted(range(len(candidates)), key=lambda i: start_priority(candidates[i].program))
     with ThreadPoolExecutor(max_workers=min(settings.concurrency, max(1, len(candidates)))) as pool:
-        for future in [pool.submit(run_one, c) for c in candidates]:
-            runs.append(future.result())
+        futures = {i: pool.submit(run_one, candidates[i]) for i in order}
+        for i in order:
+            runs_of[i] = futures[i].result()
             bar.update(1)
     bar.close()
+    runs = [runs_of[i] for i in range(len(candidates))]
+    state = settle_plan(state)
     done = tuple(replace(c, run=r) for c, r in zip(candidates, runs))
     usage = sum((r.usage for r in runs), state.usage)
     warnings = state.warnings + tuple(w for r in runs for w in r.warnings)
@@ -47,6 +67,6 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
 def run(state: QuestionState) -> QuestionState:
     programs = [c for c in state.candidates if c.origin != "e2e"]
     if not programs:
-        return state
+        return settle_plan(state)
     done, state = run_programs(state, programs)
     return state.evolve(candidates=done)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from binder_py.answer import Candidate
 from binder_py.errors import BinderError
 from binder_py.grammar import build_program_grammar
+from binder_py.language.program import PARSE_LOCK
 from binder_py.lm.types import Completion, LMContextTooLong, LMRequest
 from binder_py.pipeline.state import QuestionState
 from binder_py.prompting import e2e_request, extract_program, parse_e2e_answer, parse_request
@@ -21,7 +22,9 @@ from binder_py.prompting import e2e_request, extract_program, parse_e2e_answer, 
 def program_identity(program: str) -> str:
     """Two programs are the same candidate when their ASTs are (formatting and comments ignored)."""
     try:
-        return ast.dump(ast.parse(program))
+        with PARSE_LOCK:
+            tree = ast.parse(program)
+        return ast.dump(tree)
     except (SyntaxError, ValueError, RecursionError):
         return program.strip()
 

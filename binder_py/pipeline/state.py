@@ -62,6 +62,9 @@ class QuestionState:
     prompt: Any = None  # prompting.BuiltPrompt (program modes) or prompting.e2e prompt (e2e)
     candidates: tuple[Candidate, ...] = ()
     plan: NeuralPlan | None = None
+    #: the plan stage's requests while they are out (neural.plan.PlanInFlight); the run stage
+    #: starts the programs meanwhile and folds the finished plan into ``plan``
+    plan_in_flight: Any = None
     proposal: Proposal | None = None  # mode discriminate: the proposer's programs and steps
     neural_name: str | None = None  # the neural backend that answered, once one was built
     usage: Usage = field(default_factory=Usage)

@@ -26,6 +26,7 @@ from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
+from binder_py.neural.batching import batch_plan_prompts, stop_batching
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -364,6 +365,10 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
     if concurrency is None:
         concurrency = 1 if model.capabilities.embedded else 4
     concurrency = max(1, concurrency)
+    # the plan prompts of the questions in flight may share requests (binder_py/neural/batching.py);
+    # not when recording or replaying: a replay must see the recorded prompts
+    batch_plan_prompts(binder.neural, concurrency,
+                       replaying=isinstance(model, ReplayLM) or config.get("recording") is not None)
     stop = threading.Event()
 
     def work(example: Any) -> dict[str, Any] | None:
@@ -401,6 +406,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
     except BaseException as error:
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
+        stop_batching(binder.neural)
         summary.interrupted = True
         bar.close()
         summary.seconds = time.perf_counter() - started
@@ -408,6 +414,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
             error.summary = summary  # type: ignore[attr-defined]
         raise
     pool.shutdown(wait=True)
+    stop_batching(binder.neural)
     bar.close()
     summary.seconds = time.perf_counter() - started
     return summary

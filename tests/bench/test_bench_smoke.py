@@ -26,7 +26,22 @@ def test_neural_answers_are_deterministic_and_well_formed():
     assert reply.splitlines()[1].startswith("0\tparis\t") and r.log[0].rows == 2
 
 
-def test_macro_both_strategies_on_one_question():
+def test_the_server_answers_a_typed_question_alike_in_every_layout():
+    """A multi-table prompt lists typed questions ("... (yes/no)"): the answer per (question,
+    row) is the one the single-question layout gets."""
+    r = macro.Responder({})
+    single = ("Give a database as shown below:\nTable: t\n/*\nrow_id\tnation\n0\tfrance\n1\titaly\n*/\n"
+              'Q: Answer question "Is the nation Sweden? (yes/no)" row by row.\nQA map@ output:\n/*\n')
+    tables = ("Give a database as shown below:\nTable A: t\n/*\nrow_id\tnation\n0\tfrance\n1\titaly\n*/\n"
+              "Questions about table A, one column each, in this order:\n1. Is the nation Sweden? (yes/no)\n"
+              "Q: Answer the questions of every table row by row, one output table per table, each after a line "
+              "with its label.\nQA map@ output:\n/*\n")
+    one = r({"prompt": single}, "completions").splitlines()[1:3]
+    both = r({"prompt": tables}, "completions").splitlines()[2:4]
+    assert [x.split("\t")[-1] for x in one] == [x.split("\t")[-1] for x in both]
+
+
+def test_macro_all_strategies_on_one_question():
     try:
         from binder_py.datasets import resolve_data_dir
 
@@ -34,13 +49,56 @@ def test_macro_both_strategies_on_one_question():
     except BinderError:
         pytest.skip("shared benchmark data not found (../shared/data): the macro benchmark uses WikiTQ dev tables")
     results = macro.run(latency=0.0, limit=1, warm=False)
-    ours, orig = results["binder-py"][0], results["original"][0]
-    assert orig.executed == 20 and ours.executed < 20
-    assert orig.requests > ours.requests >= 2
+    ours, orig, upper = results["binder-py"][0], results["original"][0], results["original-no-cache"][0]
+    assert upper.executed == 20 and orig.executed == ours.executed < 20  # the program-text cache
+    assert upper.requests > orig.requests > ours.requests >= 2
     assert orig.neural_rows_sent > ours.neural_rows_sent
-    assert ours.answer == orig.answer
+    assert ours.answer == orig.answer == upper.answer
     assert "| nt-305 |" in macro.markdown(results, 0.0)
     json.dumps(macro.as_json(results, 0.0))
+
+
+def test_eval_run_part_shares_plan_prompts_with_the_same_answers():
+    try:
+        from binder_py.datasets import resolve_data_dir
+
+        resolve_data_dir(None, "wikitq")
+    except BinderError:
+        pytest.skip("shared benchmark data not found (../shared/data): the macro benchmark uses WikiTQ dev tables")
+    small = ("nt-46", "nt-4175", "nt-69")  # plans of 38, 36 and 18 rows: one prompt could hold them all
+    examples = [e for e in macro.load_examples() if e.id in small]
+    ours, orig = (macro.run_eval_strategy(s, examples, latency=0.0, n=20) for s in ("binder-py", "original"))
+    assert ours.answers == orig.answers and len(ours.answers) == 3
+    assert ours.parse_requests == orig.parse_requests == 3
+    # one plan prompt per question at most; which ones share a request depends on timing
+    # (tests/language/test_plan_floor.py checks the sharing itself)
+    assert ours.neural_requests <= 3 < orig.neural_requests
+    assert "| binder-py (defaults) |" in macro.eval_markdown([ours, orig])
+
+
+def test_original_asks_once_per_context_column():
+    """The original's qa_map loops over the columns: a two-column f_col is two calls (the first
+    over the first column only), each in 50-row chunks; the answer is the last call's."""
+    from binder_py.lm.scripted import ScriptedLM
+    from binder_py.neural import LMNeuralBackend
+    from binder_py.neural.requests import NeuralRequest, row_key
+
+    rows = [[f"n{i}", f"c{i}"] for i in range(120)]
+    request = NeuralRequest("col", "Is it big?", ["name", "city"], rows, [row_key(r) for r in rows])
+    seen: list[str] = []
+    responder = macro.Responder({})
+
+    def reply(lm_request, purpose):
+        prompt = lm_request.prompt or "\n".join(m["content"] if isinstance(m, dict) else m[1]
+                                                for m in lm_request.messages)
+        seen.append(prompt)
+        return responder({"prompt": prompt}, "completions")
+
+    backend = LMNeuralBackend(ScriptedLM(reply), chunk_rows=50, dedup=False, max_workers=1, per_column=True)
+    answer = backend.answer(request)
+    assert len(seen) == 6  # 3 chunks of the first column, then 3 of both
+    assert "\tname\tcity\n" not in seen[0] and "\tname\tcity\n" in seen[3]
+    assert len(answer.prompts) == 6 and set(answer.answers) == {row_key(r) for r in rows}
 
 
 def test_scale_tiny_tables():

@@ -376,7 +376,7 @@ def test_a_missing_section_or_row_is_not_cached_and_asked_again(table):
 
 def test_falls_back_to_one_prompt_per_column_set_when_they_do_not_fit(table):
     lm = ScriptedLM(responder())
-    backend = LMNeuralBackend(lm, pool=[], max_batch_rows=5)  # 4 + 4 rows do not fit one prompt
+    backend = LMNeuralBackend(lm, pool=[], max_table_rows=5)  # 4 + 4 rows do not fit one prompt
     plan = plan_neural_calls(PROGRAMS, table, backend, NeuralCache())
     assert sorted(s.kind for s in plan.steps) == ["col", "multi"] and len(lm.requests) == 2
     assert not any(sections(r) for r in lm.requests)

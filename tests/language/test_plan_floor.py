@@ -1,0 +1,221 @@
+"""The plan at the floor: f_val requests (over literal columns and over sub-tables built by plain
+pandas) ride in the plan's one multi-table prompt, and the candidates start while it is out."""
+
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from binder_py import Binder
+from binder_py.ask import shared_sandbox
+from binder_py.bench.macro import Responder
+from binder_py.bench.questions import ScriptedQuestion
+from binder_py.language import execute, parse_program
+from binder_py.lm import ScriptedLM
+from binder_py.neural import NeuralCache
+from binder_py.neural.lm_backend import LMNeuralBackend, split_value_lines
+from binder_py.neural.plan import start_plan
+from binder_py.neural.prefetch import subtable_value_calls
+from binder_py.neural.requests import NeuralRequest, row_key
+from binder_py.pipeline.subtables import subtable_requests
+
+
+@pytest.fixture
+def table():
+    return pd.DataFrame({"name": ["ann", "bob", "cyd", "dee"], "nation": ["sweden", "norway", "sweden", "italy"],
+                         "year": [1990, 1991, 1992, 1993]})
+
+
+def _text(request) -> str:
+    return request.prompt if request.prompt is not None else "\n".join(t for _, t in request.messages)
+
+
+def _bench_lm(delay: float = 0.0, seen: list | None = None) -> ScriptedLM:
+    """The bench server's answers (deterministic, row_id keyed, value lines) in process."""
+    responder = Responder({})
+
+    def reply(request, purpose):
+        if seen is not None:
+            seen.append(_text(request))
+        time.sleep(delay)
+        return responder({"prompt": _text(request)}, "completions")
+    return ScriptedLM(reply)
+
+
+def test_subtable_value_calls_are_pure_pandas_over_the_original_table(table):
+    def calls(program):
+        return [(c.question, c.context) for c in subtable_value_calls(parse_program(program), table)]
+
+    assert calls('f_val("How many?", df.head(2)[["name", "nation"]])') == [
+        ("How many?", "df.head(2)[['name', 'nation']]")]
+    assert calls('f_val("Q?", df[df["year"] > 1990][["name"]])') == [("Q?", "df[df['year'] > 1990][['name']]")]
+    assert calls('f_val("Q?", df[["name", "nation"]])') == []  # literal columns: already predictable
+    assert calls('df["x"] = 1\nf_val("Q?", df.head(2))') == []  # a column written first
+    assert calls('top = df.head(2)\nf_val("Q?", top[["name"]])') == []  # another variable
+    assert calls('f_val("Q?", df[f_col("Big?", "name")])') == []  # depends on a neural answer
+    assert calls('f_val("Q?", df[df["name"].map(lambda v: v)])') == []
+
+
+def test_subtable_requests_run_in_the_sandbox_and_match_the_programs_own_call(table):
+    program = 'f_val("How many are from Sweden?", df.head(3)[["name", "nation"]])'
+    requests = subtable_requests([program, program, 'f_val("Q?", df[df["nope"] > 1][["name"]])'], table,
+                                 shared_sandbox(), title="skiers")
+    assert len(requests) == 1  # de-duplicated; the failing expression is left to its program
+    request = requests[0]
+    assert request.columns == ["name", "nation"] and request.keys == ["ann | sweden", "bob | norway", "cyd | sweden"]
+    assert request.title == "skiers" and request.meta  # the site's answer type (a quantity)
+    seen = []
+
+    class Recorder:
+        name = cache_id = "recorder"
+        prefetch, dedup = False, True
+
+        def answer(self, r):
+            seen.append(r)
+            from binder_py.neural.backends import NeuralAnswer
+            return NeuralAnswer(value="2")
+
+    execute(program, table, neural=Recorder(), sandbox=shared_sandbox(), cache=NeuralCache(), title="skiers")
+    assert (seen[0].question, seen[0].columns, seen[0].rows, seen[0].keys) == (
+        request.question, request.columns, request.rows, request.keys)
+
+
+def test_answer_tables_reads_value_lines_and_tables():
+    rows = [["sweden"], ["italy"]]
+    col = NeuralRequest("col", "Is it Nordic?", ["nation"], rows, [row_key(r) for r in rows])
+    val = NeuralRequest("val", "How many?", ["name"], [["ann"], ["bob"]], ["ann", "bob"])
+    lm = _bench_lm()
+    backend = LMNeuralBackend(lm, pool=[])
+    assert backend.pack_values([[col]], [val]) == [0]
+    answer = backend.answer_tables([[col]], vals=[val])
+    assert len(lm.calls) == 1 and answer.values == ["ann"]  # the bench server: first cell of the first row
+    assert set(answer.sections[0]["Is it Nordic?"]) == {"sweden", "italy"}
+    assert "Question about the whole of table B" in _text(lm.calls[0][0])
+    assert split_value_lines("Table C answer: 7\nTable A\n0\tx\tyes") == ({"C": "7"}, "Table A\n0\tx\tyes")
+    assert LMNeuralBackend(lm, pool=[], combine_tables=False).pack_values([[col]], [val]) == []
+
+
+def test_a_missing_value_line_is_asked_alone(table):
+    program = 'f_val("How many?", df[["name", "nation"]])'
+    second = 'df[f_col("Is it Nordic?", "nation")]["name"].tolist()'
+    responder = Responder({})
+
+    def reply(request, purpose):  # drops the value lines of multi-table prompts
+        out = responder({"prompt": _text(request)}, "completions")
+        return "\n".join(line for line in out.splitlines() if " answer: " not in line)
+    lm = ScriptedLM(reply)
+    cache = NeuralCache()
+    plan = start_plan([program, second], table, LMNeuralBackend(lm, pool=[]), cache).result()
+    assert len(lm.calls) == 2 and plan.requests == 2  # the multi-table prompt, then the value alone
+    run = execute(program, table, neural=LMNeuralBackend(lm, pool=[]), sandbox=shared_sandbox(), cache=cache)
+    assert run.ok and run.calls[0].from_cache and len(lm.calls) == 2
+
+
+def test_start_plan_returns_while_the_request_is_out_and_calls_wait_for_it(table):
+    release = threading.Event()
+    responder = Responder({})
+
+    def reply(request, purpose):
+        release.wait(5)
+        return responder({"prompt": _text(request)}, "completions")
+    lm = ScriptedLM(reply)
+    backend = LMNeuralBackend(lm, pool=[])
+    cache = NeuralCache()
+    programs = ['df[f_col("Is it Nordic?", "nation")]["name"].tolist()', 'f_val("How many?", df[["name"]])']
+    in_flight = start_plan(programs, table, backend, cache)
+    results = {}
+    runner = threading.Thread(target=lambda: results.update(
+        run=execute(programs[0], table, neural=backend, sandbox=shared_sandbox(), cache=cache)))
+    runner.start()
+    time.sleep(0.3)
+    assert runner.is_alive() and len(lm.calls) == 1  # the program waits for the plan; nothing asked twice
+    release.set()
+    runner.join(10)
+    plan = in_flight.result()
+    assert results["run"].ok and results["run"].calls[0].from_cache
+    assert len(lm.calls) == 1 and plan.requests == 1 and [s.kind for s in plan.steps] == ["tables", "val"]
+
+
+QUESTION = ScriptedQuestion("t-1", (
+    (3, 'df["nordic"] = f_col("Is the nation in Scandinavia?", "nation")\nint(df["nordic"].sum())'),
+    (2, 'f_val("How many skiers are from Sweden?", df.head(3)[["name", "nation"]])'),
+    (2, 'f_val("Which skier came first?", df[["name", "year"]])'),
+    (1, 'int((df["nation"] == "sweden").sum())'),
+))
+
+
+def test_a_question_makes_one_parse_and_one_neural_request_with_the_same_answer(table):
+    def ask(plan_neural: bool):
+        responder = Responder({"how many skiers are nordic?": QUESTION}, n=8)
+
+        def reply(request, purpose):
+            return responder({"prompt": _text(request), "n": request.n}, "completions")
+        lm = ScriptedLM(reply)
+        binder = Binder(lm=lm, neural=LMNeuralBackend(lm, pool=[]), n=8, progress=False, plan_neural=plan_neural,
+                        task="wikitq")
+        answer = binder.ask(table, "How many skiers are nordic?")
+        return len(lm.calls), answer
+
+    planned, answer = ask(True)
+    unplanned, reference = ask(False)
+    assert planned == 2  # parse + ONE plan prompt (an f_col, two f_val, one over a sub-table)
+    assert unplanned == 4  # parse + the f_col + each f_val alone
+    assert answer.value == reference.value
+    assert [c.value for c in answer.candidates] == [c.value for c in reference.candidates]
+
+
+def test_plan_prompts_of_questions_asked_together_share_one_request():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from binder_py.neural.batching import batch_plan_prompts, stop_batching
+
+    lm = _bench_lm()
+    backend = LMNeuralBackend(lm, pool=[])
+    assert not batch_plan_prompts(backend, 1) and backend.plan_batcher is None  # one question at a time
+    assert batch_plan_prompts(backend, 2, window=5.0)
+    first = [NeuralRequest("col", "Is it Nordic?", ["nation"], [["sweden"], ["italy"]], ["sweden", "italy"],
+                           title="skiers")]
+    second = [NeuralRequest("col", "Is it a capital?", ["city"], [["rome"], ["lund"]], ["rome", "lund"],
+                            title="cities")]
+    value = NeuralRequest("val", "How many?", ["name"], [["ann"], ["bob"]], ["ann", "bob"], title="skiers")
+    with ThreadPoolExecutor(2) as pool:
+        a = pool.submit(backend.answer_tables, [first], [value])
+        b = pool.submit(backend.answer_tables, [second])
+        a, b = a.result(10), b.result(10)
+    assert len(lm.calls) == 1  # both questions' plans in one prompt, sent as soon as both arrived
+    assert set(a.sections[0]["Is it Nordic?"]) == {"sweden", "italy"} and a.values == ["ann"]
+    assert set(b.sections[0]["Is it a capital?"]) == {"rome", "lund"} and b.values == []
+    assert sorted([a.usage.requests, b.usage.requests]) == [0, 1]  # the shared request is counted once
+    backend.max_table_rows = 3  # the two no longer fit one prompt: one request each, in the same wave
+    with ThreadPoolExecutor(2) as pool:
+        results = [f.result(10) for f in [pool.submit(backend.answer_tables, [first]),
+                                          pool.submit(backend.answer_tables, [second])]]
+    assert len(lm.calls) == 3 and [r.usage.requests for r in results] == [1, 1]
+    stop_batching(backend)
+    assert backend.plan_batcher is None and backend.answer_tables([first]).usage.requests == 1
+
+
+def test_multi_table_output_is_row_ids_and_answers_only():
+    """The multi-table prompt asks for row_ids and answers (its demonstrations show it), and an
+    answer equal to the row's cell is read (a year asked of a column of years)."""
+    from binder_py.neural.parse import parse_tables_output
+
+    rows = [["1955"], ["1960"]]
+    request = NeuralRequest("col", "What is the first year elected?", ["first elected"], rows,
+                            [row_key(r) for r in rows])
+    other = NeuralRequest("col", "Is it a capital?", ["city"], [["rome"]], ["rome"])
+    seen = []
+
+    def reply(lm_request, purpose):
+        seen.append(_text(lm_request))
+        return "Table B\nrow_id\tIs it a capital?\n2\tyes\nTable A\nrow_id\tWhat is the first year elected?\n1\t1960\n0\t1955\n*/"
+    backend = LMNeuralBackend(ScriptedLM(reply), shots=2)
+    answer = backend.answer_tables([[request], [other]])
+    assert answer.sections == [{"What is the first year elected?": {"1955": "1955", "1960": "1960"}},
+                               {"Is it a capital?": {"rome": "yes"}}]
+    assert "do not copy the row's cells" in seen[0]
+    demo = seen[0].split("QA map@ output:\n/*\n", 1)[1].split("*/", 1)[0]
+    assert demo.startswith("Table A\nrow_id\t") and all(len(line.split("\t")) == 2 for line in demo.splitlines()[2:4])
+    strict = parse_tables_output("Table A\n0\t1955\n", {"A": ({0: ["1955"]}, 1)})
+    assert strict.sections["A"].answers == {}  # without answers_only: a copied row, not an answer
