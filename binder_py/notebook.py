@@ -5,8 +5,9 @@ It shows what happened whatever the outcome:
 
 * **an answer**: the value, the confidence and what it means, one vote bar (a segment per
   distinct answer), the counts, the winning program with its neural calls highlighted, each
-  call's answers and provenance, and the table with the LM-made columns beside it, every
-  LM-made cell opening (``<details>``) onto its question, model, prompt and cache status;
+  call's answers and provenance, and each table (by name, when there are several) with the
+  LM-made columns of the calls on it beside it, every LM-made cell opening (``<details>``) onto
+  its question, model, prompt and cache status;
 * **a tie or a near tie** (:func:`binder_py.answer.vote_closeness`): a banner saying so, above
   the answer;
 * **no answer**: the most sampled programs, each with its error (the failing line marked),
@@ -22,6 +23,8 @@ import html
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from binder_py.answer import lm_made_columns
 
 if TYPE_CHECKING:
     from binder_py.answer import Answer, Candidate
@@ -48,6 +51,7 @@ _STYLE = """<style>
 .binder-answer table.data td,.binder-answer table.data th{border:1px solid #d0d7de;padding:2px 6px;vertical-align:top}
 .binder-answer th.lm,.binder-answer td.lm{background:#fff7d6}
 .binder-answer td.lm details{display:inline}
+.binder-answer h4 code.name{background:#eaeef2;padding:0 4px;border-radius:3px}
 .binder-answer td.lm summary{cursor:pointer}
 .binder-answer details.prov{font-size:12px}
 .binder-answer details.prov pre{max-height:18em;overflow:auto}
@@ -90,7 +94,8 @@ def answer_html(answer: Answer) -> str:
 
 # --- the outcome ---------------------------------------------------------------------------
 def _header_html(answer: Answer) -> str:
-    title = f' <span class="muted">({_esc(answer.title)})</span>' if answer.title else ""
+    about = f"tables: {', '.join(answer.tables)}" if answer.tables else answer.title
+    title = f' <span class="muted">({_esc(about)})</span>' if about else ""
     return f'<div class="question">Q: {_esc(answer.question)}{title}</div>'
 
 
@@ -143,16 +148,18 @@ def _winner_html(answer: Answer, winner: Candidate) -> str:
         return f'<h4>Winning answer (end to end)</h4><pre class="program">{_esc(winner.program)}</pre>'
     parts = [f'<h4>Winning program <span class="muted">({_candidate_label(winner)})</span></h4>',
              f'<pre class="program">{highlight_program(winner.program, winner.run)}</pre>']
+    placed = place_calls(shown_tables(answer), winner.neural_calls) if answer.tables else {}
     for call in winner.neural_calls:
         if call.order >= 0:  # -1: prefetched for a call the program never reached
-            parts.append(_call_html(answer, call))
+            parts.append(_call_html(answer, call, placed.get(id(call))))
     return "".join(parts)
 
 
-def _call_html(answer: Answer, call: NeuralCallTrace) -> str:
+def _call_html(answer: Answer, call: NeuralCallTrace, table: str | None = None) -> str:
     answers = call.answers if call.kind == "col" else call.value
+    columns = ", ".join(f"{table}.{c}" if table else c for c in call.columns)
     head = (f'<div class="call" id="binder-call-{_call_number(call)}"><mark>{_esc(call.name)}</mark> '
-            f"#{_call_number(call)} (line {call.line}) {_esc(call.question)} on {_esc(', '.join(call.columns))}: "
+            f"#{_call_number(call)} (line {call.line}) {_esc(call.question)} on {_esc(columns)}: "
             f"{_esc(answer.call_source(call))}</div>")
     return head + provenance_html(call, f"{_esc(_text(answers, 300))}")
 
@@ -228,7 +235,9 @@ def next_steps(answer: Answer) -> list[str]:
     messages = " ".join(c.error.message for c in answer.candidates if c.error is not None)
     tips = []
     if "KeyError" in messages or "no column" in messages.lower() or "has no attribute" in messages:
-        columns = ", ".join(map(str, answer.table.columns)) if answer.table is not None else "?"
+        columns = ("; ".join(f"{name}: {', '.join(map(str, t.columns))}" for name, t in answer.tables.items())
+                   if answer.tables else ", ".join(map(str, answer.table.columns)) if answer.table is not None
+                   else "?")
         tips.append(f"Name the columns as the table does ({columns}): the programs used a column that is not there.")
     if kinds & {"timeout", "memory", "killed"}:
         tips.append("A program ran out of time or memory: ask about fewer rows, or raise the sandbox limits.")
@@ -254,18 +263,57 @@ def _failure_text(candidate: Candidate) -> str:
 
 
 # --- the table and the candidates ----------------------------------------------------------
+def shown_tables(answer: Answer) -> dict[str | None, pd.DataFrame]:
+    """The answer's tables by name (one unnamed table: the key ``None``)."""
+    if answer.tables:
+        return dict(answer.tables)
+    return {} if answer.table is None else {None: answer.table}
+
+
+def place_calls(tables: dict[str | None, pd.DataFrame], calls: list[NeuralCallTrace]) -> dict[int, str | None]:
+    """Which table each ``f_col`` call (by ``id``) made a column of: the table that has all the
+    call's context columns; when several have them (a join key), the one whose rows match most
+    of the rows the call was asked about, the first on a draw. Calls on a table the program
+    built from columns of several tables are left out."""
+    from binder_py.neural.requests import cell_text, row_key
+
+    placed: dict[int, str | None] = {}
+    for call in calls:
+        if call.kind != "col" or not call.columns:
+            continue
+        holders = [name for name, table in tables.items() if all(c in table.columns for c in call.columns)]
+        asked = set(call.keys)
+
+        def matched(name: str | None) -> int:
+            rows = tables[name][call.columns].itertuples(index=False, name=None)
+            return sum(row_key([cell_text(v) for v in row]) in asked for row in rows)
+
+        if holders:
+            placed[id(call)] = max(holders, key=matched) if len(holders) > 1 else holders[0]
+    return placed
+
+
 def _table_section_html(answer: Answer) -> str:
-    if answer.table is None:
-        return ""
-    made = answer.winner_columns()
-    calls: list[NeuralCallTrace] = []
-    if made is not None and answer.winner is not None:
-        own = set(answer.table.columns)
-        calls = [c for c in answer.winner.neural_calls if c.kind == "col" and c.columns
-                 and all(col in own for col in c.columns)]
-    shown = made if made is not None else answer.table
-    heading = "Table with the LM-made columns (click a cell for where it came from)" if calls else "Table"
-    return f"<h4>{heading}</h4>" + table_html(shown, list(answer.table.columns), calls)
+    tables = shown_tables(answer)
+    winner = answer.winner
+    calls = [c for c in winner.neural_calls if c.kind == "col" and c.columns] if winner is not None else []
+    placed = place_calls(tables, calls)
+    parts = []
+    for name, table in tables.items():
+        own = [c for c in calls if id(c) in placed and placed[id(c)] == name]
+        made = lm_made_columns(table, own) if own else None
+        label = "Table" if name is None else f'Table <code class="name">{_esc(name)}</code>'
+        heading = f"{label} with the LM-made columns (click a cell for where it came from)" if made is not None \
+            else label
+        attribute = "" if name is None else f' data-table="{_esc(name)}"'
+        parts.append(f'<div class="table"{attribute}><h4>{heading}</h4>'
+                     f"{table_html(made if made is not None else table, list(table.columns), own)}</div>")
+    elsewhere = [c for c in calls if id(c) not in placed and c.order >= 0]
+    if elsewhere:
+        names = ", ".join(f"{c.name} #{_call_number(c)}" for c in elsewhere)
+        parts.append(f'<div class="muted">{_esc(names)} ran on a table the program built from several tables\' '
+                     "columns: its answers are under the winning program above.</div>")
+    return "".join(parts)
 
 
 def table_html(df: pd.DataFrame, own_columns: list[Any], calls: list[NeuralCallTrace]) -> str:

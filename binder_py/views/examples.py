@@ -42,7 +42,35 @@ NEURAL_ANSWERS: dict[str, Callable[[str], str]] = {
     "Is it in North America?": lambda cell: "yes" if cell.lower() in {"mexico", "united states", "canada"} else "no",
     "No chemicals?": lambda cell: "no" if any(w in cell.lower() for w in ("formaldehyde", "polyester", "viscose",
                                                                           "acrylic")) else "yes",
+    "Is the country in the EU?": lambda cell: "yes" if cell.lower() in {"germany", "sweden", "france"} else "no",
+    "Is it perishable food?": lambda cell: "yes" if any(w in cell.lower() for w in ("fresh", "strawberries",
+                                                                                   "cheese")) else "no",
 }
+
+#: the several-tables view: two named tables, a join, and a neural call on each table
+ORDERS_CSV = """order_id,customer_id,product,amount
+101,1,fresh salmon,420
+102,2,office chairs,1300
+103,1,basmati rice,95
+104,3,strawberries,310
+105,4,steel bolts,870
+106,2,goat cheese,260
+107,3,printer paper,140
+108,5,fresh basil,55
+"""
+CUSTOMERS_CSV = """customer_id,name,country
+1,Acme GmbH,Germany
+2,Blue Sky Ltd,United Kingdom
+3,Nordic Foods AB,Sweden
+4,Maple Leaf Inc,Canada
+5,Le Petit Marché,France
+"""
+TABLES_QUESTION = "which customer in the EU spent the most on perishable food?"
+TABLES_PROGRAM = ('eu = customers[f_col("Is the country in the EU?", customers["country"])]\n'
+                  'food = orders[f_col("Is it perishable food?", orders["product"])]\n'
+                  'food.merge(eu, on="customer_id").groupby("name")["amount"].sum().idxmax()')
+#: a join without the neural calls: the biggest spender overall
+TABLES_PLAIN_PROGRAM = 'orders.merge(customers, on="customer_id").groupby("name")["amount"].sum().idxmax()'
 
 
 def shirts() -> pd.DataFrame:
@@ -76,12 +104,20 @@ def scripted_model(programs: list[str], repairs: list[str] | None = None) -> Scr
     return ScriptedLM(respond, name="scripted-demo")
 
 
-def ask(programs: list[str], repairs: list[str] | None = None) -> Answer:
+def orders_and_customers() -> dict[str, pd.DataFrame]:
+    return {"orders": pd.read_csv(io.StringIO(ORDERS_CSV)), "customers": pd.read_csv(io.StringIO(CUSTOMERS_CSV))}
+
+
+def ask(programs: list[str], repairs: list[str] | None = None, *,
+        tables: pd.DataFrame | dict[str, pd.DataFrame] | None = None, question: str = QUESTION) -> Answer:
+    """One question through the pipeline with :func:`scripted_model` (default: the shirts table
+    and :data:`QUESTION`; ``tables`` a mapping asks over several named tables)."""
     # no question-level plan: every call then carries its own prompt and output (the view's provenance)
     binder = Binder(lm=scripted_model(programs, repairs), task="analyst", n=len(programs), plan_neural=False,
                     prefetch=False, progress=False)
     try:
-        return binder.ask(shirts(), QUESTION, title="shirts")
+        return binder.ask(shirts() if tables is None else tables, question,
+                          title=None if isinstance(tables, dict) else "shirts")
     finally:
         binder.close()
 
@@ -102,9 +138,16 @@ def tie_view() -> Answer:
     return ask([NEURAL_PROGRAM, PLAIN_PROGRAM, DEAREST_PROGRAM])
 
 
-#: view name -> how to build its answer (several tables: to come with multi-table questions)
+def tables_view() -> Answer:
+    """Two named tables: three of four programs filter each table with a neural call and join
+    them; the fourth joins without the calls."""
+    return ask([TABLES_PROGRAM] * 3 + [TABLES_PLAIN_PROGRAM], tables=orders_and_customers(), question=TABLES_QUESTION)
+
+
+#: view name -> how to build its answer
 EXAMPLE_VIEWS: dict[str, Callable[[], Answer]] = {
     "answer": answer_view,
     "no-answer": no_answer_view,
     "tie": tie_view,
+    "tables": tables_view,
 }

@@ -19,7 +19,7 @@ from binder_py.views.browser import BrowserMissing, page, screenshot
 from binder_py.views.examples import EXAMPLE_VIEWS
 
 #: window height per view (pixels); the width is the same for all
-HEIGHTS = {"answer": 780, "no-answer": 700, "tie": 860}
+HEIGHTS = {"answer": 780, "no-answer": 700, "tie": 860, "tables": 850}
 WIDTH = 1000
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import pandas as pd
 import pytest
 
 from binder_py.vote import NEAR_TIE_MARGIN, vote_closeness
@@ -91,3 +92,37 @@ def test_a_near_tie_is_said_in_every_view():
     assert sentence.startswith("Near tie: the runner-up polyester performance tee got 45% of the vote against 55%")
     assert sentence in answer.explain()
     assert 'class="banner near-tie"' in answer_html(answer)
+
+
+def test_a_call_on_a_column_two_tables_share_goes_beside_the_table_whose_rows_it_asked_about():
+    from binder_py.language.trace import NeuralCallTrace
+    from binder_py.neural.requests import cell_text, row_key
+    from binder_py.notebook import place_calls
+
+    tables = {"a": pd.DataFrame({"k": [1, 2]}), "b": pd.DataFrame({"k": [3, 4, 5]}), "c": pd.DataFrame({"x": [3]})}
+
+    def call_on(*values: int) -> NeuralCallTrace:
+        keys = [row_key([cell_text(v)]) for v in values]
+        return NeuralCallTrace(order=0, site=0, name="f_col", kind="col", span=(0, 1), line=1, col=0, text="",
+                               question="q", columns=["k"], rows=[[str(v)] for v in values], keys=keys,
+                               n_rows=len(values), backend="test", answers=dict.fromkeys(keys, "yes"))
+
+    on_b, on_both, nowhere = call_on(3, 4), call_on(1, 3), call_on(9)
+    assert place_calls(tables, [on_b, on_both, nowhere]) == {id(on_b): "b", id(on_both): "a", id(nowhere): "a"}
+    on_joined = call_on(3)
+    on_joined.columns = ["k", "x"]
+    assert place_calls(tables, [on_joined]) == {}
+
+
+def test_several_tables_a_call_on_a_joined_table_and_a_failure_name_every_table():
+    from binder_py.views.examples import orders_and_customers
+
+    joined = ('m = orders.merge(customers, on="customer_id")\n'
+              'm[f_col("Is it perishable food?", m[["product", "country"]])]["order_id"].tolist()')
+    page = answer_html(ask([joined], tables=orders_and_customers(), question="which orders were food?"))
+    assert "[101, 104, 106, 108]" in page
+    assert "f_col #1 ran on a table the program built from several tables" in page
+    assert '<th class="lm">' not in page  # no table of the user's holds both columns
+    assert page.count('<div class="table" data-table=') == 2
+    failed = answer_html(ask(['orders["origin"].max()'], tables=orders_and_customers(), question="origin?"))
+    assert "orders: order_id, customer_id, product, amount; customers: customer_id, name, country" in failed

@@ -13,12 +13,13 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from binder_py.answer import Answer
+from binder_py.answer import Answer, lm_made_columns
 from binder_py.notebook import answer_html
 from binder_py.views.browser import BrowserMissing, dump_dom, find_browser, page
-from binder_py.views.examples import EXAMPLE_VIEWS, NEURAL_PROGRAM
+from binder_py.views.examples import EXAMPLE_VIEWS, NEURAL_PROGRAM, TABLES_PROGRAM, orders_and_customers
 from tests.notebook.dom import Element, parse_dom
 
 pytestmark = pytest.mark.slow
@@ -30,6 +31,8 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
     "no-answer": [("div", "value", "no answer"), ("div", "error", "KeyError: 'origin'"),
                   ("ul", "next", "Name the columns as the table does"), ("div", "counts", "2 written by repair")],
     "tie": [("div", "tie", "Tie: 3 answers got the same vote weight"), ("div", "confidence", "33%")],
+    "tables": [("div", "value", "Acme GmbH"), ("div", "confidence", "75%"), ("div", "question", "tables: orders, customers"),
+               ("div", "call", "on customers.country"), ("div", "call", "on orders.product")],
 }
 
 
@@ -84,18 +87,31 @@ def test_the_program_and_its_neural_calls_or_the_errors_are_shown(rendered, name
         assert candidate.error is not None and candidate.error.message in errors
 
 
+def table_views(answer: Answer, view: Element) -> list[tuple[pd.DataFrame, Element]]:
+    """Each of the answer's tables with the element that shows it (named tables by their name)."""
+    boxes = view.find_all("div", "table")
+    if not answer.tables:
+        assert len(boxes) == 1
+        return [(answer.table, boxes[0])]
+    assert [box.attrs.get("data-table") for box in boxes] == list(answer.tables)
+    return list(zip(answer.tables.values(), boxes))
+
+
 @pytest.mark.parametrize("name", list(EXAMPLE_VIEWS))
-def test_lm_made_columns_sit_beside_the_table_with_provenance(rendered, name):
+def test_lm_made_columns_sit_beside_their_table_with_provenance(rendered, name):
     answer, view = rendered[name]
-    made = answer.winner_columns()
-    headers = [th.text for th in view.find_all("th", "lm")]
-    if made is None:
-        assert headers == []
-        return
-    assert headers == [c for c in made.columns if c not in answer.table.columns]
-    cells = view.find_all("td", "lm")
-    assert len(cells) == len(headers) * len(made)
-    assert all(cell.find_all("details") for cell in cells if cell.text.strip() != "·")
+    winner = answer.winner
+    calls = [c for c in winner.neural_calls if c.kind == "col"] if winner is not None else []
+    for table, box in table_views(answer, view):
+        headers = [th.text for th in box.find_all("th", "lm")]
+        made = lm_made_columns(table, calls)
+        if made is None:
+            assert headers == []
+            continue
+        assert headers == [c for c in made.columns if c not in table.columns]
+        cells = box.find_all("td", "lm")
+        assert len(cells) == len(headers) * len(made)
+        assert all(cell.find_all("details") for cell in cells if cell.text.strip() != "·")
 
 
 @pytest.mark.parametrize("name", list(EXAMPLE_VIEWS))
@@ -110,3 +126,24 @@ def test_the_answer_view_marks_both_neural_calls(rendered):
     marks = [m.text for m in view.find_all("pre", "program")[0].find_all("mark")]
     assert marks == ['f_col("Is it in North America?", ["made in"])', 'f_col("No chemicals?", ["shirt"])']
     assert NEURAL_PROGRAM.splitlines()[1] in view.find_all("pre", "program")[0].text
+
+
+def test_the_tables_view_shows_each_table_by_name_with_its_own_lm_made_column(rendered):
+    answer, view = rendered["tables"]
+    assert TABLES_PROGRAM.splitlines()[2] in view.find_all("pre", "program")[0].text
+    marks = [m.text for m in view.find_all("pre", "program")[0].find_all("mark")]
+    assert marks == ['f_col("Is the country in the EU?", customers["country"])',
+                     'f_col("Is it perishable food?", orders["product"])']
+    given = orders_and_customers()
+    boxes = {box.attrs["data-table"]: box for box in view.find_all("div", "table")}
+    assert list(boxes) == ["orders", "customers"]
+    for name, question in (("orders", "Is it perishable food?"), ("customers", "Is the country in the EU?")):
+        box = boxes[name]
+        assert [code.text for code in box.find_all("code", "name")] == [name]
+        assert [th.text for th in box.find_all("th", "lm")] == [question]
+        assert [th.text for th in box.find_all("th") if "lm" not in th.classes] == list(given[name].columns)
+        cells = box.find_all("td", "lm")
+        assert len(cells) == len(given[name])
+        assert all(f"{question}" in cell.text and "model: lm:scripted-demo" in cell.text for cell in cells)
+    eu = [cell.find_all("summary")[0].text for cell in boxes["customers"].find_all("td", "lm")]
+    assert eu == ["yes", "no", "yes", "no", "yes"]  # Germany, United Kingdom, Sweden, Canada, France
