@@ -148,7 +148,7 @@ class _NeuralHandler:
         site: CallSite = self.parsed.sites[message.site]
         answer_type = self.answer_types.get(site.id)
         request = NeuralRequest(kind=message.kind, question=message.question, columns=list(message.columns),
-                                rows=[list(r) for r in message.rows], keys=list(message.keys), site=site.id,
+                                rows=list(map(list, message.rows)), keys=list(message.keys), site=site.id,
                                 title=self.title, meta={META_KEY: answer_type} if answer_type is not None else {})
         with self._lock:
             order = len(self.calls)
@@ -170,7 +170,8 @@ class _NeuralHandler:
                 # an answer of the wrong kind for how the program uses it is a per-row failure
                 typed, refused = enforce(dict(res.answers), answer_type)
                 trace.warnings.extend(refused)
-                trace.answers = {k: plain_answer(v) for k, v in typed.items()}
+                trace.answers = typed if _all_plain(typed.values()) else \
+                    {k: plain_answer(v) for k, v in typed.items()}
                 missing = [k for k in request.keys if k not in res.answers]  # (refused rows are reported above)
                 if missing:
                     trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
@@ -202,6 +203,14 @@ class _NeuralHandler:
             trace.raw_outputs.extend(answer.raw_outputs)
             trace.usage += answer.usage
             trace.warnings.extend(answer.warnings)
+
+
+_PLAIN_ANSWER_TYPES = frozenset({str, bool, int, float, type(None)})
+
+
+def _all_plain(values: Any) -> bool:
+    """Every answer is already plain data (one C-speed pass; :func:`plain_answer` is then the identity)."""
+    return set(map(type, values)) <= _PLAIN_ANSWER_TYPES
 
 
 def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Sandbox | None = None,

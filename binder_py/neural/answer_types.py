@@ -140,9 +140,15 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
         return answers, []
     kept: dict[str, Any] = {}
     refused: list[str] = []
+    failed: dict[tuple[type, Any], bool] = {}  # one parse per distinct answer (of its type: 1 and True differ)
     for key, raw in answers.items():
-        parsed = parse_typed_answer(raw, answer_type)
-        if parsed.error is not None:
+        try:
+            bad = failed[type(raw), raw]
+        except KeyError:
+            bad = failed[type(raw), raw] = parse_typed_answer(raw, answer_type).error is not None
+        except TypeError:  # an unhashable answer (a list)
+            bad = parse_typed_answer(raw, answer_type).error is not None
+        if bad:
             refused.append(f"{key!r}: {str(raw)[:40]!r}")
             continue
         kept[key] = raw
