@@ -18,7 +18,7 @@ import time
 import weakref
 from typing import Any, Callable, Mapping, Sequence
 
-from . import codec, protocol
+from . import codec, handoff, protocol
 from .outcome import (
     FAILURE_KINDS,
     CallbackError,
@@ -167,7 +167,7 @@ class Sandbox:
     """Runs untrusted programs. Thread-safe; each run gets a fresh worker."""
 
     def __init__(self, limits: Limits = Limits(), *, pool_size: int = 2,
-                 preload: Sequence[str] = (), mode: str = "strict") -> None:
+                 preload: Sequence[str] = (), mode: str = "strict", shared_memory: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.limits = limits
@@ -177,6 +177,10 @@ class Sandbox:
         self._lock = threading.Lock()
         self._zygote: _Zygote | None = None
         self._closed = False
+        #: memory files that carry large tables to the workers (sandbox.handoff), reused across runs
+        #: (``shared_memory=False``: every job whole through the socket, as before; for comparisons)
+        self._memfds = handoff.MemfdPool(keep=self.pool_size) \
+            if shared_memory and mode == "strict" and handoff.available() else None
         if mode == "strict":
             problem = strict_mode_problem()
             if problem:
@@ -196,6 +200,8 @@ class Sandbox:
             if self._zygote is not None:
                 self._zygote.close()
                 self._zygote = None
+            if self._memfds is not None:
+                self._memfds.close()
 
     def zygote_pid(self) -> int | None:
         """Pid of the warm zygote (for tests and diagnostics)."""
@@ -224,10 +230,17 @@ class Sandbox:
         start = time.perf_counter()
         if self.mode == "unsafe-inprocess":
             return self._run_inprocess(program, variables, callbacks, worker_globals, limits, filename, start)
-        job = pickle.dumps({
+        job = handoff.pack({
             "program": program, "variables": dict(variables or {}), "callbacks": sorted(callbacks),
             "worker_globals": worker_globals, "limits": limits, "filename": filename,
-        }, protocol=5)
+        }, self._memfds)
+        try:
+            return self._run_job(job, callbacks, limits, start)
+        finally:
+            job.done()
+
+    def _run_job(self, job: handoff.PackedJob, callbacks: dict[str, Callable[..., Any]], limits: Limits,
+                 start: float) -> Outcome:
         sock = pid = None
         last_error: BaseException | None = None
         for attempt in range(2):
@@ -259,7 +272,7 @@ class Sandbox:
             sock.close()
             raise
 
-    def _drive(self, sock: socket.socket, pid: int, job: bytes, callbacks: dict[str, Callable[..., Any]],
+    def _drive(self, sock: socket.socket, pid: int, job: handoff.PackedJob, callbacks: dict[str, Callable[..., Any]],
                limits: Limits, start: float) -> Outcome:
         pidfd = None
         if hasattr(os, "pidfd_open"):
@@ -282,7 +295,7 @@ class Sandbox:
 
         callback_s = 0.0
         try:
-            protocol.send(sock, protocol.JOB, job)
+            _send_job(sock, job)
             run_start = time.monotonic()
             while True:
                 deadline = run_start + callback_s + float(limits.wall_seconds)
@@ -386,6 +399,17 @@ class Sandbox:
         out["stdout_truncated"] = buffer.truncated
         total = (time.perf_counter() - start) * 1000.0
         return _outcome_from_dict(codec.safe_loads(codec.dumps(out)), spent[0] * 1000.0, total)
+
+
+def _send_job(sock: socket.socket, job: handoff.PackedJob) -> None:
+    if job.fd is None:
+        protocol.send(sock, protocol.JOB, job.payload)
+        return
+    readonly = job.readonly_fd()  # the worker gets a descriptor that cannot write the file
+    try:
+        protocol.send_with_fd(sock, protocol.JOB, job.payload, readonly)
+    finally:
+        os.close(readonly)
 
 
 def _drain_exit(sock: socket.socket, timeout: float = 3.0) -> tuple[int, int, float] | None:
