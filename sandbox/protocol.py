@@ -31,12 +31,12 @@ class Timeout(Exception):
 
 
 #: payloads at least this large are sent and received without an extra full copy
-_LARGE = 1 << 20
+LARGE = 1 << 20
 
 
 def send(sock: socket.socket, kind: int, payload: bytes = b"") -> None:
     header = HEADER.pack(len(payload), kind)
-    if len(payload) < _LARGE:
+    if len(payload) < LARGE:
         sock.sendall(header + payload)
     else:  # a large job (a big table): no header + payload concatenation copy
         sock.sendall(header)
@@ -55,7 +55,7 @@ def _arm(sock: socket.socket, deadline: float | None) -> None:
 
 
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
-    if n >= _LARGE:
+    if n >= LARGE:
         return _recv_large(sock, n, deadline)
     buf = bytearray()
     while len(buf) < n:
@@ -124,6 +124,11 @@ class PayloadReader:
         while self._left and not line.endswith(b"\n"):
             line += self.read(1)
         return bytes(line)
+
+
+def recv_exact(sock: socket.socket, n: int) -> bytes:
+    """The next ``n`` bytes (blocking)."""
+    return _recv_exact(sock, n, None)
 
 
 def recv_header(sock: socket.socket) -> tuple[int, int]:

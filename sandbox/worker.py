@@ -8,6 +8,7 @@ program and sends the outcome. It always exits afterwards.
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import pickle
 import resource
@@ -192,7 +193,7 @@ def _outcome_bytes(out: dict[str, Any], buffer: runner.BoundedBuffer) -> bytes:
     return codec.dumps(out)
 
 
-def _shared_buffers(reader: protocol.PayloadReader, fds: list[int]) -> list[memoryview]:
+def _shared_buffers(reader: Any, fds: list[int]) -> list[memoryview]:
     """The job's out-of-band buffers: its spans read from the payload's head, mapped from the
     memory file that came with the frame (every descriptor received is closed here)."""
     try:
@@ -219,7 +220,10 @@ def handle(conn: socket.socket) -> None:
     # trusted direction (parent -> worker): large buffers come mapped from shared memory
     # (sandbox.handoff); the rest is read from the socket as it is unpickled, so the table is
     # never held twice (received bytes + DataFrame)
-    reader = protocol.PayloadReader(conn, length)
+    if length < protocol.LARGE:  # small: one read, then unpickle from memory
+        reader: Any = io.BytesIO(protocol.recv_exact(conn, length))
+    else:
+        reader = protocol.PayloadReader(conn, length)
     job = pickle.load(reader, buffers=_shared_buffers(reader, fds))
     limits = job["limits"]
     buffer = runner.BoundedBuffer(limits.stdout_bytes)
