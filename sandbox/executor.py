@@ -2,23 +2,18 @@
 from __future__ import annotations
 
 import ast
-import json
 import os
 import pickle
-import select
-import shutil
 import signal
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-import weakref
 from typing import Any, Callable, Mapping, Sequence
 
 from . import codec, handoff, protocol
+from .launch import Zygote, take_prestarted
 from .outcome import (
     FAILURE_KINDS,
     CallbackError,
@@ -30,22 +25,7 @@ from .outcome import (
 )
 
 MODES = ("strict", "unsafe-inprocess")
-STARTUP_TIMEOUT = 120.0      # zygote import of pandas on a loaded machine
 WORKER_WAIT_TIMEOUT = 60.0   # waiting for an idle worker to accept
-_BOOT = """
-import json, os, sys
-data = b""
-while not data.endswith(b"\\n"):
-    chunk = os.read(0, 65536)
-    if not chunk:
-        raise SystemExit(0)
-    data += chunk
-cfg = json.loads(data)
-sys.path[:] = cfg["sys_path"]
-from sandbox.zygote import main
-main(cfg)
-"""
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SIGNAL_NAMES = {getattr(signal, n): n for n in dir(signal) if n.startswith("SIG") and not n.startswith("SIG_")}
 
 
@@ -105,64 +85,6 @@ def _call_parent(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[bool, 
     return True, codec.encode(result)
 
 
-class _Zygote:
-    def __init__(self, pool_size: int, preload: Sequence[str]) -> None:
-        self.dir = tempfile.mkdtemp(prefix="binder-sandbox-")
-        os.chmod(self.dir, 0o700)
-        self.path = os.path.join(self.dir, "zygote.sock")
-        env = dict(os.environ)
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[var] = "1"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.dir, env=env,
-            close_fds=True, start_new_session=True,
-        )
-        paths = [_PACKAGE_ROOT] + [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
-        cfg = {"sys_path": list(dict.fromkeys(paths)),
-               "socket": self.path, "workdir": self.dir, "pool_size": pool_size,
-               "preload": list(preload)}
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((json.dumps(cfg) + "\n").encode())
-        self.proc.stdin.flush()
-        self.ready = False
-        self.finalizer = weakref.finalize(self, _Zygote._shutdown, self.proc, self.dir)
-
-    def wait_ready(self) -> None:
-        if self.ready:
-            return
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        r, _, _ = select.select([fd], [], [], STARTUP_TIMEOUT)
-        line = self.proc.stdout.readline().decode(errors="replace").strip() if r else ""
-        if line != "READY":
-            self.close()
-            raise SandboxUnavailable(f"sandbox zygote failed to start: {line or 'no answer'}")
-        self.ready = True
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def close(self) -> None:
-        self.finalizer()
-
-    @staticmethod
-    def _shutdown(proc: subprocess.Popen, directory: str) -> None:
-        try:
-            if proc.stdin is not None:
-                proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        shutil.rmtree(directory, ignore_errors=True)
-
-
 class Sandbox:
     """Runs untrusted programs. Thread-safe; each run gets a fresh worker."""
 
@@ -175,7 +97,7 @@ class Sandbox:
         self.pool_size = max(1, int(pool_size))
         self.preload = tuple(preload)
         self._lock = threading.Lock()
-        self._zygote: _Zygote | None = None
+        self._zygote: Zygote | None = None
         self._closed = False
         #: memory files that carry large tables to the workers (sandbox.handoff), reused across runs
         #: (``shared_memory=False``: every job whole through the socket, as before; for comparisons)
@@ -185,7 +107,8 @@ class Sandbox:
             problem = strict_mode_problem()
             if problem:
                 raise SandboxUnavailable(problem)
-            self._zygote = _Zygote(self.pool_size, self.preload)
+            # a zygote the command line started while it was importing (sandbox.launch.prestart)
+            self._zygote = take_prestarted(self.pool_size, self.preload) or Zygote(self.pool_size, self.preload)
 
     # ------------------------------------------------------------ lifecycle
     def __enter__(self) -> "Sandbox":
@@ -208,7 +131,7 @@ class Sandbox:
         z = self._zygote
         return z.proc.pid if z is not None and z.alive() else None
 
-    def _ready_zygote(self, restart: bool = False) -> _Zygote:
+    def _ready_zygote(self, restart: bool = False) -> Zygote:
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox is closed")
@@ -216,7 +139,7 @@ class Sandbox:
             if z is None or restart or not z.alive():
                 if z is not None:
                     z.close()
-                z = self._zygote = _Zygote(self.pool_size, self.preload)
+                z = self._zygote = Zygote(self.pool_size, self.preload)
             z.wait_ready()
             return z
 
