@@ -8,6 +8,7 @@ that both import at the same time (the command line does this); the first
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -62,6 +63,10 @@ class Zygote:
         self.proc.stdin.flush()
         self.ready = False
         self.finalizer = weakref.finalize(self, Zygote._shutdown, self.proc, self.dir)
+        # at interpreter exit the zygote is told to go (EOF) without waiting for it: it kills its
+        # workers and exits by itself, and a worker dies with it (PR_SET_PDEATHSIG)
+        self.finalizer.atexit = False
+        _live.add(self.finalizer)
 
     def wait_ready(self) -> None:
         if self.ready:
@@ -79,6 +84,7 @@ class Zygote:
         return self.proc.poll() is None
 
     def close(self) -> None:
+        _live.discard(self.finalizer)
         self.finalizer()
 
     @staticmethod
@@ -96,6 +102,25 @@ class Zygote:
         if proc.stdout is not None:
             proc.stdout.close()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+_live: set[weakref.finalize] = set()  # finalizers of zygotes not closed yet: told to go at exit
+
+
+@atexit.register
+def _release_at_exit() -> None:
+    for finalizer in list(_live):
+        state = finalizer.detach()  # (zygote, _shutdown, (proc, directory), {}) while it is alive
+        if state is None:
+            continue
+        proc, directory = state[2]
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
+        shutil.rmtree(directory, ignore_errors=True)
+    _live.clear()
 
 
 _prestarted: dict[tuple[int, tuple[str, ...]], Zygote] = {}
