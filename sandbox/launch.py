@@ -49,6 +49,9 @@ class Zygote:
         env = dict(os.environ)
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = "1"
+        # Arrow's own allocator (jemalloc) keeps freed memory; with the system's, a worker's peak
+        # is what it holds at once (an f_col over a 1e6-row table: 3.2x the table -> 2.7x)
+        env.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-c", _BOOT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.dir, env=env,

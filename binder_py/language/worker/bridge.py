@@ -108,7 +108,8 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             # typed once per distinct answer, then spread to the keys and the rows (the same Series as
             # typing every row: a column's type depends on the set of answer kinds, not on counts)
             answer_codes, typed = _type_distinct([answers.get(k) for k in keys])
-            series = pd.Series(typed.array.take(answer_codes[codes]), index=ctx.index, name=question)
+            by_key = typed.array.take(answer_codes)  # one per distinct key: no row-sized index temporary
+            series = pd.Series(by_key.take(codes), index=ctx.index, name=question)
             if form == "qa_map":
                 out = table.copy()
                 out[question] = series
