@@ -23,8 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import binder_py
-
 
 def _script() -> str:
     path = Path(sysconfig.get_path("scripts")) / "binder-py"
@@ -48,7 +46,7 @@ def _timed(cmd: list[str], env: dict[str, str], expect: str | None) -> tuple[flo
 
 
 def run(repeats: int) -> dict[str, list[float]]:
-    root = str(Path(binder_py.__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])  # the binder-py being measured
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     late = dict(env, BINDER_EARLY_SANDBOX="0")
     with tempfile.TemporaryDirectory() as tmp:

@@ -8,8 +8,8 @@
   (the default, :mod:`sandbox.handoff`) and through the socket (``shared_memory=False``),
   measured alternately in one run.
 * **Many distinct values**: ``df["flag"] = f_col(...)`` over 100,000 distinct values with an
-  instant callable backend, through :func:`binder_py.language.execute` and the sandbox
-  ``execute`` makes by default (bridge preloaded): the median wall time.
+  instant callable backend, through :func:`binder_py.language.execute` in a sandbox with the
+  bridge preloaded: the median wall time.
 """
 
 from __future__ import annotations
@@ -61,11 +61,17 @@ def many_distinct_s(distinct: int, repeats: int) -> float:
     from binder_py.language import execute
     from binder_py.neural import NeuralCache
 
+    from sandbox import Sandbox
+
     df = make_table(distinct, distinct)
     backend, _seen = _counting_backend()
-    first = execute(PROGRAM, df, neural=backend, cache=NeuralCache())
-    assert first.ok and first.value == expected_answer(df), first.error
-    return _median_ms(lambda: execute(PROGRAM, df, neural=backend, cache=NeuralCache()), repeats) / 1000.0
+    # the bridge preloaded, spelt out (not binder_py.language.worker.PRELOAD) so that this also runs
+    # against a binder-py from before that name
+    with Sandbox(preload=("binder_py.language.worker.bridge",)) as sandbox:
+        first = execute(PROGRAM, df, neural=backend, sandbox=sandbox, cache=NeuralCache())
+        assert first.ok and first.value == expected_answer(df), first.error
+        return _median_ms(lambda: execute(PROGRAM, df, neural=backend, sandbox=sandbox, cache=NeuralCache()),
+                          repeats) / 1000.0
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,16 +79,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--distinct", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--parts", default="handoff,fcol",
+                        help="handoff, fcol or both (fcol alone also runs against an older binder-py: "
+                             "PYTHONPATH=OLD python binder_py/bench/worker_cost.py --parts fcol)")
     args = parser.parse_args(argv)
+    parts = {p.strip() for p in args.parts.split(",")}
     load = os.getloadavg()
-    hand = handoff_ms(args.rows, args.repeats)
-    fcol = many_distinct_s(args.distinct, max(3, args.repeats // 3))
+    hand = handoff_ms(args.rows, args.repeats) if "handoff" in parts else None
+    fcol = many_distinct_s(args.distinct, max(3, args.repeats // 3)) if "fcol" in parts else None
     print(f"load average before/after: {load} / {os.getloadavg()}")
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}, pandas {pd.__version__}")
-    print(f"table hand-off, {args.rows:,} rows ({hand['table MB']:.1f} MB): shared memory "
-          f"{hand['shared memory']:.1f} ms, socket {hand['socket']:.1f} ms (median of 3 alternating medians "
-          f"of {args.repeats})")
-    print(f"f_col over {args.distinct:,} distinct values, instant backend: {fcol:.3f} s (median)")
+    if hand is not None:
+        print(f"table hand-off, {args.rows:,} rows ({hand['table MB']:.1f} MB): shared memory "
+              f"{hand['shared memory']:.1f} ms, socket {hand['socket']:.1f} ms (median of 3 alternating medians "
+              f"of {args.repeats})")
+    if fcol is not None:
+        print(f"f_col over {args.distinct:,} distinct values, instant backend: {fcol:.3f} s (median)")
 
 
 if __name__ == "__main__":  # pragma: no cover
