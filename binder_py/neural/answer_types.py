@@ -138,9 +138,16 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
     left out (the row is NA: never selected by a mask), with one warning naming the rows."""
     if answer_type is None or answer_type.kind not in HINTS:
         return answers, []
+    try:  # one parse per distinct answer (told apart by type too: 1 and True differ)
+        distinct = set(zip(map(type, answers.values()), answers.values()))
+    except TypeError:  # an unhashable answer (a list)
+        distinct = None
+    if distinct is not None and not any(parse_typed_answer(raw, answer_type).error is not None
+                                        for _t, raw in distinct):
+        return dict(answers), []
     kept: dict[str, Any] = {}
     refused: list[str] = []
-    failed: dict[tuple[type, Any], bool] = {}  # one parse per distinct answer (of its type: 1 and True differ)
+    failed: dict[tuple[type, Any], bool] = {}
     for key, raw in answers.items():
         try:
             bad = failed[type(raw), raw]

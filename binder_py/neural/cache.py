@@ -82,6 +82,9 @@ class NeuralCache:
         inflight = self._inflight_rows.get(base)
         if inflight is None:
             return
+        if len(inflight) == len(keys) and list(inflight.values()).count(event) == len(inflight):
+            del self._inflight_rows[base]  # only this request's rows were in flight
+            return
         for k in keys:
             if inflight.get(k) is event:
                 del inflight[k]
@@ -164,7 +167,8 @@ class NeuralCache:
                     answer = compute(request if mine == request.keys else request.subset(mine))
                     computed.append(answer)
                     wanted = set(mine)
-                    got = {k: v for k, v in answer.answers.items() if k in wanted}
+                    got = dict(answer.answers) if answer.answers.keys() == wanted else \
+                        {k: v for k, v in answer.answers.items() if k in wanted}
                     with self._lock:
                         self._rows.setdefault(base, {}).update(got)
                     result.update(got)

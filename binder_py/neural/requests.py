@@ -115,7 +115,7 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
     if width == 1:
         # one column: its codes are the row codes, and code c's row is its c-th display text
         # (no pass over the rows needed, and no row-sized temporaries: this is the common case)
-        representatives = [[text] for text in per_column[0][1]]
+        representatives = list(map(list, zip(per_column[0][1])))
     else:
         for codes, texts in per_column[1:]:  # codes of the row tuple, kept below n * n per step
             combined, _ = pd.factorize(combined * max(1, len(texts)) + codes)
@@ -127,9 +127,10 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
         del steps
         representatives = [[texts[codes[position]] for codes, texts in per_column] for position in first.tolist()]
     if width == 1:
-        # row_key of one cell, at C speed per cell; when every key is distinct (distinct values
-        # seldom fold together) the codes are already the key codes
-        raw_keys = [text.strip().lower().strip() for text in per_column[0][1]]
+        # row_key of one cell: display texts are stripped already, so the key is the lower-cased
+        # text (lower() makes no whitespace); when every key is distinct (distinct values seldom
+        # fold together) the codes are already the key codes
+        raw_keys = list(map(str.lower, per_column[0][1]))
         if len(dict.fromkeys(raw_keys)) == len(raw_keys):
             if distinct:
                 return representatives, raw_keys, combined

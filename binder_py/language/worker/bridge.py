@@ -60,10 +60,17 @@ def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
     return table[[_match_column(table, n) for n in names]]
 
 
+_TEXT_OR_NONE = frozenset({str, type(None)})
+
+
 def _type_distinct(answers: list[Any]) -> tuple[np.ndarray, pd.Series]:
     """``(codes, typed)``: ``typed`` types each distinct answer once (:func:`type_column`) and
     ``typed.iloc[codes[i]]`` is answer ``i`` typed. Answers are told apart by type and value
     (``1``, ``1.0`` and ``True`` are hashed alike but typed differently)."""
+    if set(map(type, answers)) <= _TEXT_OR_NONE:  # the usual case: text never equals None, factorize at C speed
+        codes, uniques = pd.factorize(np.asarray(answers, dtype=object), use_na_sentinel=False)
+        # (factorize shows None as NaN among the uniques: it was None)
+        return np.asarray(codes, dtype=np.int64), type_column([u if type(u) is str else None for u in uniques])
     index: dict[tuple[type, Any], int] = {}
     try:
         codes = [index.setdefault((type(a), a), len(index)) for a in answers]
@@ -107,7 +114,7 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
                                       f"not answers keyed by row")
             # typed once per distinct answer, then spread to the keys and the rows (the same Series as
             # typing every row: a column's type depends on the set of answer kinds, not on counts)
-            answer_codes, typed = _type_distinct([answers.get(k) for k in keys])
+            answer_codes, typed = _type_distinct(list(map(answers.get, keys)))
             by_key = typed.array.take(answer_codes)  # one per distinct key: no row-sized index temporary
             series = pd.Series(by_key.take(codes), index=ctx.index, name=question)
             if form == "qa_map":
