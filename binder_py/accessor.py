@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from binder_py.answer import Answer
-from binder_py.ask import Binder, TableArg
 from binder_py.errors import BinderError
+
+if TYPE_CHECKING:  # imported when first used: registering the accessor stays light
+    from binder_py.answer import Answer
+    from binder_py.ask import Binder, TableArg
 
 
 @pd.api.extensions.register_dataframe_accessor("binder")
@@ -43,6 +45,8 @@ _DEFAULT_BINDER: Binder | None = None
 def default_binder() -> Binder:
     global _DEFAULT_BINDER
     if _DEFAULT_BINDER is None:
+        from binder_py.ask import Binder
+
         _DEFAULT_BINDER = Binder(task="analyst")
     return _DEFAULT_BINDER
 

@@ -64,6 +64,14 @@ def _safe_repr(obj: Any) -> str:
 
 _FAST_KINDS = frozenset("biuf")
 _SCALAR_TYPES = (type(None), bool, int, float, str)
+#: the item types of a ``("plain", [...])`` node: a list of these crosses as one node, its type
+#: check and its pickling done at C speed, not one ``encode``/``decode`` call per item
+_PLAIN_TYPES = frozenset(_SCALAR_TYPES)
+_STR_ONLY = frozenset({str})
+
+
+def _all_plain(items: list) -> bool:
+    return set(map(type, items)) <= _PLAIN_TYPES
 
 
 class _Encoder:
@@ -142,10 +150,21 @@ class _Encoder:
     def _encode(self, obj: Any, depth: int) -> Any:
         t = type(obj)
         if t is list:
+            if _all_plain(obj):
+                self.add(len(obj))
+                return ("plain", obj)
             return ("list", self._items(obj, depth))
         if t is tuple:
             return ("tuple", self._items(obj, depth))
         if t is dict:
+            keys = list(obj)
+            if set(map(type, keys)) <= _STR_ONLY:  # text keys (answers by row key): two flat lists
+                self.add(len(keys))
+                values = list(obj.values())
+                if _all_plain(values):
+                    self.add(len(values))
+                    return ("sdict", ("plain", keys), ("plain", values))
+                return ("sdict", ("plain", keys), ("list", self._items(values, depth)))
             return ("dict", [(self.encode(k, depth + 1), self.encode(v, depth + 1)) for k, v in obj.items()])
         if isinstance(obj, np.generic):
             if isinstance(obj, np.bool_):
@@ -315,6 +334,11 @@ def _decode_node(tree: Any, t: type) -> Any:
     if t is not tuple or not tree or type(tree[0]) is not str:
         raise CodecError(f"malformed value of type {t.__name__}")
     tag = tree[0]
+    if tag == "plain":
+        items = tree[1]
+        if type(items) is not list or not _all_plain(items):
+            raise CodecError("bad plain list")
+        return items
     if tag == "list":
         return _decode_list(tree[1])
     if tag == "tuple":
@@ -324,6 +348,12 @@ def _decode_node(tree: Any, t: type) -> Any:
         for v in _decode_list(tree[1]):
             out.add(_hashable(v))
         return out
+    if tag == "sdict":
+        keys, values = decode(tree[1]), decode(tree[2])
+        if type(keys) is not list or not set(map(type, keys)) <= _STR_ONLY or type(values) is not list \
+                or len(keys) != len(values):
+            raise CodecError("bad dict")
+        return dict(zip(keys, values))
     if tag == "dict":
         if type(tree[1]) is not list:
             raise CodecError("bad dict")

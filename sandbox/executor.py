@@ -2,23 +2,18 @@
 from __future__ import annotations
 
 import ast
-import json
 import os
 import pickle
-import select
-import shutil
 import signal
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-import weakref
 from typing import Any, Callable, Mapping, Sequence
 
-from . import codec, protocol
+from . import codec, handoff, protocol
+from .launch import Zygote, take_prestarted
 from .outcome import (
     FAILURE_KINDS,
     CallbackError,
@@ -30,22 +25,7 @@ from .outcome import (
 )
 
 MODES = ("strict", "unsafe-inprocess")
-STARTUP_TIMEOUT = 120.0      # zygote import of pandas on a loaded machine
 WORKER_WAIT_TIMEOUT = 60.0   # waiting for an idle worker to accept
-_BOOT = """
-import json, os, sys
-data = b""
-while not data.endswith(b"\\n"):
-    chunk = os.read(0, 65536)
-    if not chunk:
-        raise SystemExit(0)
-    data += chunk
-cfg = json.loads(data)
-sys.path[:] = cfg["sys_path"]
-from sandbox.zygote import main
-main(cfg)
-"""
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SIGNAL_NAMES = {getattr(signal, n): n for n in dir(signal) if n.startswith("SIG") and not n.startswith("SIG_")}
 
 
@@ -105,69 +85,11 @@ def _call_parent(fn: Callable[..., Any], args: Any, kwargs: Any) -> tuple[bool, 
     return True, codec.encode(result)
 
 
-class _Zygote:
-    def __init__(self, pool_size: int, preload: Sequence[str]) -> None:
-        self.dir = tempfile.mkdtemp(prefix="binder-sandbox-")
-        os.chmod(self.dir, 0o700)
-        self.path = os.path.join(self.dir, "zygote.sock")
-        env = dict(os.environ)
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[var] = "1"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.dir, env=env,
-            close_fds=True, start_new_session=True,
-        )
-        paths = [_PACKAGE_ROOT] + [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
-        cfg = {"sys_path": list(dict.fromkeys(paths)),
-               "socket": self.path, "workdir": self.dir, "pool_size": pool_size,
-               "preload": list(preload)}
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((json.dumps(cfg) + "\n").encode())
-        self.proc.stdin.flush()
-        self.ready = False
-        self.finalizer = weakref.finalize(self, _Zygote._shutdown, self.proc, self.dir)
-
-    def wait_ready(self) -> None:
-        if self.ready:
-            return
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        r, _, _ = select.select([fd], [], [], STARTUP_TIMEOUT)
-        line = self.proc.stdout.readline().decode(errors="replace").strip() if r else ""
-        if line != "READY":
-            self.close()
-            raise SandboxUnavailable(f"sandbox zygote failed to start: {line or 'no answer'}")
-        self.ready = True
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def close(self) -> None:
-        self.finalizer()
-
-    @staticmethod
-    def _shutdown(proc: subprocess.Popen, directory: str) -> None:
-        try:
-            if proc.stdin is not None:
-                proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        shutil.rmtree(directory, ignore_errors=True)
-
-
 class Sandbox:
     """Runs untrusted programs. Thread-safe; each run gets a fresh worker."""
 
     def __init__(self, limits: Limits = Limits(), *, pool_size: int = 2,
-                 preload: Sequence[str] = (), mode: str = "strict") -> None:
+                 preload: Sequence[str] = (), mode: str = "strict", shared_memory: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.limits = limits
@@ -175,13 +97,18 @@ class Sandbox:
         self.pool_size = max(1, int(pool_size))
         self.preload = tuple(preload)
         self._lock = threading.Lock()
-        self._zygote: _Zygote | None = None
+        self._zygote: Zygote | None = None
         self._closed = False
+        #: memory files that carry large tables to the workers (sandbox.handoff), reused across runs
+        #: (``shared_memory=False``: every job whole through the socket, as before; for comparisons)
+        self._memfds = handoff.MemfdPool(keep=self.pool_size) \
+            if shared_memory and mode == "strict" and handoff.available() else None
         if mode == "strict":
             problem = strict_mode_problem()
             if problem:
                 raise SandboxUnavailable(problem)
-            self._zygote = _Zygote(self.pool_size, self.preload)
+            # a zygote the command line started while it was importing (sandbox.launch.prestart)
+            self._zygote = take_prestarted(self.pool_size, self.preload) or Zygote(self.pool_size, self.preload)
 
     # ------------------------------------------------------------ lifecycle
     def __enter__(self) -> "Sandbox":
@@ -196,13 +123,15 @@ class Sandbox:
             if self._zygote is not None:
                 self._zygote.close()
                 self._zygote = None
+            if self._memfds is not None:
+                self._memfds.close()
 
     def zygote_pid(self) -> int | None:
         """Pid of the warm zygote (for tests and diagnostics)."""
         z = self._zygote
         return z.proc.pid if z is not None and z.alive() else None
 
-    def _ready_zygote(self, restart: bool = False) -> _Zygote:
+    def _ready_zygote(self, restart: bool = False) -> Zygote:
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox is closed")
@@ -210,7 +139,7 @@ class Sandbox:
             if z is None or restart or not z.alive():
                 if z is not None:
                     z.close()
-                z = self._zygote = _Zygote(self.pool_size, self.preload)
+                z = self._zygote = Zygote(self.pool_size, self.preload)
             z.wait_ready()
             return z
 
@@ -224,10 +153,17 @@ class Sandbox:
         start = time.perf_counter()
         if self.mode == "unsafe-inprocess":
             return self._run_inprocess(program, variables, callbacks, worker_globals, limits, filename, start)
-        job = pickle.dumps({
+        job = handoff.pack({
             "program": program, "variables": dict(variables or {}), "callbacks": sorted(callbacks),
             "worker_globals": worker_globals, "limits": limits, "filename": filename,
-        }, protocol=5)
+        }, self._memfds)
+        try:
+            return self._run_job(job, callbacks, limits, start)
+        finally:
+            job.done()
+
+    def _run_job(self, job: handoff.PackedJob, callbacks: dict[str, Callable[..., Any]], limits: Limits,
+                 start: float) -> Outcome:
         sock = pid = None
         last_error: BaseException | None = None
         for attempt in range(2):
@@ -259,7 +195,7 @@ class Sandbox:
             sock.close()
             raise
 
-    def _drive(self, sock: socket.socket, pid: int, job: bytes, callbacks: dict[str, Callable[..., Any]],
+    def _drive(self, sock: socket.socket, pid: int, job: handoff.PackedJob, callbacks: dict[str, Callable[..., Any]],
                limits: Limits, start: float) -> Outcome:
         pidfd = None
         if hasattr(os, "pidfd_open"):
@@ -282,7 +218,7 @@ class Sandbox:
 
         callback_s = 0.0
         try:
-            protocol.send(sock, protocol.JOB, job)
+            _send_job(sock, job)
             run_start = time.monotonic()
             while True:
                 deadline = run_start + callback_s + float(limits.wall_seconds)
@@ -386,6 +322,17 @@ class Sandbox:
         out["stdout_truncated"] = buffer.truncated
         total = (time.perf_counter() - start) * 1000.0
         return _outcome_from_dict(codec.safe_loads(codec.dumps(out)), spent[0] * 1000.0, total)
+
+
+def _send_job(sock: socket.socket, job: handoff.PackedJob) -> None:
+    if job.fd is None:
+        protocol.send(sock, protocol.JOB, job.payload)
+        return
+    readonly = job.readonly_fd()  # the worker gets a descriptor that cannot write the file
+    try:
+        protocol.send_with_fd(sock, protocol.JOB, job.payload, readonly)
+    finally:
+        os.close(readonly)
 
 
 def _drain_exit(sock: socket.socket, timeout: float = 3.0) -> tuple[int, int, float] | None:

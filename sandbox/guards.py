@@ -6,6 +6,7 @@ goes through one of these functions.
 from __future__ import annotations
 
 import math
+import mmap
 import operator
 import sys
 import types
@@ -34,6 +35,7 @@ _FAST_SAFE_TYPES = frozenset({
 
 _FORBIDDEN_VALUE_TYPES = (
     types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
+    mmap.mmap,  # the mapping that carries a job's table (sandbox.handoff), reachable as array.base.base.obj
 )
 
 _MISSING = object()

@@ -4,6 +4,7 @@ Frame: 4-byte big-endian payload length, 1 type byte, payload.
 """
 from __future__ import annotations
 
+import os
 import socket
 import struct
 import time
@@ -30,12 +31,12 @@ class Timeout(Exception):
 
 
 #: payloads at least this large are sent and received without an extra full copy
-_LARGE = 1 << 20
+LARGE = 1 << 20
 
 
 def send(sock: socket.socket, kind: int, payload: bytes = b"") -> None:
     header = HEADER.pack(len(payload), kind)
-    if len(payload) < _LARGE:
+    if len(payload) < LARGE:
         sock.sendall(header + payload)
     else:  # a large job (a big table): no header + payload concatenation copy
         sock.sendall(header)
@@ -54,7 +55,7 @@ def _arm(sock: socket.socket, deadline: float | None) -> None:
 
 
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
-    if n >= _LARGE:
+    if n >= LARGE:
         return _recv_large(sock, n, deadline)
     buf = bytearray()
     while len(buf) < n:
@@ -125,6 +126,11 @@ class PayloadReader:
         return bytes(line)
 
 
+def recv_exact(sock: socket.socket, n: int) -> bytes:
+    """The next ``n`` bytes (blocking)."""
+    return _recv_exact(sock, n, None)
+
+
 def recv_header(sock: socket.socket) -> tuple[int, int]:
     """The next frame's (kind, payload length); the payload is left on the socket."""
     sock.settimeout(None)
@@ -132,6 +138,32 @@ def recv_header(sock: socket.socket) -> tuple[int, int]:
     if length > MAX_PAYLOAD:
         raise ProtocolError(f"message too large ({length} bytes)")
     return kind, length
+
+
+def send_with_fd(sock: socket.socket, kind: int, payload: bytes, fd: int) -> None:
+    """:func:`send`, with ``fd`` passed along (``SCM_RIGHTS``) on the frame's header."""
+    socket.send_fds(sock, [HEADER.pack(len(payload), kind)], [fd])
+    sock.sendall(payload)
+
+
+def recv_header_fds(sock: socket.socket, max_fds: int = 1) -> tuple[int, int, list[int]]:
+    """:func:`recv_header`, also taking up to ``max_fds`` descriptors passed with the header
+    (the caller owns and must close them)."""
+    sock.settimeout(None)
+    head, fds, _flags, _addr = socket.recv_fds(sock, HEADER.size, max_fds)
+    try:
+        if not head:
+            raise ProtocolError("connection closed")
+        if len(head) < HEADER.size:
+            head += _recv_exact(sock, HEADER.size - len(head), None)
+        length, kind = HEADER.unpack(head)
+        if length > MAX_PAYLOAD:
+            raise ProtocolError(f"message too large ({length} bytes)")
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return kind, length, list(fds)
 
 
 def recv(sock: socket.socket, deadline: float | None = None) -> tuple[int, bytes]:

@@ -8,6 +8,7 @@ program and sends the outcome. It always exits afterwards.
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import pickle
 import resource
@@ -18,7 +19,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from . import codec, protocol, runner
+from . import codec, handoff, protocol, runner
 from .outcome import CallbackError, SandboxPermissionError
 
 # ------------------------------------------------------------------ audit hook
@@ -192,15 +193,38 @@ def _outcome_bytes(out: dict[str, Any], buffer: runner.BoundedBuffer) -> bytes:
     return codec.dumps(out)
 
 
+def _shared_buffers(reader: Any, fds: list[int]) -> list[memoryview]:
+    """The job's out-of-band buffers: its spans read from the payload's head, mapped from the
+    memory file that came with the frame (every descriptor received is closed here)."""
+    try:
+        spans = handoff.read_spans(reader.read)
+        if spans and not fds:
+            raise handoff.HandoffError("shared buffers announced without their memory file")
+        if not spans:
+            return []
+        fd = fds.pop(0)
+        return handoff.map_buffers(fd, spans)  # closes fd
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def handle(conn: socket.socket) -> None:
     """Serve one job on ``conn`` (already accepted). Called in the worker."""
     protocol.send(conn, protocol.PID, struct.pack("!i", os.getpid()))
-    kind, length = protocol.recv_header(conn)
+    kind, length, fds = protocol.recv_header_fds(conn)
     if kind != protocol.JOB:
+        for fd in fds:
+            os.close(fd)
         return
-    # trusted direction (parent -> worker); read from the socket as it is unpickled, so the
-    # table is never held twice (received bytes + DataFrame)
-    job = pickle.load(protocol.PayloadReader(conn, length))
+    # trusted direction (parent -> worker): large buffers come mapped from shared memory
+    # (sandbox.handoff); the rest is read from the socket as it is unpickled, so the table is
+    # never held twice (received bytes + DataFrame)
+    if length < protocol.LARGE:  # small: one read, then unpickle from memory
+        reader: Any = io.BytesIO(protocol.recv_exact(conn, length))
+    else:
+        reader = protocol.PayloadReader(conn, length)
+    job = pickle.load(reader, buffers=_shared_buffers(reader, fds))
     limits = job["limits"]
     buffer = runner.BoundedBuffer(limits.stdout_bytes)
     filename = job["filename"]

@@ -4,7 +4,9 @@ Started by the parent as ``python -I -c <bootstrap>`` (a fresh interpreter,
 never a fork of the caller); the bootstrap reads a one-line JSON configuration
 on stdin and calls :func:`main`. The zygote imports pandas/numpy/RestrictedPython and the
 ``preload`` modules, listens on a Unix socket in a private directory and keeps
-``pool_size`` idle workers blocked in ``accept()``. When a worker accepts, it
+``pool_size`` workers forked ahead of need, blocked in ``accept()``: a worker that takes a
+job is replaced when it exits (so the fork does not compete with the run), or at once
+when it was the last idle one. When a worker accepts, it
 hands the zygote a copy of the connection; when the worker exits, the zygote
 writes its exit status on that connection. EOF on stdin (the parent went away)
 or SIGTERM makes the zygote kill every worker and exit.
@@ -203,7 +205,10 @@ def main(cfg: dict) -> None:
                     break
                 idle.discard(pid)
                 report(pid, status, usage.ru_utime + usage.ru_stime)
-            while len(idle) < pool_size:
+            # refill: idle + busy workers make pool_size, and one is always idle; so a run's worker
+            # is replaced when it exits (the fork does not compete with the run it serves), unless
+            # runs are taking the last idle worker (then at once)
+            while len(idle) < max(1, pool_size - len(active)):
                 spawn()
     finally:
         for pid in list(idle) + list(active):

@@ -7,26 +7,36 @@ integer column ``value``; the program is::
     int(df[df["flag"]]["value"].sum())
 
 It runs through :func:`binder_py.language.execute` in the real sandbox (the table is
-sent to a forked worker, the bridge computes the context rows there) with
+handed to a forked worker, the bridge computes the context rows there) with
 
 * a counting callable backend: rows and requests the backend receives, time, memory;
 * the LM backend over the loopback OpenAI-compatible server at zero latency: the model
   requests and rows in prompts.
 
+Every measurement runs in a fresh process (``python -m binder_py.bench.scale --one ROWS
+DISTINCT BACKEND``), with its own sandbox, so that no figure depends on what ran before it.
+
 Memory: the parent's peak RSS during the run above its RSS before (``VmHWM`` after
-resetting it through ``/proc/self/clear_refs``) and the worker's peak RSS (``VmHWM`` of
-the zygote's children, sampled every few milliseconds) above the idle zygote's RSS; both
-against the table's own size (``df.memory_usage(deep=True).sum()``).
+resetting it through ``/proc/self/clear_refs``), plus the shared memory it wrote the table
+into for the worker (:mod:`sandbox.handoff`; it is not in the parent's RSS but it is the
+parent's doing); and the worker's peak RSS (``VmHWM`` of the zygote's children, sampled
+every few milliseconds; the table's mapped pages count once touched) above the idle
+worker's RSS; both against the table's own size (``df.memory_usage(deep=True).sum()``).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
 import os
+import subprocess
+import sys
 import threading
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,6 +76,10 @@ def _status_kb(pid: int | str, field: str) -> int:
     return 0
 
 
+def _data_kb(pid: int | str) -> int:
+    return _status_kb(pid, "RssAnon") + _status_kb(pid, "RssShmem")
+
+
 def reset_peak_rss() -> bool:
     try:
         with open("/proc/self/clear_refs", "w") as fh:
@@ -85,12 +99,20 @@ class WorkerPeak:
         self.interval = interval
         self.idle_kb: dict[str, int] = {pid: _status_kb(pid, "VmRSS") for pid in self._children()}
         self.peak_kb: dict[str, int] = {}
+        #: the same for data only: anonymous memory + shared memory (the mapped table), without the
+        #: file pages (code of pandas, numpy ...) a run first touches, which the page cache shares
+        self.idle_data_kb: dict[str, int] = {pid: _data_kb(pid) for pid in self.idle_kb}
+        self.peak_data_kb: dict[str, int] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     @property
     def extra_kb(self) -> int:
         return max([self.peak_kb.get(pid, 0) - idle for pid, idle in self.idle_kb.items()] + [0])
+
+    @property
+    def extra_data_kb(self) -> int:
+        return max([self.peak_data_kb.get(pid, 0) - idle for pid, idle in self.idle_data_kb.items()] + [0])
 
     @property
     def idle_of_busiest_kb(self) -> int:
@@ -103,6 +125,9 @@ class WorkerPeak:
             rss = max(_status_kb(pid, "VmRSS"), _status_kb(pid, "VmHWM") if pid in self.peak_kb else 0)
             if rss:
                 self.peak_kb[pid] = max(self.peak_kb.get(pid, 0), rss)
+            data = _data_kb(pid)
+            if data:
+                self.peak_data_kb[pid] = max(self.peak_data_kb.get(pid, 0), data)
 
     def _children(self) -> list[str]:
         try:
@@ -143,6 +168,7 @@ class ScaleResult:
     parent_peak_mb: float | None
     worker_peak_mb: float | None
     worker_idle_mb: float | None
+    worker_data_mb: float | None  # peak growth of anonymous + shared memory only (sampled)
     ok: bool
     correct: bool | None
     error: str | None = None
@@ -186,6 +212,7 @@ def _lm_responder(log: dict[str, int]) -> Any:
 
 def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *, check: bool = True
             ) -> ScaleResult:
+    """One measurement in this process (see :func:`measure_fresh` for one in a fresh process)."""
     from binder_py.neural import LMNeuralBackend, NeuralCache
     from binder_py.language import execute
 
@@ -203,7 +230,9 @@ def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *,
     else:
         backend, seen = _counting_backend()
     try:
-        sandbox.run("0")  # a warm worker is waiting
+        # modules the run imports are loaded, and a warm worker is waiting
+        execute(PROGRAM, make_table(10, 10, seed=1), neural=_counting_backend()[0], sandbox=sandbox,
+                cache=NeuralCache())
         time.sleep(0.2)  # the pool refills: idle workers are waiting for a job
         zygote = sandbox.zygote_pid()
         before_kb = _status_kb("self", "VmRSS")
@@ -212,7 +241,8 @@ def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *,
             t0 = time.perf_counter()
             run = execute(PROGRAM, df, neural=backend, sandbox=sandbox, cache=NeuralCache())
             seconds = time.perf_counter() - t0
-        parent_peak = max(0, _status_kb("self", "VmHWM") - before_kb) / 1024 if can_reset else None
+        shared_kb = _shared_kb(sandbox)
+        parent_peak = (max(0, _status_kb("self", "VmHWM") - before_kb) + shared_kb) / 1024 if can_reset else None
     finally:
         if server is not None:
             server.stop()
@@ -223,32 +253,57 @@ def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *,
         requests=seen["requests"], rows_sent=seen["rows"], original_rows_sent=rows,
         original_requests=math.ceil(rows / 50), seconds=seconds, parent_peak_mb=parent_peak,
         worker_peak_mb=(probe.idle_of_busiest_kb + probe.extra_kb) / 1024 if probe.peak_kb else None,
-        worker_idle_mb=probe.idle_of_busiest_kb / 1024 if probe.peak_kb else None, ok=run.ok, correct=correct, error=error)
+        worker_idle_mb=probe.idle_of_busiest_kb / 1024 if probe.peak_kb else None,
+        worker_data_mb=probe.extra_data_kb / 1024 if probe.peak_data_kb else None, ok=run.ok, correct=correct, error=error)
+
+
+def _shared_kb(sandbox: Any) -> int:
+    """The shared memory the sandbox holds for handing tables over (its memory files)."""
+    pool = getattr(sandbox, "_memfds", None)
+    return pool.held_bytes() // 1024 if pool is not None else 0
+
+
+def measure_here(rows: int, distinct: int, backend_kind: str) -> ScaleResult:
+    """One measurement with a sandbox of its own (what :func:`execute` makes by default)."""
+    from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
+    from sandbox import Sandbox
+
+    df = make_table(rows, distinct)
+    with Sandbox(pool_size=DEFAULT_POOL_SIZE, preload=PRELOAD) as sandbox:
+        return measure(df, backend_kind, sandbox, min(distinct, rows))
+
+
+def measure_fresh(rows: int, distinct: int, backend_kind: str) -> ScaleResult:
+    """:func:`measure_here` in a fresh Python process (nothing loaded or allocated before it)."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    done = subprocess.run([sys.executable, "-m", "binder_py.bench.scale", "--one", str(rows), str(distinct),
+                           backend_kind], capture_output=True, text=True, env=env, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"scale measurement {rows}/{distinct}/{backend_kind} failed: {done.stderr[-2000:]}")
+    return ScaleResult(**json.loads(lines[-1]))
 
 
 def run(sizes: tuple[int, ...] = (1_000, 100_000, 1_000_000), distincts: tuple[int, ...] = (100, 10_000),
-        backends: tuple[str, ...] = ("counting", "lm"), sandbox: Any = None, progress: Any = None
-        ) -> list[ScaleResult]:
-    from binder_py.ask import shared_sandbox
-
-    sandbox = sandbox or shared_sandbox()
+        backends: tuple[str, ...] = ("counting", "lm"), progress: Any = None) -> list[ScaleResult]:
+    """Every (size, distinct values, backend) measured in a fresh process."""
     results = []
     for rows in sizes:
         for distinct in distincts:
-            df = make_table(rows, distinct)
             for kind in backends:
-                result = measure(df, kind, sandbox, min(distinct, rows))
+                result = measure_fresh(rows, distinct, kind)
                 results.append(result)
                 if progress:
                     progress(result)
-            del df
     return results
 
 
 def markdown(results: list[ScaleResult]) -> str:
     lines = ["| rows | distinct | table MB | backend | requests | rows sent | original: rows / requests "
-             "| time s | parent peak MB (× table) | worker peak − idle MB (× table) | answer |",
-             "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "| time s | parent peak + shared MB (× table) | worker peak − idle MB (× table) "
+             "| worker data only MB (× table) | answer |",
+             "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in results:
         parent = f"{r.parent_peak_mb:.1f} ({r.parent_peak_mb / r.table_mb:.2f}×)" if r.parent_peak_mb is not None \
             else "—"
@@ -257,13 +312,34 @@ def markdown(results: list[ScaleResult]) -> str:
             worker = f"{extra:.1f} ({extra / r.table_mb:.2f}×)"
         else:
             worker = "—"
+        data = f"{r.worker_data_mb:.1f} ({r.worker_data_mb / r.table_mb:.2f}×)" if r.worker_data_mb is not None \
+            else "—"
         verdict = ("correct" if r.correct else "WRONG") if r.ok else f"failed: {r.error}"
         lines.append(f"| {r.rows:,} | {r.distinct:,} | {r.table_mb:.1f} | {r.backend} | {r.requests:,} | "
                      f"{r.rows_sent:,} | {r.original_rows_sent:,} / {r.original_requests:,} | {r.seconds:.2f} | "
-                     f"{parent} | {worker} | {verdict} |")
+                     f"{parent} | {worker} | {data} | {verdict} |")
     return "\n".join(lines)
 
 
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="one f_col over synthetic tables; each measurement in a fresh "
+                                                 "process")
+    parser.add_argument("--one", nargs=3, metavar=("ROWS", "DISTINCT", "BACKEND"),
+                        help="run one measurement in this process and print it as JSON")
+    parser.add_argument("--rows", default="1000,100000,1000000")
+    parser.add_argument("--distinct", default="100,10000")
+    parser.add_argument("--backends", default="counting,lm")
+    args = parser.parse_args(argv)
+    if args.one:
+        rows, distinct, kind = args.one
+        print(json.dumps(asdict(measure_here(int(rows), int(distinct), kind))))
+        return
+    load = os.getloadavg()
+    results = run(tuple(int(x) for x in args.rows.split(",")), tuple(int(x) for x in args.distinct.split(",")),
+                  tuple(b.strip() for b in args.backends.split(",") if b.strip()))
+    print(f"load average before/after: {load} / {os.getloadavg()}")
+    print(markdown(results))
+
+
 if __name__ == "__main__":  # pragma: no cover
-    for res in run(progress=print):
-        pass
+    main()

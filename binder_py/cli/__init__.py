@@ -8,9 +8,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from binder_py.errors import BinderError
-from binder_py.lm.types import LMError
-
 # module name -> registers one or more sub-commands
 COMMAND_MODULES = (
     "binder_py.cli.ask_cmd",
@@ -22,14 +19,20 @@ COMMAND_MODULES = (
     "binder_py.cli.calibrate_cmd",
 )
 
+#: sub-commands whose module registers only them: their command line builds only their parser
+ALONE = {"exec": "binder_py.cli.exec_cmd"}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given ``argv`` whose sub-command is known, only that command's module is
+    imported (``binder-py exec`` does not import what ``eval`` needs)."""
     parser = argparse.ArgumentParser(
         prog="binder-py",
         description="Answer questions about tables with LM-written pandas programs that call the LM back.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    command = next((arg for arg in (argv or ()) if not arg.startswith("-")), None)
+    for name in [ALONE[command]] if command in ALONE else COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
 
@@ -39,7 +42,11 @@ BROKEN_PIPE_STATUS = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    from binder_py.errors import BinderError
+    from binder_py.lm.types import LMError
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -16,6 +16,7 @@ from binder_py.jsonable import to_jsonable
 from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, site_answer_types
 from binder_py.neural.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
 from binder_py.language.messages import NeuralCallMessage
+from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
@@ -26,7 +27,7 @@ from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
 from binder_py.lm.types import Usage
-from sandbox import Outcome, ProgramFailure, Sandbox, default_sandbox
+from sandbox import Outcome, ProgramFailure, Sandbox
 
 
 @dataclass
@@ -148,7 +149,7 @@ class _NeuralHandler:
         site: CallSite = self.parsed.sites[message.site]
         answer_type = self.answer_types.get(site.id)
         request = NeuralRequest(kind=message.kind, question=message.question, columns=list(message.columns),
-                                rows=[list(r) for r in message.rows], keys=list(message.keys), site=site.id,
+                                rows=list(map(list, message.rows)), keys=list(message.keys), site=site.id,
                                 title=self.title, meta={META_KEY: answer_type} if answer_type is not None else {})
         with self._lock:
             order = len(self.calls)
@@ -170,7 +171,8 @@ class _NeuralHandler:
                 # an answer of the wrong kind for how the program uses it is a per-row failure
                 typed, refused = enforce(dict(res.answers), answer_type)
                 trace.warnings.extend(refused)
-                trace.answers = {k: plain_answer(v) for k, v in typed.items()}
+                trace.answers = typed if _all_plain(typed.values()) else \
+                    {k: plain_answer(v) for k, v in typed.items()}
                 missing = [k for k in request.keys if k not in res.answers]  # (refused rows are reported above)
                 if missing:
                     trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
@@ -202,6 +204,28 @@ class _NeuralHandler:
             trace.raw_outputs.extend(answer.raw_outputs)
             trace.usage += answer.usage
             trace.warnings.extend(answer.warnings)
+
+
+_DEFAULT_SANDBOX: Sandbox | None = None
+_DEFAULT_SANDBOX_LOCK = threading.Lock()
+
+
+def default_execute_sandbox() -> Sandbox:
+    """The process-wide sandbox :func:`execute` uses when given none: its zygote has the bridge
+    imported (every program's worker needs it), so a worker does not import it per program."""
+    global _DEFAULT_SANDBOX
+    with _DEFAULT_SANDBOX_LOCK:
+        if _DEFAULT_SANDBOX is None or _DEFAULT_SANDBOX._closed:
+            _DEFAULT_SANDBOX = Sandbox(pool_size=DEFAULT_POOL_SIZE, preload=PRELOAD)
+        return _DEFAULT_SANDBOX
+
+
+_PLAIN_ANSWER_TYPES = frozenset({str, bool, int, float, type(None)})
+
+
+def _all_plain(values: Any) -> bool:
+    """Every answer is already plain data (one C-speed pass; :func:`plain_answer` is then the identity)."""
+    return set(map(type, values)) <= _PLAIN_ANSWER_TYPES
 
 
 def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Sandbox | None = None,
@@ -253,7 +277,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
         c for t in (table, *named.values()) for c in t.columns)))
     handler = _NeuralHandler(parsed, neural, cache if cache is not None else NeuralCache(), title)
     if sandbox is None:
-        sandbox = default_sandbox()
+        sandbox = default_execute_sandbox()
     kwargs: dict[str, Any] = {}
     if limits is not None:
         kwargs["limits"] = limits

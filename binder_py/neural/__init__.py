@@ -10,10 +10,16 @@
 * :mod:`~binder_py.neural.build` — a backend from a spec (``oracle:FILE``, ``lm``, ``lm:SPEC``, a callable).
 """
 
-from binder_py.neural.backends import CallableBackend, NeuralAnswer, NeuralBackend, OracleBackend, PlanningBackend
-from binder_py.neural.cache import NeuralCache
-from binder_py.neural.lm_backend import LMNeuralBackend
-from binder_py.neural.requests import NeuralRequest, row_key, type_column, type_value
+from binder_py.lazy import lazy_exports
+
+_EXPORTS = {
+    **dict.fromkeys(("CallableBackend", "NeuralAnswer", "NeuralBackend", "OracleBackend", "PlanningBackend"),
+                    "binder_py.neural.backends"),
+    "NeuralCache": "binder_py.neural.cache",
+    "LMNeuralBackend": "binder_py.neural.lm_backend",
+    **dict.fromkeys(("NeuralRequest", "row_key", "type_column", "type_value"), "binder_py.neural.requests"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)  # imported on first use
 
 __all__ = ["CallableBackend", "LMNeuralBackend", "NeuralAnswer", "NeuralBackend", "NeuralCache", "NeuralRequest",
            "OracleBackend", "PlanningBackend", "row_key", "type_column", "type_value"]

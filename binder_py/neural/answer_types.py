@@ -138,11 +138,24 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
     left out (the row is NA: never selected by a mask), with one warning naming the rows."""
     if answer_type is None or answer_type.kind not in HINTS:
         return answers, []
+    try:  # one parse per distinct answer (told apart by type too: 1 and True differ)
+        distinct = set(zip(map(type, answers.values()), answers.values()))
+    except TypeError:  # an unhashable answer (a list)
+        distinct = None
+    if distinct is not None and not any(parse_typed_answer(raw, answer_type).error is not None
+                                        for _t, raw in distinct):
+        return dict(answers), []
     kept: dict[str, Any] = {}
     refused: list[str] = []
+    failed: dict[tuple[type, Any], bool] = {}
     for key, raw in answers.items():
-        parsed = parse_typed_answer(raw, answer_type)
-        if parsed.error is not None:
+        try:
+            bad = failed[type(raw), raw]
+        except KeyError:
+            bad = failed[type(raw), raw] = parse_typed_answer(raw, answer_type).error is not None
+        except TypeError:  # an unhashable answer (a list)
+            bad = parse_typed_answer(raw, answer_type).error is not None
+        if bad:
             refused.append(f"{key!r}: {str(raw)[:40]!r}")
             continue
         kept[key] = raw

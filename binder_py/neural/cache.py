@@ -50,21 +50,46 @@ class Reservation:
 
 
 class NeuralCache:
+    """Answers by request, shared by the candidate programs of a question (thread-safe).
+
+    ``col`` rows live in one dictionary per (backend, question, context columns), keyed by row
+    key, so resolving a request of many rows costs a few C-speed passes over its keys, not one
+    composite key and one stats update per row."""
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._rows: dict[tuple, Any] = {}
+        self._rows: dict[tuple, dict[str, Any]] = {}  # (backend, question, columns) → row key → answer
         self._vals: dict[tuple, Any] = {}
-        self._inflight: dict[tuple, threading.Event] = {}
+        self._inflight_rows: dict[tuple, dict[str, threading.Event]] = {}  # like _rows: rows being asked
+        self._inflight_vals: dict[tuple, threading.Event] = {}
         self.stats = CacheStats()
 
     def __len__(self) -> int:
         with self._lock:
-            return len(self._rows) + len(self._vals)
+            return sum(map(len, self._rows.values())) + len(self._vals)
 
     def clear(self) -> None:
         with self._lock:
             self._rows.clear()
             self._vals.clear()
+
+    @staticmethod
+    def _question(backend_id: str, question: str, columns: list[str] | tuple[str, ...]) -> tuple:
+        return (backend_id, question, tuple(columns))
+
+    def _release_rows(self, base: tuple, keys: list[str], event: threading.Event) -> None:
+        """Drop ``keys``' in-flight marks that are ``event``'s (under the lock)."""
+        inflight = self._inflight_rows.get(base)
+        if inflight is None:
+            return
+        if len(inflight) == len(keys) and list(inflight.values()).count(event) == len(inflight):
+            del self._inflight_rows[base]  # only this request's rows were in flight
+            return
+        for k in keys:
+            if inflight.get(k) is event:
+                del inflight[k]
+        if not inflight:
+            del self._inflight_rows[base]
 
     # ------------------------------------------------------------ prefill (the question-level plan)
     def reserve_col(self, backend_id: str, question: str, columns: list[str] | tuple[str, ...],
@@ -73,16 +98,15 @@ class NeuralCache:
         will answer them (then :meth:`store_col`) and MUST :meth:`release` the reservation
         (in a ``finally``). Meanwhile requests for those rows wait (single-flight); a row
         released without an answer is asked by the waiting request itself."""
-        base = (backend_id, "col", question, tuple(columns))
+        base = self._question(backend_id, question, columns)
         event = threading.Event()
-        mine: list[str] = []
         with self._lock:
-            for k in dict.fromkeys(keys):
-                ck = base + (k,)
-                if ck in self._rows or ck in self._inflight:
-                    continue
-                self._inflight[ck] = event
-                mine.append(k)
+            rows = self._rows.get(base, {})
+            inflight = self._inflight_rows.setdefault(base, {})
+            mine = [k for k in dict.fromkeys(keys) if k not in rows and k not in inflight]
+            inflight.update(dict.fromkeys(mine, event))
+            if not inflight:
+                del self._inflight_rows[base]
         return Reservation(backend_id, question, tuple(columns), mine, event)
 
     def store_col(self, backend_id: str, question: str, columns: list[str] | tuple[str, ...],
@@ -90,99 +114,93 @@ class NeuralCache:
         """Prefill ``col`` answers (row key → raw answer) for ``question`` over ``columns``,
         keyed like :meth:`resolve_col` keys them. Rows already cached keep their answer.
         Returns how many rows were stored."""
-        base = (backend_id, "col", question, tuple(columns))
-        stored = 0
+        base = self._question(backend_id, question, columns)
         with self._lock:
-            for k, v in answers_by_key.items():
-                ck = base + (k,)
-                if ck not in self._rows:
-                    self._rows[ck] = v
-                    stored += 1
-            self.stats.prefilled_rows += stored
-        return stored
+            rows = self._rows.setdefault(base, {})
+            new = {k: v for k, v in answers_by_key.items() if k not in rows}
+            rows.update(new)
+            self.stats.prefilled_rows += len(new)
+        return len(new)
 
     def release(self, reservation: Reservation) -> None:
         """End a :meth:`reserve_col` reservation: waiting requests read the stored rows and
         ask for the others themselves."""
-        base = (reservation.backend_id, "col", reservation.question, reservation.columns)
+        base = self._question(reservation.backend_id, reservation.question, reservation.columns)
         with self._lock:
-            for k in reservation.keys:
-                if self._inflight.get(base + (k,)) is reservation.event:
-                    del self._inflight[base + (k,)]
+            self._release_rows(base, reservation.keys, reservation.event)
         reservation.event.set()
 
     # ------------------------------------------------------------ col
     def resolve_col(self, backend_id: str, request: NeuralRequest,
                     compute: Callable[[NeuralRequest], NeuralAnswer]) -> Resolution:
-        base = (backend_id, "col", request.question, tuple(request.columns))
+        base = self._question(backend_id, request.question, request.columns)
         result: dict[str, Any] = {}
         cached: list[str] = []
         computed: list[NeuralAnswer] = []
-        pending = list(dict.fromkeys(request.keys))
+        distinct = list(dict.fromkeys(request.keys))
+        pending = distinct
         for _attempt in range(3):  # a row another request failed on is asked again by us
             if not pending:
                 break
-            waiting: dict[str, threading.Event] = {}
-            mine: list[str] = []
             event = threading.Event()
             with self._lock:
-                for k in pending:
-                    ck = base + (k,)
-                    if ck in self._rows:
-                        result[k] = self._rows[ck]
-                        cached.append(k)
-                        self.stats.row_hits += 1
-                    elif ck in self._inflight:
-                        waiting[k] = self._inflight[ck]
-                    else:
-                        mine.append(k)
-                        self._inflight[ck] = event
-                        self.stats.row_misses += 1
+                rows = self._rows.setdefault(base, {})
+                hits = [k for k in pending if k in rows] if rows else []
+                if hits:
+                    result.update({k: rows[k] for k in hits})
+                    cached.extend(hits)
+                    self.stats.row_hits += len(hits)
+                    rest = [k for k in pending if k not in rows]
+                else:
+                    rest = pending
+                inflight = self._inflight_rows.setdefault(base, {})
+                waiting = {k: inflight[k] for k in rest if k in inflight} if inflight else {}
+                mine = [k for k in rest if k not in waiting] if waiting else rest
+                inflight.update(dict.fromkeys(mine, event))
+                if not inflight:
+                    del self._inflight_rows[base]
+                self.stats.row_misses += len(mine)
                 if mine:
                     self.stats.backend_calls += 1
             try:
                 if mine:
-                    answer = compute(request.subset(mine))
+                    answer = compute(request if mine == request.keys else request.subset(mine))
                     computed.append(answer)
                     wanted = set(mine)
-                    got = {k: v for k, v in answer.answers.items() if k in wanted}
+                    got = dict(answer.answers) if answer.answers.keys() == wanted else \
+                        {k: v for k, v in answer.answers.items() if k in wanted}
                     with self._lock:
-                        for k, v in got.items():
-                            self._rows[base + (k,)] = v
+                        self._rows.setdefault(base, {}).update(got)
                     result.update(got)
             finally:
                 if mine:
                     with self._lock:
-                        for k in mine:
-                            if self._inflight.get(base + (k,)) is event:
-                                del self._inflight[base + (k,)]
+                        self._release_rows(base, mine, event)
                     event.set()
-            pending = []
-            for k, ev in waiting.items():
+            for ev in set(waiting.values()):
                 ev.wait()
-                with self._lock:
-                    ck = base + (k,)
-                    if ck in self._rows:
-                        result[k] = self._rows[ck]
-                        cached.append(k)
-                    else:
-                        pending.append(k)
-        from_cache = not computed and len(cached) == len(set(request.keys))
+            with self._lock:
+                rows = self._rows.get(base, {})
+                answered = [k for k in waiting if k in rows]
+                result.update({k: rows[k] for k in answered})
+                pending = [k for k in waiting if k not in rows]
+            cached.extend(answered)
+        from_cache = not computed and len(cached) == len(distinct)
         return Resolution(result, None, cached, from_cache, computed)
 
     # ------------------------------------------------------------ val
     def resolve_val(self, backend_id: str, request: NeuralRequest,
                     compute: Callable[[NeuralRequest], NeuralAnswer]) -> Resolution:
-        ck = (backend_id, "val", request.question, tuple(request.columns), tuple(request.keys))
+        ck = (backend_id, request.question, tuple(request.columns), tuple(request.keys))
         while True:
             with self._lock:
                 if ck in self._vals:
                     self.stats.val_hits += 1
                     return Resolution({}, self._vals[ck], [], True, [])
-                event = self._inflight.get(ck)
+                event = self._inflight_vals.get(ck)
                 if event is None:
                     event = threading.Event()
-                    self._inflight[ck] = event
+                    self._inflight_vals[ck] = event
                     self.stats.val_misses += 1
                     self.stats.backend_calls += 1
                     owner = True
@@ -202,6 +220,6 @@ class NeuralCache:
                 return Resolution({}, answer.value, [], False, [answer])
             finally:
                 with self._lock:
-                    if self._inflight.get(ck) is event:
-                        del self._inflight[ck]
+                    if self._inflight_vals.get(ck) is event:
+                        del self._inflight_vals[ck]
                 event.set()

@@ -86,7 +86,12 @@ def _column_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
         codes, uniques = pd.factorize(texts)
         return np.asarray(codes, dtype=np.int64), [str(u) for u in uniques]
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
-    return np.asarray(codes, dtype=np.int64), [cell_text(v) for v in uniques]
+    # tolist(): Python scalars (an arrow-backed array iterates one slow scalar at a time); a
+    # cell that is exactly a str shows as cell_text shows it, without its chain of type checks
+    values = uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)
+    return np.asarray(codes, dtype=np.int64), [
+        v.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip() if type(v) is str else cell_text(v)
+        for v in values]
 
 
 def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[str]], list[str], np.ndarray]:
@@ -110,7 +115,7 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
     if width == 1:
         # one column: its codes are the row codes, and code c's row is its c-th display text
         # (no pass over the rows needed, and no row-sized temporaries: this is the common case)
-        representatives = [[text] for text in per_column[0][1]]
+        representatives = list(map(list, zip(per_column[0][1])))
     else:
         for codes, texts in per_column[1:]:  # codes of the row tuple, kept below n * n per step
             combined, _ = pd.factorize(combined * max(1, len(texts)) + codes)
@@ -121,6 +126,16 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
         first = np.flatnonzero(np.diff(steps, prepend=-1))
         del steps
         representatives = [[texts[codes[position]] for codes, texts in per_column] for position in first.tolist()]
+    if width == 1:
+        # row_key of one cell: display texts are stripped already, so the key is the lower-cased
+        # text (lower() makes no whitespace); when every key is distinct (distinct values seldom
+        # fold together) the codes are already the key codes
+        raw_keys = list(map(str.lower, per_column[0][1]))
+        if len(dict.fromkeys(raw_keys)) == len(raw_keys):
+            if distinct:
+                return representatives, raw_keys, combined
+            every = combined.tolist()
+            return [list(representatives[c]) for c in every], [raw_keys[c] for c in every], combined
     key_index: dict[str, int] = {}
     rows_d: list[list[str]] = []
     keys_d: list[str] = []

@@ -13,15 +13,27 @@ def test_a_message_survives_the_wire():
     assert NeuralCallMessage.from_wire(message.to_wire()) == message
 
 
+def test_rows_cross_column_by_column():
+    message = NeuralCallMessage(0, "val", "Which?", ("a", "b"), (("1", "x"), ("2", "y")), ("1 | x", "2 | y"), 2)
+    assert message.to_wire()["cells"] == [["1", "2"], ["x", "y"]]
+    assert NeuralCallMessage.from_wire(message.to_wire()) == message
+
+
+def test_a_context_without_columns_keeps_its_rows():
+    message = NeuralCallMessage(0, "val", "How many?", (), ((), ()), ("", ""), 2)
+    assert NeuralCallMessage.from_wire(message.to_wire()) == message
+
+
 @pytest.mark.parametrize("payload", [
     None, [], "x",
-    {"site": 0, "kind": "col", "question": "q", "columns": ["a"], "rows": [["x"]], "keys": ["x"]},  # no n_rows
-    {"site": True, "kind": "col", "question": "q", "columns": ["a"], "rows": [["x"]], "keys": ["x"], "n_rows": 1},
-    {"site": 0, "kind": "exec", "question": "q", "columns": ["a"], "rows": [["x"]], "keys": ["x"], "n_rows": 1},
-    {"site": 0, "kind": "col", "question": 3, "columns": ["a"], "rows": [["x"]], "keys": ["x"], "n_rows": 1},
-    {"site": 0, "kind": "col", "question": "q", "columns": [1], "rows": [["x"]], "keys": ["x"], "n_rows": 1},
-    {"site": 0, "kind": "col", "question": "q", "columns": ["a"], "rows": [[{}]], "keys": ["x"], "n_rows": 1},
-    {"site": 0, "kind": "col", "question": "q", "columns": ["a"], "rows": [["x"], ["y"]], "keys": ["x"],
+    {"site": 0, "kind": "col", "question": "q", "columns": ["a"], "cells": [["x"]], "keys": ["x"]},  # no n_rows
+    {"site": True, "kind": "col", "question": "q", "columns": ["a"], "cells": [["x"]], "keys": ["x"], "n_rows": 1},
+    {"site": 0, "kind": "exec", "question": "q", "columns": ["a"], "cells": [["x"]], "keys": ["x"], "n_rows": 1},
+    {"site": 0, "kind": "col", "question": 3, "columns": ["a"], "cells": [["x"]], "keys": ["x"], "n_rows": 1},
+    {"site": 0, "kind": "col", "question": "q", "columns": [1], "cells": [["x"]], "keys": ["x"], "n_rows": 1},
+    {"site": 0, "kind": "col", "question": "q", "columns": ["a"], "cells": [[{}]], "keys": ["x"], "n_rows": 1},
+    {"site": 0, "kind": "col", "question": "q", "columns": ["a", "b"], "cells": [["x"]], "keys": ["x"], "n_rows": 1},
+    {"site": 0, "kind": "col", "question": "q", "columns": ["a"], "cells": [["x", "y"]], "keys": ["x"],
      "n_rows": 2},
 ])
 def test_a_malformed_message_is_refused(payload):

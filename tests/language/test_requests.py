@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from binder_py.neural.requests import (cell_text, classify, normalize_key, parse_number, row_key, type_column,
@@ -74,3 +75,16 @@ def test_type_value():
     assert type_value(["1", "2"]) == [1, 2]
     assert type_value("unknown | none") is None
     assert type_value(3.0) == 3.0 and not math.isnan(type_value(3.0))
+
+
+@pytest.mark.parametrize("answers", [
+    ["yes", None, "no", "yes"], ["1", "2", None], [], ["x", "Yes ", None], [None, None],
+    [1, True, "yes", None, 1.0], [["a"], "b"],
+])
+def test_typing_distinct_answers_equals_typing_every_answer(answers):
+    from binder_py.language.worker.bridge import _type_distinct
+
+    codes, typed = _type_distinct(answers)
+    expected = type_column(answers)
+    assert str(typed.dtype) == str(expected.dtype)
+    assert [str(v) for v in typed.array.take(codes)] == [str(v) for v in expected.array]

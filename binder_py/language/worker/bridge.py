@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from binder_py.language.messages import NeuralCallMessage
@@ -59,6 +60,25 @@ def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
     return table[[_match_column(table, n) for n in names]]
 
 
+_TEXT_OR_NONE = frozenset({str, type(None)})
+
+
+def _type_distinct(answers: list[Any]) -> tuple[np.ndarray, pd.Series]:
+    """``(codes, typed)``: ``typed`` types each distinct answer once (:func:`type_column`) and
+    ``typed.iloc[codes[i]]`` is answer ``i`` typed. Answers are told apart by type and value
+    (``1``, ``1.0`` and ``True`` are hashed alike but typed differently)."""
+    if set(map(type, answers)) <= _TEXT_OR_NONE:  # the usual case: text never equals None, factorize at C speed
+        codes, uniques = pd.factorize(np.asarray(answers, dtype=object), use_na_sentinel=False)
+        # (factorize shows None as NaN among the uniques: it was None)
+        return np.asarray(codes, dtype=np.int64), type_column([u if type(u) is str else None for u in uniques])
+    index: dict[tuple[type, Any], int] = {}
+    try:
+        codes = [index.setdefault((type(a), a), len(index)) for a in answers]
+    except TypeError:  # an unhashable answer (a list): type every answer
+        return np.arange(len(answers), dtype=np.int64), type_column(answers)
+    return np.asarray(codes, dtype=np.int64), type_column([a for _t, a in index])
+
+
 def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[..., Any]:
     """The bridge function. ``dedup=False`` sends every row of an ``f_col`` context, repeated
     values included (the original Binder's behaviour, for benchmarks); answers are the same."""
@@ -92,18 +112,21 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             if not isinstance(answers, dict):
                 raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
                                       f"not answers keyed by row")
-            # typed once per distinct key, then spread to the rows (the same Series as typing every row)
-            typed = type_column([answers.get(k) for k in keys])
-            series = pd.Series(typed.array.take(codes), index=ctx.index, name=question)
+            # typed once per distinct answer, then spread to the keys and the rows (the same Series as
+            # typing every row: a column's type depends on the set of answer kinds, not on counts)
+            answer_codes, typed = _type_distinct(list(map(answers.get, keys)))
+            by_key = typed.array.take(answer_codes)  # one per distinct key: no row-sized index temporary
+            series = pd.Series(by_key.take(codes), index=ctx.index, name=question)
             if form == "qa_map":
                 out = table.copy()
                 out[question] = series
                 return out
             return series
         all_codes = codes.tolist()
+        distinct_rows = list(map(tuple, rows))
         message = NeuralCallMessage(site, "val", question, tuple(columns_sent),
-                                    tuple(tuple(rows[c]) for c in all_codes), tuple(keys[c] for c in all_codes),
-                                    len(ctx))
+                                    tuple(map(distinct_rows.__getitem__, all_codes)),
+                                    tuple(map(keys.__getitem__, all_codes)), len(ctx))
         return type_value(neural(message.to_wire()))
 
     return binder_neural_call
