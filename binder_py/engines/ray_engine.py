@@ -1,0 +1,268 @@
+"""The Ray engine: each question is one Ray task; results stream back to the driver.
+
+Why tasks and not Ray Data ``map_batches``: a question is a long, uneven unit of work
+(0.1 s to minutes: 20 candidates, neural calls, sandbox runs) whose result must reach the
+driver the moment it finishes, to be appended and fsynced to ``results.jsonl`` so a killed
+driver loses only the questions in flight. Tasks give exactly that: ``ray.wait`` hands each
+result back as it finishes, a bounded number are in flight (``concurrency``), and a task
+whose worker dies is run again (``max_retries``). Ray Data pipelines batches for throughput,
+holds finished rows in its operators' buffers and writes its own output files, none of which
+the run format wants.
+
+Each worker process builds, once per run (:class:`WorkerRecipe`), its own binder: its own
+sandbox pool, its own model client (OpenAI-compatible: every request takes a lease from the
+endpoint's cluster-wide budget, :mod:`binder_py.engines.budget`), and its own neural cache
+(merged by the driver, :mod:`binder_py.engines.neural_share`). The client records into
+memory; the task returns those writes with its result and the driver applies them to the
+run's ``lm.sqlite`` (:mod:`binder_py.engines.recording`).
+
+Ray is imported here only, inside functions: the rest of binder-py runs without it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from binder_py.engines import require_ray
+from binder_py.engines.budget import BudgetLimits, ClusterRetryPolicy, RemoteLimiter, budget_actor
+from binder_py.engines.neural_share import (Entries, MergedNeuralCache, add_entries, cache_counts, cache_keys,
+                                            new_entries)
+from binder_py.engines.recording import CapturedRecording, Write, write_recording
+
+#: a question's task is run again this many times when its worker dies (not when it raises)
+DEFAULT_MAX_RETRIES = 3
+#: the driver publishes the merged neural cache to new tasks at most this often
+SNAPSHOT_SECONDS = 2.0
+#: environment variables a Ray started by binder-py passes to its workers (model keys and endpoints)
+FORWARDED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY",
+                 "AZURE_OPENAI_ENDPOINT", "BINDER_LM", "BINDER_CACHE_DIR", "BINDER_DATA", "PYTHONPATH")
+
+
+@dataclass(frozen=True)
+class WorkerRecipe:
+    """How a worker builds its binder, once per run.
+
+    ``make_binder(lm)`` returns the binder; ``lm`` is the model the worker built from
+    ``lm_spec`` (with the cluster budget and the captured recording), or ``None`` when
+    ``lm_spec`` is ``None`` (a model object shipped inside ``make_binder``, or a replay).
+    """
+
+    key: str
+    make_binder: Callable[[Any], Any]
+    lm_spec: str | None = None
+    cache: bool = True
+    record: bool = False
+    budget: BudgetLimits | None = None
+
+
+@dataclass
+class TaskOutput:
+    """What a question's task sends back besides its result."""
+
+    result: Any
+    recording: list[Write] = field(default_factory=list)
+    neural: Entries = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    worker: str = ""
+
+
+@dataclass
+class _WorkerState:
+    key: str
+    binder: Any
+    recording: CapturedRecording | None
+    neural_version: int = 0
+
+
+_STATE: _WorkerState | None = None
+_STATE_LOCK = threading.Lock()
+
+
+def _build_lm(recipe: WorkerRecipe, recording: CapturedRecording | None) -> Any:
+    from binder_py.lm import lm_from_spec
+
+    limiter = retry = None
+    if recipe.budget is not None:
+        actor = budget_actor(recipe.budget)
+        limiter = RemoteLimiter(actor, recipe.budget.max_concurrency)
+        retry = ClusterRetryPolicy(actor=actor, endpoint=recipe.budget.endpoint)
+    lm = lm_from_spec(recipe.lm_spec, cache=recipe.cache, limiter=limiter, retry=retry)
+    if recording is not None:
+        lm.recorder = recording  # every answer used, cache hits included, as a local run's recorder gets them
+    return lm
+
+
+def _worker_state(recipe: WorkerRecipe) -> _WorkerState:
+    """This worker's binder for the run ``recipe.key`` (built on its first question)."""
+    global _STATE
+    with _STATE_LOCK:
+        if _STATE is None or _STATE.key != recipe.key:
+            if _STATE is not None:
+                _STATE.binder.close()
+            recording = CapturedRecording() if recipe.record and recipe.lm_spec is not None else None
+            lm = _build_lm(recipe, recording) if recipe.lm_spec is not None else None
+            _STATE = _WorkerState(recipe.key, recipe.make_binder(lm), recording)
+        return _STATE
+
+
+def run_question(recipe: WorkerRecipe, work: Callable[[Any, Any], Any], item: Any,
+                 snapshot: list[Any]) -> TaskOutput:
+    """The body of a question's Ray task (also callable in-process, for tests)."""
+    state = _worker_state(recipe)
+    cache = state.binder.neural_cache
+    if snapshot and snapshot[0] > state.neural_version:
+        import ray
+
+        add_entries(cache, ray.get(snapshot[1]))
+        state.neural_version = snapshot[0]
+    if state.recording is not None:
+        state.recording.drain()  # writes of an earlier, lost attempt are not this question's
+    before_keys, before_counts = cache_keys(cache), cache_counts(cache)
+    result = work(state.binder, item)
+    after = cache_counts(cache)
+    return TaskOutput(result=result, recording=state.recording.drain() if state.recording is not None else [],
+                      neural=new_entries(cache, before_keys),
+                      counts={k: after[k] - before_counts.get(k, 0) for k in after},
+                      worker=f"{os.uname().nodename}:{os.getpid()}")
+
+
+class RayEngine:
+    """Run ``work(binder, item)`` for each item as Ray tasks, ``concurrency`` in flight,
+    yielding ``(index, result)`` as each finishes (see the module docstring).
+
+    ``address``: the cluster (``ray.init(address=...)``; ``None``: ``$RAY_ADDRESS`` or a
+    new local Ray). ``recorder``: the run's ``lm.sqlite`` store that the workers' captured
+    writes go to. ``lost(item, error)``: the result for a question whose worker died more
+    than ``max_retries`` times (default: the error is raised).
+    """
+
+    name = "ray"
+
+    def __init__(self, recipe: WorkerRecipe, concurrency: int, *, address: str | None = None,
+                 recorder: Any = None, cpus_per_question: float = 1.0, max_retries: int = DEFAULT_MAX_RETRIES,
+                 lost: Callable[[Any, BaseException], Any] | None = None):
+        require_ray()
+        self.recipe = recipe
+        self.concurrency = max(1, concurrency)
+        self.address = address
+        self.recorder = recorder
+        self.cpus_per_question = cpus_per_question
+        self.max_retries = max_retries
+        self.lost = lost
+        self.merged = MergedNeuralCache()
+        self.startup_seconds = 0.0
+        self.workers: set[str] = set()
+        self._started_ray = False
+
+    # --- connection ---------------------------------------------------------------------
+    def connect(self) -> None:
+        """Join the cluster (or start a local Ray sized for ``concurrency`` questions)."""
+        import ray
+
+        if ray.is_initialized():
+            return
+        started = time.perf_counter()
+        env = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
+        kwargs: dict[str, Any] = {"runtime_env": {"env_vars": env}} if env else {}
+        address = self.address or os.environ.get("RAY_ADDRESS") or None
+        if address is None:
+            # questions mostly wait on the model: give the local Ray enough logical CPUs for them
+            kwargs.update(num_cpus=max(os.cpu_count() or 1, int(self.concurrency * self.cpus_per_question + 0.999)),
+                          include_dashboard=False)
+            self._started_ray = True
+        ray.init(address=address, logging_level="WARNING", **kwargs)
+        self.startup_seconds = time.perf_counter() - started
+
+    # --- the map --------------------------------------------------------------------------
+    def run(self, work: Callable[[Any, Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
+        import ray
+        from ray.exceptions import RayTaskError
+
+        self.connect()
+        task = ray.remote(run_question).options(max_retries=self.max_retries, retry_exceptions=False,
+                                                num_cpus=self.cpus_per_question)
+        recipe_ref, work_ref = ray.put(self.recipe), ray.put(work)
+        snapshot: list[Any] = []
+        published_at = 0.0
+        inflight: dict[Any, tuple[int, Any]] = {}
+        pending = iter(enumerate(items))
+        try:
+            while True:
+                while len(inflight) < self.concurrency:
+                    nxt = next(pending, None)
+                    if nxt is None:
+                        break
+                    inflight[task.remote(recipe_ref, work_ref, nxt[1], snapshot)] = nxt
+                if not inflight:
+                    break
+                done, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
+                for ref in done:
+                    index, item = inflight.pop(ref)
+                    try:
+                        output: TaskOutput = ray.get(ref)
+                    except RayTaskError as error:  # the job raised: raise what it raised
+                        cause = getattr(error, "cause", None)
+                        raise (cause if isinstance(cause, BaseException) else error) from None
+                    except ray.exceptions.RayError as error:  # its worker died max_retries + 1 times
+                        if self.lost is None:
+                            raise
+                        yield index, self.lost(item, error)
+                        continue
+                    self._absorb(output)
+                    yield index, output.result
+                if self.merged.version > (snapshot[0] if snapshot else 0) \
+                        and time.monotonic() - published_at >= SNAPSHOT_SECONDS:
+                    snapshot = [self.merged.version, ray.put(self.merged.entries)]
+                    published_at = time.monotonic()
+        except BaseException:
+            for ref in inflight:
+                ray.cancel(ref)
+            raise
+
+    def _absorb(self, output: TaskOutput) -> None:
+        if self.recorder is not None and output.recording:
+            write_recording(self.recorder, output.recording)
+        self.merged.merge(output.neural, output.counts)
+        self.workers.add(output.worker)
+
+    def neural_counts(self) -> dict[str, int]:
+        """The workers' neural cache hits and misses, summed over the questions so far."""
+        return dict(self.merged.counts)
+
+    def close(self) -> None:
+        """Shut down a local Ray this engine started (a cluster it joined is left running)."""
+        if self._started_ray:
+            import ray
+
+            ray.shutdown()
+            self._started_ray = False
+
+
+def new_run_key() -> str:
+    """A key for one run's :class:`WorkerRecipe` (workers rebuild their binder when it changes)."""
+    return uuid.uuid4().hex
+
+
+
+
+def recipe_for(make_binder: Callable[[Any], Any], lm_arg: Any, *, cache: bool, record: bool) -> WorkerRecipe:
+    """The recipe of a run whose model is ``lm_arg``: an ``--lm`` spec is built in each worker
+    (with the endpoint's cluster-wide budget, recorded when ``record``); a model object or a
+    ``replay:`` spec is left to ``make_binder``."""
+    from binder_py.engines.budget import limits_for_spec
+    from binder_py.lm import parse_spec
+
+    spec = lm_arg if isinstance(lm_arg, str) else None
+    if spec is not None and parse_spec(spec).provider == "replay":
+        spec = None
+    return WorkerRecipe(key=new_run_key(), make_binder=make_binder, lm_spec=spec, cache=cache,
+                        record=record and spec is not None, budget=limits_for_spec(spec) if spec else None)
+
+
+__all__ = ["DEFAULT_MAX_RETRIES", "RayEngine", "TaskOutput", "WorkerRecipe", "new_run_key", "recipe_for", "run_question"]
