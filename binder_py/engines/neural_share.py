@@ -60,9 +60,16 @@ def add_entries(cache: Any, entries: Entries) -> int:
 
 
 def cache_counts(cache: Any) -> dict[str, int]:
-    """The cache's hit and miss counters (rows and whole calls)."""
+    """The cache's counters: hits and misses (rows and whole calls), and rows stored ahead by the
+    question-level plan (asked of the model without a lookup)."""
     s = cache.stats
-    return {"row_hits": s.row_hits, "row_misses": s.row_misses, "val_hits": s.val_hits, "val_misses": s.val_misses}
+    return {"row_hits": s.row_hits, "row_misses": s.row_misses, "val_hits": s.val_hits, "val_misses": s.val_misses,
+            "prefilled_rows": s.prefilled_rows}
+
+
+def model_answers(counts: dict[str, int]) -> int:
+    """Neural answers the model was asked for (rows and whole calls): what the cache did not save."""
+    return counts.get("row_misses", 0) + counts.get("val_misses", 0) + counts.get("prefilled_rows", 0)
 
 
 def hit_rate(counts: dict[str, int]) -> float:
@@ -95,4 +102,4 @@ class MergedNeuralCache:
         return added
 
 
-__all__ = ["Entries", "MergedNeuralCache", "add_entries", "cache_counts", "cache_keys", "hit_rate", "new_entries"]
+__all__ = ["Entries", "MergedNeuralCache", "add_entries", "cache_counts", "cache_keys", "hit_rate", "model_answers", "new_entries"]
