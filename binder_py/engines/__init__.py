@@ -5,7 +5,8 @@ An engine maps a *job* ``work(binder, item) -> result`` over items and yields ``
 result)`` as each finishes. The caller (the evaluation runner, :meth:`Binder.ask_many`)
 keeps the one run format: it writes each result as it arrives.
 
-Ray is optional: it is imported only inside :mod:`binder_py.engines.ray_engine`, and
+Ray is optional: it is imported only inside functions of :mod:`binder_py.engines.ray_engine` and
+:mod:`binder_py.engines.budget`, and
 :func:`require_ray` turns its absence into one line saying how to install it.
 """
 

@@ -16,7 +16,8 @@ endpoint's cluster-wide budget, :mod:`binder_py.engines.budget`), and its own ne
 memory; the task returns those writes with its result and the driver applies them to the
 run's ``lm.sqlite`` (:mod:`binder_py.engines.recording`).
 
-Ray is imported here only, inside functions: the rest of binder-py runs without it.
+Ray is imported only inside functions (here and in :mod:`binder_py.engines.budget`): the rest of
+binder-py runs without it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from binder_py.engines.recording import CapturedRecording, Write, write_recordin
 DEFAULT_MAX_RETRIES = 3
 #: the driver publishes the merged neural cache to new tasks at most this often
 SNAPSHOT_SECONDS = 2.0
-#: environment variables a Ray started by binder-py passes to its workers (model keys and endpoints)
+#: environment variables a local Ray started by binder-py passes to its workers (model keys and endpoints)
 FORWARDED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY",
                  "AZURE_OPENAI_ENDPOINT", "BINDER_LM", "BINDER_CACHE_DIR", "BINDER_DATA", "PYTHONPATH")
 
@@ -168,10 +169,12 @@ class RayEngine:
         if ray.is_initialized():
             return
         started = time.perf_counter()
-        env = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
-        kwargs: dict[str, Any] = {"runtime_env": {"env_vars": env}} if env else {}
+        kwargs: dict[str, Any] = {}
         address = self.address or os.environ.get("RAY_ADDRESS") or None
         if address is None:
+            # a cluster's workers get their keys from their own environment (not the job's, shown on the dashboard)
+            env = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
+            kwargs["runtime_env"] = {"env_vars": env}
             # questions mostly wait on the model: give the local Ray enough logical CPUs for them
             kwargs.update(num_cpus=max(os.cpu_count() or 1, int(self.concurrency * self.cpus_per_question + 0.999)),
                           include_dashboard=False)
