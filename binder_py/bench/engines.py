@@ -11,9 +11,14 @@ Measured per side: wall time of the run, model requests, the neural cache's hit 
 for Ray also its start-up: ``ray.init`` (a local Ray started here, with ``concurrency``
 logical CPUs) and the warm-up (the first question on every worker: the worker process
 starts, imports binder-py, builds its binder and forks its sandbox). Both sides are warmed
-with one unmeasured question per concurrency slot at zero latency first.
+with one unmeasured question per concurrency slot at zero latency first. Then the two
+engines run ``--repeats`` times each, alternating (local, Ray, Ray, local, …) so that a
+change in the machine's load hits both alike; the medians are compared. The Ray engine also
+times its own part of each question directly: from submitting the task to having its result,
+less the question's own time in the worker (scheduling, shipping the table and the result,
+the recorded answers and the neural answers).
 
-    python -m binder_py.bench.engines --questions 50 --latency 0.3 --concurrency 4
+    python -m binder_py.bench.engines --questions 50 --latency 0.3 --concurrency 4 --repeats 3
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -40,6 +46,7 @@ class EngineRun:
     neural_counts: dict[str, int]
     errors: int
     predictions: dict[str, Any]
+    overheads: list[float] = dataclasses.field(default_factory=list)
 
 
 def repeated_questions(count: int) -> list[Any]:
@@ -78,19 +85,22 @@ def run_engine(engine: str, examples: list[Any], out: Path, *, latency: float, c
                          requests=server.request_count, neural_hit_rate=hit_rate(summary.neural_counts),
                          neural_model_answers=model_answers(summary.neural_counts),
                          neural_counts=summary.neural_counts, errors=summary.errors,
-                         predictions={r["id"]: r["prediction"] for r in records})
+                         predictions={r["id"]: r["prediction"] for r in records},
+                         overheads=summary.engine_overheads)
 
 
-def run(questions: int = 50, latency: float = 0.3, concurrency: int = 4, n: int = 20) -> dict[str, Any]:
-    """Local then Ray, each warmed first; returns the figures (and shuts the Ray it started down)."""
+def run(questions: int = 50, latency: float = 0.3, concurrency: int = 4, n: int = 20,
+        repeats: int = 3) -> dict[str, Any]:
+    """Both engines, warmed, ``repeats`` times each, alternating; returns the figures (and shuts
+    down the Ray it started)."""
     import ray
 
     examples = repeated_questions(questions)
     warm = examples[:concurrency]
+    runs: dict[str, list[EngineRun]] = {"local": [], "ray": []}
     with tempfile.TemporaryDirectory(prefix="binder-bench-engines-") as tmp:
         root = Path(tmp)
         run_engine("local", warm, root / "local-warm", latency=0.0, concurrency=concurrency, n=n)
-        local = run_engine("local", examples, root / "local", latency=latency, concurrency=concurrency, n=n)
         started = time.perf_counter()
         ray.init(num_cpus=concurrency, include_dashboard=False, logging_level="WARNING")
         init_seconds = time.perf_counter() - started
@@ -98,33 +108,48 @@ def run(questions: int = 50, latency: float = 0.3, concurrency: int = 4, n: int 
             started = time.perf_counter()
             run_engine("ray", warm, root / "ray-warm", latency=0.0, concurrency=concurrency, n=n)
             warm_seconds = time.perf_counter() - started
-            remote = run_engine("ray", examples, root / "ray", latency=latency, concurrency=concurrency, n=n)
+            for repeat in range(repeats):
+                order = ("local", "ray") if repeat % 2 == 0 else ("ray", "local")
+                for engine in order:
+                    runs[engine].append(run_engine(engine, examples, root / f"{engine}-{repeat}", latency=latency,
+                                                   concurrency=concurrency, n=n))
         finally:
             ray.shutdown()
-    same = local.predictions == remote.predictions
-    return {"questions": questions, "latency": latency, "concurrency": concurrency, "n": n,
-            "local": dataclasses.asdict(local), "ray": dataclasses.asdict(remote),
+    local_s = statistics.median(r.seconds for r in runs["local"])
+    ray_s = statistics.median(r.seconds for r in runs["ray"])
+    overheads = [x for r in runs["ray"] for x in r.overheads]
+    return {"questions": questions, "latency": latency, "concurrency": concurrency, "n": n, "repeats": repeats,
+            "local": [dataclasses.asdict(r) for r in runs["local"]], "ray": [dataclasses.asdict(r) for r in runs["ray"]],
+            "local_median_seconds": local_s, "ray_median_seconds": ray_s,
             "ray_init_seconds": init_seconds, "ray_warm_seconds": warm_seconds,
-            "overhead_per_question_ms": 1000 * (remote.seconds - local.seconds) / questions,
-            "ray_vs_local": remote.seconds / local.seconds if local.seconds else None,
-            "same_predictions": same}
+            "wall_difference_per_question_ms": 1000 * (ray_s - local_s) / questions,
+            "ray_vs_local": ray_s / local_s if local_s else None,
+            "task_overhead_ms": {"median": 1000 * statistics.median(overheads),
+                                 "mean": 1000 * statistics.mean(overheads),
+                                 "max": 1000 * max(overheads)} if overheads else None,
+            "same_predictions": all(r.predictions == runs["local"][0].predictions
+                                    for r in runs["local"] + runs["ray"])}
 
 
 def markdown(result: dict[str, Any]) -> str:
-    local, remote = result["local"], result["ray"]
     rows = [
-        "| engine | wall (s) | per question (ms) | model requests | neural cache hit rate | neural answers asked "
-        "of the model | errors |",
+        "| engine | run | wall (s) | model requests | neural cache hit rate | neural answers asked of the model "
+        "| errors |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for side in (local, remote):
-        rows.append(f"| {side['engine']} | {side['seconds']:.2f} | {1000 * side['seconds'] / result['questions']:.0f} "
-                    f"| {side['requests']} | {100 * side['neural_hit_rate']:.1f}% | {side['neural_model_answers']} "
-                    f"| {side['errors']} |")
+    for engine in ("local", "ray"):
+        for i, side in enumerate(result[engine], 1):
+            rows.append(f"| {engine} | {i} | {side['seconds']:.2f} | {side['requests']} "
+                        f"| {100 * side['neural_hit_rate']:.1f}% | {side['neural_model_answers']} | {side['errors']} |")
+    over = result["task_overhead_ms"] or {}
     rows.append("")
-    rows.append(f"Ray / local: {result['ray_vs_local']:.3f}× ({result['overhead_per_question_ms']:+.0f} ms per "
-                f"question); Ray start-up: ray.init {result['ray_init_seconds']:.1f} s, warm-up of the workers "
-                f"{result['ray_warm_seconds']:.1f} s; same predictions: {result['same_predictions']}.")
+    rows.append(f"Median wall: local {result['local_median_seconds']:.2f} s, Ray {result['ray_median_seconds']:.2f} s "
+                f"(Ray / local {result['ray_vs_local']:.3f}×, {result['wall_difference_per_question_ms']:+.0f} ms per "
+                f"question). Ray's own time per question (submission to result, less the question's time in the "
+                f"worker): median {over.get('median', 0):.1f} ms, mean {over.get('mean', 0):.1f} ms, max "
+                f"{over.get('max', 0):.1f} ms. Ray start-up: ray.init {result['ray_init_seconds']:.1f} s, warm-up of "
+                f"the workers {result['ray_warm_seconds']:.1f} s. Same predictions on every run: "
+                f"{result['same_predictions']}.")
     return "\n".join(rows)
 
 
@@ -135,9 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.3, help="seconds per model request (default 0.3)")
     parser.add_argument("--concurrency", type=int, default=4, help="questions at once, both engines (default 4)")
     parser.add_argument("--n", type=int, default=20, help="candidates per question (default 20)")
+    parser.add_argument("--repeats", type=int, default=3, help="measured runs per engine, alternating (default 3)")
     parser.add_argument("--json", dest="json_path", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
-    result = run(args.questions, args.latency, args.concurrency, args.n)
+    result = run(args.questions, args.latency, args.concurrency, args.n, args.repeats)
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(result, indent=2))
     print(markdown(result))

@@ -180,6 +180,13 @@ class BudgetActor:
     async def retry(self, wait: float, retry_after: float | None = None) -> float | None:
         return self.budget.retry(wait, retry_after)
 
+    async def configure(self, limits: BudgetLimits) -> BudgetLimits:
+        """Take ``limits`` (a new run's) unless requests are in flight under the current ones;
+        returns the limits that hold."""
+        if limits != self.budget.limits and self.budget.in_flight == 0:
+            self.budget = EndpointBudget(limits)
+        return self.budget.limits
+
     async def stats(self) -> dict[str, Any]:
         from dataclasses import asdict
 
@@ -187,14 +194,25 @@ class BudgetActor:
                 "limits": asdict(self.budget.limits)}
 
 
-def budget_actor(limits: BudgetLimits) -> Any:
-    """The endpoint's budget actor: the running one (another run against the same endpoint
-    shares it, and its limits win) or a new one. Needs a connected Ray."""
+def budget_actor(limits: BudgetLimits) -> tuple[Any, BudgetLimits]:
+    """The endpoint's budget actor and the limits that hold: the running one (another run
+    against the same endpoint shares it; while that run has requests in flight, its limits
+    hold) or a new one. The driver calls this; the actor is detached (named actors die with
+    the handle that made them, and a run may outlive the run that made it), and costs no CPU.
+    Needs a connected Ray."""
     import ray
 
     actor_class = ray.remote(BudgetActor)
-    return actor_class.options(name=budget_name(limits.endpoint), namespace=NAMESPACE, get_if_exists=True,
-                               num_cpus=0, max_concurrency=10_000, max_restarts=-1).remote(limits)
+    actor = actor_class.options(name=budget_name(limits.endpoint), namespace=NAMESPACE, get_if_exists=True,
+                                lifetime="detached", num_cpus=0, max_concurrency=10_000).remote(limits)
+    return actor, ray.get(actor.configure.remote(limits))
+
+
+def find_budget_actor(endpoint: str) -> Any:
+    """A worker's handle on ``endpoint``'s budget actor (made by the driver)."""
+    import ray
+
+    return ray.get_actor(budget_name(endpoint), namespace=NAMESPACE)
 
 
 class RemoteLimiter:
@@ -271,4 +289,4 @@ def limits_for_spec(spec: str) -> BudgetLimits | None:
 
 
 __all__ = ["BudgetActor", "BudgetLimits", "BudgetStats", "ClusterRetryPolicy", "EndpointBudget", "NAMESPACE",
-           "RemoteLimiter", "budget_actor", "budget_name", "limits_for_spec"]
+           "RemoteLimiter", "budget_actor", "budget_name", "find_budget_actor", "limits_for_spec"]

@@ -23,6 +23,7 @@ binder-py runs without it.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 import uuid
@@ -31,10 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from binder_py.engines import require_ray
-from binder_py.engines.budget import BudgetLimits, ClusterRetryPolicy, RemoteLimiter, budget_actor
+from binder_py.engines.budget import (BudgetLimits, ClusterRetryPolicy, RemoteLimiter, budget_actor,
+                                      find_budget_actor)
 from binder_py.engines.neural_share import (Entries, MergedNeuralCache, add_entries, cache_counts, cache_keys,
                                             new_entries)
 from binder_py.engines.recording import CapturedRecording, Write, write_recording
+from binder_py.errors import BinderError
 
 #: a question's task is run again this many times when its worker dies (not when it raises)
 DEFAULT_MAX_RETRIES = 3
@@ -71,6 +74,8 @@ class TaskOutput:
     neural: Entries = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     worker: str = ""
+    seconds: float = 0.0  # the job's own time in the worker
+    task_seconds: float = 0.0  # the whole task in the worker (building the binder, the cache merge, included)
 
 
 @dataclass
@@ -90,7 +95,7 @@ def _build_lm(recipe: WorkerRecipe, recording: CapturedRecording | None) -> Any:
 
     limiter = retry = None
     if recipe.budget is not None:
-        actor = budget_actor(recipe.budget)
+        actor = find_budget_actor(recipe.budget.endpoint)
         limiter = RemoteLimiter(actor, recipe.budget.max_concurrency)
         retry = ClusterRetryPolicy(actor=actor, endpoint=recipe.budget.endpoint)
     lm = lm_from_spec(recipe.lm_spec, cache=recipe.cache, limiter=limiter, retry=retry)
@@ -115,6 +120,7 @@ def _worker_state(recipe: WorkerRecipe) -> _WorkerState:
 def run_question(recipe: WorkerRecipe, work: Callable[[Any, Any], Any], item: Any,
                  snapshot: list[Any]) -> TaskOutput:
     """The body of a question's Ray task (also callable in-process, for tests)."""
+    task_started = time.perf_counter()
     state = _worker_state(recipe)
     cache = state.binder.neural_cache
     if snapshot and snapshot[0] > state.neural_version:
@@ -125,12 +131,16 @@ def run_question(recipe: WorkerRecipe, work: Callable[[Any, Any], Any], item: An
     if state.recording is not None:
         state.recording.drain()  # writes of an earlier, lost attempt are not this question's
     before_keys, before_counts = cache_keys(cache), cache_counts(cache)
+    started = time.perf_counter()
     result = work(state.binder, item)
+    seconds = time.perf_counter() - started
     after = cache_counts(cache)
-    return TaskOutput(result=result, recording=state.recording.drain() if state.recording is not None else [],
-                      neural=new_entries(cache, before_keys),
-                      counts={k: after[k] - before_counts.get(k, 0) for k in after},
-                      worker=f"{os.uname().nodename}:{os.getpid()}")
+    output = TaskOutput(result=result, recording=state.recording.drain() if state.recording is not None else [],
+                        neural=new_entries(cache, before_keys),
+                        counts={k: after[k] - before_counts.get(k, 0) for k in after},
+                        worker=f"{os.uname().nodename}:{os.getpid()}", seconds=seconds)
+    output.task_seconds = time.perf_counter() - task_started
+    return output
 
 
 class RayEngine:
@@ -159,6 +169,9 @@ class RayEngine:
         self.merged = MergedNeuralCache()
         self.startup_seconds = 0.0
         self.workers: set[str] = set()
+        self.overheads: list[float] = []  # per question: submission to result, less the job's own time
+        self.task_extras: list[float] = []  # of which in the worker, around the job
+        self.absorb_seconds: list[float] = []  # the driver's part: recording and neural answers merged
         self._started_ray = False
 
     # --- connection ---------------------------------------------------------------------
@@ -188,12 +201,23 @@ class RayEngine:
         from ray.exceptions import RayTaskError
 
         self.connect()
+        if self.recipe.budget is not None:
+            _, held = budget_actor(self.recipe.budget)
+            if held != self.recipe.budget:
+                print(f"binder-py: another run is using {held.endpoint} with other limits (concurrency "
+                      f"{held.max_concurrency}, rpm {held.rpm}, tpm {held.tpm}); those hold for this run too",
+                      file=sys.stderr)
         task = ray.remote(run_question).options(max_retries=self.max_retries, retry_exceptions=False,
                                                 num_cpus=self.cpus_per_question)
-        recipe_ref, work_ref = ray.put(self.recipe), ray.put(work)
+        try:
+            recipe_ref, work_ref = ray.put(self.recipe), ray.put(work)
+        except Exception as error:  # noqa: BLE001 - pickling fails in many ways (locks, open files, clients)
+            raise BinderError(f"the ray engine sends the model and settings to its workers, and these cannot be sent "
+                              f"({type(error).__name__}: {str(error)[:200]}); give the model as an --lm spec "
+                              "string, or use the local engine") from None
         snapshot: list[Any] = []
         published_at = 0.0
-        inflight: dict[Any, tuple[int, Any]] = {}
+        inflight: dict[Any, tuple[int, Any, float]] = {}
         pending = iter(enumerate(items))
         try:
             while True:
@@ -201,12 +225,12 @@ class RayEngine:
                     nxt = next(pending, None)
                     if nxt is None:
                         break
-                    inflight[task.remote(recipe_ref, work_ref, nxt[1], snapshot)] = nxt
+                    inflight[task.remote(recipe_ref, work_ref, nxt[1], snapshot)] = (*nxt, time.perf_counter())
                 if not inflight:
                     break
                 done, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
                 for ref in done:
-                    index, item = inflight.pop(ref)
+                    index, item, submitted = inflight.pop(ref)
                     try:
                         output: TaskOutput = ray.get(ref)
                     except RayTaskError as error:  # the job raised: raise what it raised
@@ -217,7 +241,11 @@ class RayEngine:
                             raise
                         yield index, self.lost(item, error)
                         continue
+                    self.overheads.append(time.perf_counter() - submitted - output.seconds)
+                    self.task_extras.append(output.task_seconds - output.seconds)
+                    absorbing = time.perf_counter()
                     self._absorb(output)
+                    self.absorb_seconds.append(time.perf_counter() - absorbing)
                     yield index, output.result
                 if self.merged.version > (snapshot[0] if snapshot else 0) \
                         and time.monotonic() - published_at >= SNAPSHOT_SECONDS:

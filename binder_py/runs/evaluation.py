@@ -57,6 +57,7 @@ class RunSummary:
     engine: str = "local"
     startup_seconds: float = 0.0  # the engine's start (connecting to or starting Ray)
     neural_counts: dict[str, int] = field(default_factory=dict)  # neural cache hits and misses, this invocation
+    engine_overheads: list[float] = field(default_factory=list)  # Ray: seconds per question the engine added
 
     def accuracy(self, name: str) -> float:
         """Share of finished questions judged correct by evaluator ``name``."""
@@ -480,6 +481,7 @@ def _finish(summary: RunSummary, runner: Any, started: float) -> None:
     summary.seconds = time.perf_counter() - started
     summary.startup_seconds = runner.startup_seconds
     summary.neural_counts = runner.neural_counts()
+    summary.engine_overheads = list(getattr(runner, "overheads", []))
 
 
 __all__ = ["RunSummary", "TASKS", "answer_example", "build_worker_binder", "error_record", "read_ids_file",

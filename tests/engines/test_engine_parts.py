@@ -94,6 +94,23 @@ def test_retry_after_pauses_the_endpoint_for_everyone():
     assert b.try_acquire()[0] is not None and b.stats.paused_seconds == pytest.approx(5.0)
 
 
+def test_a_new_runs_limits_replace_the_actors_only_when_nothing_is_in_flight():
+    import asyncio
+
+    from binder_py.engines.budget import BudgetActor
+
+    first, second = BudgetLimits(endpoint="e", max_concurrency=2), BudgetLimits(endpoint="e", max_concurrency=8)
+
+    async def scenario():
+        actor = BudgetActor(first)
+        lease = await actor.acquire(10)
+        held = await actor.configure(second)  # a request is in flight: the running limits hold
+        await actor.release(lease)
+        return held, await actor.configure(second), (await actor.stats())["limits"]["max_concurrency"]
+
+    assert asyncio.run(scenario()) == (first, second, 8)
+
+
 def test_limits_come_from_the_spec_and_are_keyed_by_endpoint(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     limits = limits_for_spec("openai:qwen@http://vllm:8000/v1?concurrency=64&rpm=600&tpm=100000")

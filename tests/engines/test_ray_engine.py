@@ -206,3 +206,12 @@ def test_ask_many_on_ray_gives_the_local_answers(examples):
         remote = binder.ask_many(items, concurrency=2, engine="ray")
     assert [a.value for a in remote] == [a.value for a in local]
     assert [[c.program for c in a.candidates] for a in remote] == [[c.program for c in a.candidates] for a in local]
+
+
+def test_a_model_object_that_cannot_be_sent_is_a_one_line_error(examples, tmp_path):
+    from binder_py.lm import ScriptedLM
+
+    lm = ScriptedLM(lambda r, p: "A: 1")  # holds locks: it cannot be pickled
+    with pytest.raises(BinderError, match="give the model as an --lm spec string"):
+        run_eval("wikitq", "dev", out=tmp_path / "run", mode="e2e", lm=lm, n=1, examples=examples[:1],
+                 progress=False, engine="ray")
