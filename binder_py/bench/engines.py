@@ -95,6 +95,8 @@ def run(questions: int = 50, latency: float = 0.3, concurrency: int = 4, n: int 
     down the Ray it started)."""
     import ray
 
+    from binder_py.engines.ray_engine import WORKER_SETUP_HOOK
+
     examples = repeated_questions(questions)
     warm = examples[:concurrency]
     runs: dict[str, list[EngineRun]] = {"local": [], "ray": []}
@@ -102,7 +104,8 @@ def run(questions: int = 50, latency: float = 0.3, concurrency: int = 4, n: int 
         root = Path(tmp)
         run_engine("local", warm, root / "local-warm", latency=0.0, concurrency=concurrency, n=n)
         started = time.perf_counter()
-        ray.init(num_cpus=concurrency, include_dashboard=False, logging_level="WARNING")
+        ray.init(num_cpus=concurrency, include_dashboard=False, logging_level="WARNING",
+                 runtime_env={"worker_process_setup_hook": WORKER_SETUP_HOOK})
         init_seconds = time.perf_counter() - started
         try:
             started = time.perf_counter()

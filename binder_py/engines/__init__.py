@@ -12,6 +12,9 @@ Ray is optional: it is imported only inside functions of :mod:`binder_py.engines
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 from binder_py.errors import BinderError
 
 ENGINES = ("local", "ray")
@@ -38,4 +41,16 @@ def require_ray() -> None:
         raise BinderError(RAY_INSTALL_HINT)
 
 
-__all__ = ["ENGINES", "RAY_INSTALL_HINT", "check_engine", "ray_installed", "require_ray"]
+def top_up(inflight: dict[Any, Any], pending: Iterator[tuple[int, Any]], limit: int,
+           submit: Callable[[int, Any], tuple[Any, Any]]) -> None:
+    """Submit ``(index, item)`` pairs from ``pending`` until ``limit`` are in flight; ``submit``
+    returns the handle to wait on and what to remember about it (kept in ``inflight``)."""
+    while len(inflight) < limit:
+        nxt = next(pending, None)
+        if nxt is None:
+            return
+        handle, memo = submit(*nxt)
+        inflight[handle] = memo
+
+
+__all__ = ["ENGINES", "RAY_INSTALL_HINT", "check_engine", "ray_installed", "require_ray", "top_up"]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from binder_py.engines import top_up
 from binder_py.engines.neural_share import cache_counts
 
 _SKIPPED = object()
@@ -36,11 +37,7 @@ class LocalEngine:
         pending = iter(enumerate(items))
         try:
             while True:
-                while len(inflight) < self.concurrency:
-                    nxt = next(pending, None)
-                    if nxt is None:
-                        break
-                    inflight[pool.submit(call, nxt[1])] = nxt[0]
+                top_up(inflight, pending, self.concurrency, lambda index, item: (pool.submit(call, item), index))
                 if not inflight:
                     break
                 done, _ = wait(list(inflight), timeout=0.5, return_when=FIRST_COMPLETED)

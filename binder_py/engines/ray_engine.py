@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from binder_py.engines import require_ray
+from binder_py.engines import require_ray, top_up
 from binder_py.engines.budget import (BudgetLimits, ClusterRetryPolicy, RemoteLimiter, budget_actor,
                                       find_budget_actor)
 from binder_py.engines.neural_share import (Entries, MergedNeuralCache, add_entries, cache_counts, cache_keys,
@@ -43,6 +43,8 @@ from binder_py.errors import BinderError
 DEFAULT_MAX_RETRIES = 3
 #: the driver publishes the merged neural cache to new tasks at most this often
 SNAPSHOT_SECONDS = 2.0
+#: what each worker process runs when it starts (see :func:`prepare_worker`)
+WORKER_SETUP_HOOK = "binder_py.engines.ray_engine.prepare_worker"
 #: environment variables a local Ray started by binder-py passes to its workers (model keys and endpoints)
 FORWARDED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY",
                  "AZURE_OPENAI_ENDPOINT", "BINDER_LM", "BINDER_CACHE_DIR", "BINDER_DATA", "PYTHONPATH")
@@ -88,6 +90,15 @@ class _WorkerState:
 
 _STATE: _WorkerState | None = None
 _STATE_LOCK = threading.Lock()
+
+
+def prepare_worker() -> None:
+    """Ray's ``worker_process_setup_hook`` for a Ray binder-py starts or joins: a new worker
+    process imports the pipeline and the model client before its first question, so that
+    time counts as start-up, not as the first question's."""
+    import binder_py.ask  # noqa: F401 - the pipeline, prompts, neural backends
+    import binder_py.lm.openai_backend  # noqa: F401 - the OpenAI client (0.6 s to import here)
+    import binder_py.runs.evaluation  # noqa: F401
 
 
 def _build_lm(recipe: WorkerRecipe, recording: CapturedRecording | None) -> Any:
@@ -182,12 +193,12 @@ class RayEngine:
         if ray.is_initialized():
             return
         started = time.perf_counter()
-        kwargs: dict[str, Any] = {}
+        runtime_env: dict[str, Any] = {"worker_process_setup_hook": WORKER_SETUP_HOOK}
+        kwargs: dict[str, Any] = {"runtime_env": runtime_env}
         address = self.address or os.environ.get("RAY_ADDRESS") or None
         if address is None:
             # a cluster's workers get their keys from their own environment (not the job's, shown on the dashboard)
-            env = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
-            kwargs["runtime_env"] = {"env_vars": env}
+            runtime_env["env_vars"] = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}
             # questions mostly wait on the model: give the local Ray enough logical CPUs for them
             kwargs.update(num_cpus=max(os.cpu_count() or 1, int(self.concurrency * self.cpus_per_question + 0.999)),
                           include_dashboard=False)
@@ -221,11 +232,9 @@ class RayEngine:
         pending = iter(enumerate(items))
         try:
             while True:
-                while len(inflight) < self.concurrency:
-                    nxt = next(pending, None)
-                    if nxt is None:
-                        break
-                    inflight[task.remote(recipe_ref, work_ref, nxt[1], snapshot)] = (*nxt, time.perf_counter())
+                top_up(inflight, pending, self.concurrency,
+                       lambda index, item: (task.remote(recipe_ref, work_ref, item, snapshot),
+                                            (index, item, time.perf_counter())))
                 if not inflight:
                     break
                 done, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
