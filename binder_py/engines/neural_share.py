@@ -79,27 +79,38 @@ def hit_rate(counts: dict[str, int]) -> float:
     return hits / total if total else 0.0
 
 
+def _empty() -> Entries:
+    return {kind: {} for kind in KINDS}
+
+
 @dataclass
 class MergedNeuralCache:
-    """The driver's merge of the workers' answers, and the version of the last snapshot."""
+    """The driver's merge of the workers' answers. ``pending`` holds what was merged since
+    the last :meth:`take_pending` (the next snapshot's delta)."""
 
-    entries: Entries = field(default_factory=lambda: {kind: {} for kind in KINDS})
-    version: int = 0  # bumped whenever entries change
+    entries: Entries = field(default_factory=_empty)
+    pending: Entries = field(default_factory=_empty)
     counts: dict[str, int] = field(default_factory=dict)  # summed over every question's lookups
 
     def merge(self, entries: Entries, counts: dict[str, int] | None = None) -> int:
         added = 0
         for kind in KINDS:
-            table = self.entries[kind]
+            table, delta = self.entries[kind], self.pending[kind]
             for key, value in entries.get(kind, {}).items():
                 if key not in table:
-                    table[key] = value
+                    table[key] = delta[key] = value
                     added += 1
-        if added:
-            self.version += 1
         for name, n in (counts or {}).items():
             self.counts[name] = self.counts.get(name, 0) + n
         return added
+
+    def take_pending(self) -> Entries:
+        delta, self.pending = self.pending, _empty()
+        return delta
+
+    @property
+    def has_pending(self) -> bool:
+        return any(self.pending[kind] for kind in KINDS)
 
 
 __all__ = ["Entries", "MergedNeuralCache", "add_entries", "cache_counts", "cache_keys", "hit_rate", "model_answers", "new_entries"]

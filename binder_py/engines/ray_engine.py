@@ -41,8 +41,10 @@ from binder_py.errors import BinderError
 
 #: a question's task is run again this many times when its worker dies (not when it raises)
 DEFAULT_MAX_RETRIES = 3
-#: the driver publishes the merged neural cache to new tasks at most this often
-SNAPSHOT_SECONDS = 2.0
+#: the driver publishes the neural answers merged since its last snapshot at most this often
+SNAPSHOT_SECONDS = 0.5
+#: after this many deltas the driver publishes the whole merged cache as a new base (tasks carry the refs)
+MAX_DELTAS = 64
 #: what each worker process runs when it starts (see :func:`prepare_worker`)
 WORKER_SETUP_HOOK = "binder_py.engines.ray_engine.prepare_worker"
 #: environment variables a local Ray started by binder-py passes to its workers (model keys and endpoints)
@@ -128,17 +130,30 @@ def _worker_state(recipe: WorkerRecipe) -> _WorkerState:
         return _STATE
 
 
+def _catch_up(cache: Any, state: _WorkerState, snapshot: list[Any]) -> None:
+    """Add the driver's merged neural answers this worker has not seen: ``snapshot`` is
+    ``[base version, base ref, [(version, delta ref), ...]]`` (empty before the first one)."""
+    if not snapshot:
+        return
+    import ray
+
+    base_version, base_ref, deltas = snapshot
+    if state.neural_version < base_version:
+        add_entries(cache, ray.get(base_ref))
+        state.neural_version = base_version
+    newer = [(version, ref) for version, ref in deltas if version > state.neural_version]
+    for (version, _), entries in zip(newer, ray.get([ref for _, ref in newer])):
+        add_entries(cache, entries)
+        state.neural_version = version
+
+
 def run_question(recipe: WorkerRecipe, work: Callable[[Any, Any], Any], item: Any,
                  snapshot: list[Any]) -> TaskOutput:
     """The body of a question's Ray task (also callable in-process, for tests)."""
     task_started = time.perf_counter()
     state = _worker_state(recipe)
     cache = state.binder.neural_cache
-    if snapshot and snapshot[0] > state.neural_version:
-        import ray
-
-        add_entries(cache, ray.get(snapshot[1]))
-        state.neural_version = snapshot[0]
+    _catch_up(cache, state, snapshot)
     if state.recording is not None:
         state.recording.drain()  # writes of an earlier, lost attempt are not this question's
     before_keys, before_counts = cache_keys(cache), cache_counts(cache)
@@ -178,6 +193,7 @@ class RayEngine:
         self.max_retries = max_retries
         self.lost = lost
         self.merged = MergedNeuralCache()
+        self._version = 0  # of the last neural snapshot
         self.startup_seconds = 0.0
         self.workers: set[str] = set()
         self.overheads: list[float] = []  # per question: submission to result, less the job's own time
@@ -256,14 +272,24 @@ class RayEngine:
                     self._absorb(output)
                     self.absorb_seconds.append(time.perf_counter() - absorbing)
                     yield index, output.result
-                if self.merged.version > (snapshot[0] if snapshot else 0) \
-                        and time.monotonic() - published_at >= SNAPSHOT_SECONDS:
-                    snapshot = [self.merged.version, ray.put(self.merged.entries)]
+                if self.merged.has_pending and time.monotonic() - published_at >= SNAPSHOT_SECONDS:
+                    snapshot = self._publish(snapshot)
                     published_at = time.monotonic()
         except BaseException:
             for ref in inflight:
                 ray.cancel(ref)
             raise
+
+    def _publish(self, snapshot: list[Any]) -> list[Any]:
+        """The next snapshot: the answers merged since the last one as a new delta, or, after
+        :data:`MAX_DELTAS` deltas, the whole merged cache as a new base."""
+        import ray
+
+        self._version += 1
+        delta = self.merged.take_pending()
+        if not snapshot or len(snapshot[2]) >= MAX_DELTAS:
+            return [self._version, ray.put(self.merged.entries), []]
+        return [snapshot[0], snapshot[1], [*snapshot[2], (self._version, ray.put(delta))]]
 
     def _absorb(self, output: TaskOutput) -> None:
         if self.recorder is not None and output.recording:

@@ -155,9 +155,10 @@ def test_new_answers_travel_from_one_workers_cache_to_another():
     delta = new_entries(worker_a, before)
     assert len(delta["rows"]) == 2 and delta["vals"] == {}
     merged = MergedNeuralCache()
-    assert merged.merge(delta, {"row_misses": 2}) == 2 and merged.version == 1
-    assert merged.merge(delta) == 0 and merged.version == 1  # nothing new, no new snapshot
-    assert add_entries(worker_b, merged.entries) == 2
+    assert merged.merge(delta, {"row_misses": 2}) == 2 and merged.has_pending
+    published = merged.take_pending()
+    assert merged.merge(delta) == 0 and not merged.has_pending  # nothing new, no new snapshot
+    assert add_entries(worker_b, published) == 2
     calls = []
     found = worker_b.resolve_col("lm:m", request, lambda r: calls.append(r) or _answer(r))
     assert found.from_cache and not calls and found.answers == {"paris": "yes-paris", "rome": "yes-rome"}

@@ -215,3 +215,22 @@ def test_a_model_object_that_cannot_be_sent_is_a_one_line_error(examples, tmp_pa
     with pytest.raises(BinderError, match="give the model as an --lm spec string"):
         run_eval("wikitq", "dev", out=tmp_path / "run", mode="e2e", lm=lm, n=1, examples=examples[:1],
                  progress=False, engine="ray")
+
+
+def test_a_worker_catches_up_on_the_base_and_the_deltas_it_has_not_seen(cluster):
+    from binder_py.engines.ray_engine import _catch_up, _WorkerState
+    from binder_py.neural import NeuralCache
+
+    def rows(*keys):
+        return {"rows": {("lm:m", "col", "q?", ("c",), k): "yes" for k in keys}, "vals": {}}
+
+    cache = NeuralCache()
+    state = _WorkerState(key="run", binder=None, recording=None)
+    snapshot = [1, ray.put(rows("a", "b")), [(2, ray.put(rows("c"))), (3, ray.put(rows("d")))]]
+    _catch_up(cache, state, snapshot)
+    assert len(cache) == 4 and state.neural_version == 3
+    snapshot[2].append((4, ray.put(rows("e"))))
+    _catch_up(cache, state, snapshot)  # only the new delta
+    assert len(cache) == 5 and state.neural_version == 4
+    _catch_up(cache, state, [5, ray.put(rows("a", "f")), []])  # a new base
+    assert len(cache) == 6 and state.neural_version == 5
