@@ -24,7 +24,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip ins
 from binder_py.bench.engines import repeated_questions, responder_for  # noqa: E402
 from binder_py.errors import BinderError  # noqa: E402
 from binder_py.lm.testserver import LoopbackServer  # noqa: E402
-from binder_py.runs import run_eval  # noqa: E402
+from binder_py.runs import report, run_eval  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 5
@@ -99,6 +99,9 @@ def test_a_ray_run_writes_the_same_records_as_a_local_run(examples, local_run, t
         assert timeless(remote[qid]["candidates"]) == timeless(local[qid]["candidates"])
         assert comparable(remote[qid]) == comparable(local[qid])
     assert json.loads((tmp_path / "ray" / "config.json").read_text())["engine"] == "ray"
+    first, second = report([local_run, tmp_path / "ray"]).metrics  # binder-py report reads both alike
+    assert first["questions"] == second["questions"] == len(examples)
+    assert first["accuracy"] == second["accuracy"] and first["requests_per_question"] > 0
     # the workers' recording reached the run's lm.sqlite: the run replays offline, here on the local engine
     replay = run_eval("wikitq", "dev", out=tmp_path / "replay", mode="binder", lm=f"replay:{tmp_path / 'ray'}",
                       n=N, examples=examples, concurrency=2, progress=False)
