@@ -160,8 +160,8 @@ class Binder:
         if engine == "ray":
             jobs = [{**job, "table": _files_read(job["table"])} for job in jobs]  # workers need not see our files
         results: list[Answer | BaseException | None] = [None] * len(jobs)
-        bar = progress_bar(len(jobs), "questions", "q", self.progress if progress is None else progress)
         runner = self._engine(engine, concurrency, ray_address)
+        bar = progress_bar(len(jobs), "questions", "q", self.progress if progress is None else progress)
         answers = runner.run(partial(_ask_job, return_exceptions=return_exceptions), jobs)
         try:
             for index, answer in answers:
@@ -190,8 +190,16 @@ class Binder:
         make = partial(_rebuild_binder, lm_arg=lm_arg, neural_lm=self._neural_lm_arg, neural=self._neural_arg,
                        cache=self._cache, settings={f.name: getattr(self.settings, f.name)
                                                     for f in fields(self.settings)})
-        return RayEngine(recipe_for(make, lm_arg, cache=self._cache, record=False), concurrency,
-                         address=ray_address)
+        recorder = None
+        if self._record_dir is not None:  # the workers' answers go into record_dir/lm.sqlite, as here
+            from pathlib import Path
+
+            from binder_py.lm.spec import open_store
+
+            Path(self._record_dir).expanduser().mkdir(parents=True, exist_ok=True)
+            recorder = open_store(Path(self._record_dir).expanduser() / "lm.sqlite")
+        return RayEngine(recipe_for(make, lm_arg, cache=self._cache, record=recorder is not None), concurrency,
+                         address=ray_address, recorder=recorder)
 
     def close(self) -> None:
         """Release the models this binder built (their worker processes, thread pools and files)."""

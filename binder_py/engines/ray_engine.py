@@ -98,9 +98,8 @@ def prepare_worker() -> None:
     """Ray's ``worker_process_setup_hook`` for a Ray binder-py starts or joins: a new worker
     process imports the pipeline and the model client before its first question, so that
     time counts as start-up, not as the first question's."""
-    import binder_py.ask  # noqa: F401 - the pipeline, prompts, neural backends
     import binder_py.lm.openai_backend  # noqa: F401 - the OpenAI client (0.6 s to import here)
-    import binder_py.runs.evaluation  # noqa: F401
+    import binder_py.pipeline  # noqa: F401 - the stages, prompts, neural backends, sandbox client
 
 
 def _build_lm(recipe: WorkerRecipe, recording: CapturedRecording | None) -> Any:

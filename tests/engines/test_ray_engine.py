@@ -198,17 +198,21 @@ def test_a_killed_driver_resumes_losing_only_questions_in_flight(cluster, exampl
         assert timeless(record["candidates"]) == timeless(local[qid]["candidates"])
 
 
-def test_ask_many_on_ray_gives_the_local_answers(examples):
+def test_ask_many_on_ray_gives_the_local_answers_and_records_them(examples, tmp_path):
     from binder_py.ask import Binder
 
     items = [{"table": e.load_table(), "question": e.question, "title": e.title, "question_id": e.id}
              for e in examples[:3]]
+    settings = {"cache": False, "task": "wikitq", "n": N, "progress": False}
     with LoopbackServer(responder=responder_for(examples, N)) as server:
-        binder = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", cache=False, task="wikitq", n=N, progress=False)
-        local = binder.ask_many(items, concurrency=2)
+        local = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", **settings).ask_many(items, concurrency=2)
+        binder = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", record_dir=str(tmp_path / "rec"), **settings)
         remote = binder.ask_many(items, concurrency=2, engine="ray")
     assert [a.value for a in remote] == [a.value for a in local]
     assert [[c.program for c in a.candidates] for a in remote] == [[c.program for c in a.candidates] for a in local]
+    # the workers' answers went into record_dir/lm.sqlite: they replay without the server
+    replayed = Binder(lm=f"replay:{tmp_path / 'rec'}", **settings).ask_many(items, concurrency=2)
+    assert [a.value for a in replayed] == [a.value for a in local]
 
 
 def test_a_model_object_that_cannot_be_sent_is_a_one_line_error(examples, tmp_path):
