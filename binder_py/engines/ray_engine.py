@@ -113,6 +113,8 @@ def _build_lm(recipe: WorkerRecipe, recording: CapturedRecording | None) -> Any:
     lm = lm_from_spec(recipe.lm_spec, cache=recipe.cache, limiter=limiter, retry=retry)
     if recording is not None:
         lm.recorder = recording  # every answer used, cache hits included, as a local run's recorder gets them
+        backend = lm.backend  # and the model, as LMClient registers it with its recorder (replay reads its API)
+        recording.put_model(lm.name, backend.endpoint, backend.model, backend.context_window)
     return lm
 
 
@@ -153,8 +155,6 @@ def run_question(recipe: WorkerRecipe, work: Callable[[Any, Any], Any], item: An
     state = _worker_state(recipe)
     cache = state.binder.neural_cache
     _catch_up(cache, state, snapshot)
-    if state.recording is not None:
-        state.recording.drain()  # writes of an earlier, lost attempt are not this question's
     before_keys, before_counts = cache_keys(cache), cache_counts(cache)
     started = time.perf_counter()
     result = work(state.binder, item)

@@ -199,19 +199,30 @@ def test_a_killed_driver_resumes_losing_only_questions_in_flight(cluster, exampl
 
 
 def test_ask_many_on_ray_gives_the_local_answers_and_records_them(examples, tmp_path):
+    import sqlite3
+
     from binder_py.ask import Binder
 
     items = [{"table": e.load_table(), "question": e.question, "title": e.title, "question_id": e.id}
              for e in examples[:3]]
     settings = {"cache": False, "task": "wikitq", "n": N, "progress": False}
+    answers = {}
     with LoopbackServer(responder=responder_for(examples, N)) as server:
-        local = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", **settings).ask_many(items, concurrency=2)
-        binder = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", record_dir=str(tmp_path / "rec"), **settings)
-        remote = binder.ask_many(items, concurrency=2, engine="ray")
+        for engine in ("local", "ray"):
+            binder = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", record_dir=str(tmp_path / engine), **settings)
+            answers[engine] = binder.ask_many(items, concurrency=2, engine=engine)
+            binder.close()
+    local, remote = answers["local"], answers["ray"]
     assert [a.value for a in remote] == [a.value for a in local]
     assert [[c.program for c in a.candidates] for a in remote] == [[c.program for c in a.candidates] for a in local]
-    # the workers' answers went into record_dir/lm.sqlite: they replay without the server
-    replayed = Binder(lm=f"replay:{tmp_path / 'rec'}", **settings).ask_many(items, concurrency=2)
+
+    def recorded(engine):  # the workers' answers went into record_dir/lm.sqlite, as the local run's did
+        with sqlite3.connect(tmp_path / engine / "lm.sqlite") as db:
+            return (sorted(db.execute("SELECT key, response_json FROM responses")),
+                    sorted(db.execute("SELECT lm, endpoint, model FROM models")))
+
+    assert recorded("ray") == recorded("local") and len(recorded("local")[0]) >= 3
+    replayed = Binder(lm=f"replay:{tmp_path / 'ray'}", **settings).ask_many(items, concurrency=2)
     assert [a.value for a in replayed] == [a.value for a in local]
 
 
