@@ -11,8 +11,8 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import fields, replace
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -138,7 +138,8 @@ class Binder:
         return await asyncio.to_thread(self.ask, table, question, title, **overrides)
 
     def ask_many(self, items: Iterable[Any], *, concurrency: int = 2, progress: bool | None = None,
-                 return_exceptions: bool = False) -> list[Answer | BaseException]:
+                 return_exceptions: bool = False, engine: str = "local",
+                 ray_address: str | None = None) -> list[Answer | BaseException]:
         """Answer many questions, ``concurrency`` at a time, with one progress bar over the questions
         (tqdm's notebook bar in Jupyter; ``progress`` overrides the binder's).
 
@@ -147,28 +148,58 @@ class Binder:
         name several tables (a mapping, as for :meth:`ask`). Answers come
         back in input order. With ``return_exceptions`` a failing question gives its
         exception in place of an answer instead of stopping the others.
+
+        ``engine="ray"`` runs each question as a Ray task (``ray_address``: the cluster,
+        default ``$RAY_ADDRESS`` or a new local Ray); each worker builds its own binder with
+        this one's settings and model (docs/SCALE.md). Tables given as paths are read here.
         """
+        from binder_py.engines import check_engine
+
+        check_engine(engine)
         jobs = [_job(item) for item in items]
+        if engine == "ray":
+            jobs = [{**job, "table": _files_read(job["table"])} for job in jobs]  # workers need not see our files
         results: list[Answer | BaseException | None] = [None] * len(jobs)
+        runner = self._engine(engine, concurrency, ray_address)
         bar = progress_bar(len(jobs), "questions", "q", self.progress if progress is None else progress)
-
-        def run(index: int) -> None:
-            try:
-                results[index] = self.ask(**jobs[index], progress=False)  # one bar, over the questions
-            except BaseException as error:  # noqa: BLE001 - reported per question
-                if not return_exceptions:
-                    raise
-                results[index] = error
-            finally:
-                bar.update(1)
-
+        answers = runner.run(partial(_ask_job, return_exceptions=return_exceptions), jobs)
         try:
-            with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-                for future in [pool.submit(run, i) for i in range(len(jobs))]:
-                    future.result()
+            for index, answer in answers:
+                results[index] = answer
+                bar.update(1)
         finally:
+            answers.close()
             bar.close()
+            runner.close()
         return results  # type: ignore[return-value]
+
+    def _engine(self, engine: str, concurrency: int, ray_address: str | None) -> Any:
+        if engine == "local":
+            if ray_address is not None:
+                raise BinderError("ray_address needs engine='ray'")
+            from binder_py.engines.local import LocalEngine
+
+            return LocalEngine(self, concurrency)
+        from binder_py.engines import require_ray
+
+        require_ray()
+        from binder_py.engines.ray_engine import RayEngine, recipe_for
+        from binder_py.lm import default_spec
+
+        lm_arg = self._lm_arg if self._lm_arg is not None else default_spec()
+        make = partial(_rebuild_binder, lm_arg=lm_arg, neural_lm=self._neural_lm_arg, neural=self._neural_arg,
+                       cache=self._cache, settings={f.name: getattr(self.settings, f.name)
+                                                    for f in fields(self.settings)})
+        recorder = None
+        if self._record_dir is not None:  # the workers' answers go into record_dir/lm.sqlite, as here
+            from pathlib import Path
+
+            from binder_py.lm.spec import open_store
+
+            Path(self._record_dir).expanduser().mkdir(parents=True, exist_ok=True)
+            recorder = open_store(Path(self._record_dir).expanduser() / "lm.sqlite")
+        return RayEngine(recipe_for(make, lm_arg, cache=self._cache, record=recorder is not None), concurrency,
+                         address=ray_address, recorder=recorder)
 
     def close(self) -> None:
         """Release the models this binder built (their worker processes, thread pools and files)."""
@@ -205,6 +236,32 @@ def _read_table(table: Any, what: str) -> pd.DataFrame:
     if isinstance(table, (str, os.PathLike)):
         return load_table(table)
     raise BinderError(f"{what} must be a DataFrame or a table file's path, got {type(table).__name__}")
+
+
+def _ask_job(binder: Binder, job: dict[str, Any], *, return_exceptions: bool) -> Answer | BaseException:
+    """One question of :meth:`Binder.ask_many` (on a thread, or in a Ray worker)."""
+    try:
+        return binder.ask(**job, progress=False)  # one bar, over the questions
+    except Exception as error:  # noqa: BLE001 - reported per question
+        if not return_exceptions:
+            raise
+        return error
+
+
+def _files_read(tables: TablesArg) -> TablesArg:
+    """``tables`` with every table file read into a DataFrame."""
+    if isinstance(tables, (str, os.PathLike)):
+        return load_table(tables)
+    if isinstance(tables, Mapping):
+        return {name: load_table(t) if isinstance(t, (str, os.PathLike)) else t for name, t in tables.items()}
+    return tables
+
+
+def _rebuild_binder(lm: LanguageModel | None, *, lm_arg: Any, neural_lm: Any, neural: Any, cache: bool,
+                    settings: dict[str, Any]) -> Binder:
+    """A Ray worker's copy of a binder (its own sandbox pool and neural cache)."""
+    return Binder(lm=lm if lm is not None else lm_arg, neural_lm=neural_lm, neural=neural, cache=cache,
+                  progress=False, **settings)
 
 
 def _job(item: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from binder_py.cli.options import add_model_options, add_sampling_options
+from binder_py.cli.options import add_engine_options, add_model_options, add_sampling_options
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
@@ -135,6 +135,8 @@ Run the same command again to resume: finished ids are skipped, a line cut off b
 and redone. Settings that change answers (task, split, mode, --lm, --neural, --n, --seed, --vote,
 --shots) must match; otherwise use a new --out or --force (moves the old results aside).
 Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
+On a Ray cluster (--engine ray [--ray-address ADDR]) each question is a Ray task; the results come
+back here and go into the same run directory (docs/SCALE.md).
 Per-question failures are recorded as lines with an "error" field and the run goes on; a bad key or
 unknown model stops it at once. Ctrl-C stops it; finished lines are kept.
 
@@ -166,6 +168,7 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data-dir", metavar="DIR", help="data directory (default: $BINDER_DATA, else ../shared/data)")
     parser.add_argument("--concurrency", type=int, metavar="C",
                         help="questions at once (default 1 for the local model, 4 otherwise)")
+    add_engine_options(parser)
     parser.add_argument("--force", action="store_true", help="start over when --out holds a run with other settings")
     parser.add_argument("--retry-errors", action="store_true", help="on resume, run questions that failed again")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -188,7 +191,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
                            sample_seed=args.sample_seed, data_dir=args.data_dir,
                            concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
-                           command=["binder-py", *sys.argv[1:]],
+                           command=["binder-py", *sys.argv[1:]], engine=args.engine,
+                           ray_address=args.ray_address,
                            extra_settings={name: value for name, value in (("abstain_below", args.abstain_below),
                                                                            ("constrained", args.constrained))
                                            if value is not None} or None)

@@ -55,3 +55,15 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--unconstrained", dest="constrained", action="store_false", default=None,
                         help="sample programs freely, without the grammar of the table's columns (on by "
                              "default for models that take grammars)")
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` and ``--ray-address``: where the questions run (docs/SCALE.md)."""
+    from binder_py.engines import ENGINES
+
+    parser.add_argument("--engine", choices=ENGINES, default="local",
+                        help="local: threads of this process (default); ray: Ray tasks on a cluster, results "
+                             "written here (needs pip install \"binder-py[ray]\"; docs/SCALE.md)")
+    parser.add_argument("--ray-address", metavar="ADDR",
+                        help="the Ray cluster for --engine ray (default: $RAY_ADDRESS, else a new local Ray), "
+                             "e.g. ray://head:10001 or auto")

@@ -133,10 +133,23 @@ class Limiter:
                 if wait <= 0:
                     break
                 self._cond.wait(timeout=min(wait, 1.0))
-            self._in_flight += 1
-            self.max_in_flight_seen = max(self.max_in_flight_seen, self._in_flight)
-            if self.rpm is not None or self.tpm is not None:
-                self._events.append((self.clock(), tokens))
+            self._take(tokens)
+
+    def try_acquire(self, tokens: int = 0) -> float:
+        """Take a slot if one may start now and return 0; else take nothing and return the
+        seconds to wait before asking again (for callers that must not block, e.g. a Ray actor)."""
+        with self._cond:
+            wait = self._wait_needed(tokens, self.clock())
+            if wait > 0:
+                return wait
+            self._take(tokens)
+            return 0.0
+
+    def _take(self, tokens: int) -> None:
+        self._in_flight += 1
+        self.max_in_flight_seen = max(self.max_in_flight_seen, self._in_flight)
+        if self.rpm is not None or self.tpm is not None:
+            self._events.append((self.clock(), tokens))
 
     def release(self) -> None:
         with self._cond:

@@ -6,6 +6,10 @@ it finishes) and ``lm.sqlite`` (every model response the run used, cache hits in
 ``--lm replay:DIR`` reruns it offline with the same answers. Starting again with the same
 ``--out`` resumes: finished ids are skipped. Settings that change answers must match the
 directory's config (else ``force=True`` moves the old results aside and starts over).
+
+The questions run on an *engine* (:mod:`binder_py.engines`): threads of this process
+(``local``) or Ray tasks on a cluster (``ray``, docs/SCALE.md). Either way the results come
+back to this process, which writes the same run directory.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ import os
 import platform
 import random
 import sys
-import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from binder_py.engines import check_engine
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
@@ -51,6 +55,10 @@ class RunSummary:
     interrupted: bool = False
     seconds: float = 0.0
     usage: dict[str, float] = field(default_factory=dict)
+    engine: str = "local"
+    startup_seconds: float = 0.0  # the engine's start (connecting to or starting Ray)
+    neural_counts: dict[str, int] = field(default_factory=dict)  # neural cache hits and misses, this invocation
+    engine_overheads: list[float] = field(default_factory=list)  # Ray: seconds per question the engine added
 
     def accuracy(self, name: str) -> float:
         """Share of finished questions judged correct by evaluator ``name``."""
@@ -69,7 +77,8 @@ class RunSummary:
         return (f"{self.out}: {self.finished}/{self.total} questions finished ({self.skipped} from before, "
                 f"{self.answered} now, {self.errors} with errors); {acc}; {int(self.usage.get('requests', 0))} "
                 f"model requests, {tokens} tokens (+{cached} cached), ${self.usage.get('cost_usd', 0.0):.4f}; "
-                f"{self.seconds:.0f} s this time")
+                f"{self.seconds:.0f} s this time"
+                + (f" on Ray ({self.startup_seconds:.1f} s to start)" if self.engine == "ray" else ""))
 
 
 def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: Sequence[str] | None = None,
@@ -177,6 +186,16 @@ def _question_record(example: Any, split: str, data_dir: Path | None) -> dict[st
             "gold_canon": list(example.gold_canon) if example.gold_canon is not None else None}
 
 
+def error_record(example: Any, error: BaseException, *, task: str, split: str, data_dir: Path | None,
+                 seconds: float = 0.0) -> dict[str, Any]:
+    """The results line of a question that failed with ``error`` (no prediction, judged wrong)."""
+    record = _question_record(example, split, data_dir)
+    record.update({"prediction": None, "error": f"{type(error).__name__}: {error}", "candidates": [],
+                   "seconds": seconds, "finished_at": _now()})
+    record.update(score_prediction(task, example.question, example.gold, None, example.gold_canon))
+    return record
+
+
 def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir: Path | None) -> dict[str, Any]:
     """One results line for ``example`` (an ``error`` line when it fails; :class:`LMConfigError` propagates)."""
     record = _question_record(example, split, data_dir)
@@ -187,10 +206,8 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
     except LMConfigError:
         raise
     except Exception as error:  # noqa: BLE001 - recorded on the line, the run goes on
-        record.update({"prediction": None, "error": f"{type(error).__name__}: {error}", "candidates": [],
-                       "seconds": time.perf_counter() - started, "finished_at": _now()})
-        record.update(score_prediction(task, example.question, example.gold, None, example.gold_canon))
-        return record
+        return error_record(example, error, task=task, split=split, data_dir=data_dir,
+                            seconds=time.perf_counter() - started)
     data = answer.to_json()
     record["prediction"] = data["value"]
     record.update(score_prediction(task, example.question, example.gold, answer.value, example.gold_canon))
@@ -214,7 +231,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
              progress: bool = True, vote: str | None = None, shots: int | None = None, cache: bool = True,
              examples: Sequence[Any] | None = None, command: Sequence[str] | None = None,
              on_record: Callable[[dict[str, Any]], None] | None = None,
-             extra_settings: Mapping[str, Any] | None = None) -> RunSummary:
+             extra_settings: Mapping[str, Any] | None = None, engine: str = "local",
+             ray_address: str | None = None) -> RunSummary:
     """Run (or resume) an evaluation into the directory ``out``; see the module docstring.
 
     ``lm`` is an ``--lm`` spec (recorded into ``out/lm.sqlite``) or a :class:`LanguageModel`
@@ -222,11 +240,19 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     data directory. Per-question failures become lines with an ``error``; an
     :class:`LMConfigError` (bad key, unknown model) stops the run at once; ``KeyboardInterrupt``
     stops it after cancelling the questions not started (finished lines are kept).
+    ``engine="ray"`` runs the questions as Ray tasks (``ray_address``: the cluster; docs/SCALE.md).
     """
     from binder_py.ask import Binder
 
     if task not in BENCHMARK_TASKS:
         raise BinderError(f"unknown task {task!r}; use one of {', '.join(BENCHMARK_TASKS)}")
+    check_engine(engine)
+    if engine == "ray":
+        from binder_py.engines import require_ray
+
+        require_ray()  # before anything is read or written
+    elif ray_address is not None:
+        raise BinderError("--ray-address needs --engine ray")
     profile = task_profile(task)
     out = Path(out).expanduser()
     spec = _spec_text(lm)
@@ -289,18 +315,90 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "host": {"cpus": os.cpu_count(), "platform": platform.platform()}, "started_at": _now(),
     }
 
+    config["engine"] = engine
+    if concurrency is None:
+        concurrency = 1 if model.capabilities.embedded else 4
+    job = partial(answer_example, task=task, split=split, data_dir=resolved_data)
+    runner = _local_or_ray(engine, binder, max(1, concurrency), lm_arg=lm if lm is not None else spec,
+                           neural=neural, cache=cache, settings=settings, record=record_dir is not None,
+                           replay_api=replayed_config.get("lm_api") if isinstance(model, ReplayLM) else None,
+                           recorder_path=out / RECORDING_FILE if record_dir is not None else None,
+                           ray_address=ray_address,
+                           lost=partial(error_record, task=task, split=split, data_dir=resolved_data))
+
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out).acquire()
+    # local engine: the plan prompts of the questions in flight may share requests
+    # (binder_py/neural/batching.py); not when recording or replaying: a replay must see the recorded prompts
+    batching = runner.name == "local"
+    if batching:
+        batch_plan_prompts(binder.neural, max(1, concurrency),
+                           replaying=isinstance(model, ReplayLM) or record_dir is not None)
     try:
-        return _run_locked(out, config, selected, binder, model, task, split, mode, resolved_data, force,
-                           retry_errors, progress, concurrency, on_record)
+        return _run_locked(out, config, selected, runner, job, task, split, force, retry_errors, progress,
+                           on_record)
     finally:
+        if batching:
+            stop_batching(binder.neural)
         lock.release()
+        runner.close()
 
 
-def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: Any, model: Any, task: str,
-                split: str, mode: str, resolved_data: Path | None, force: bool, retry_errors: bool, progress: bool,
-                concurrency: int | None, on_record: Callable[[dict[str, Any]], None] | None) -> RunSummary:
+def build_worker_binder(lm: Any, *, lm_arg: Any, neural: Any, cache: bool, settings: Mapping[str, Any],
+                        replay_api: str | None = None) -> Any:
+    """A Ray worker's binder for an evaluation: ``lm`` (built by the worker) or else ``lm_arg``."""
+    from binder_py.ask import Binder
+
+    binder = Binder(lm=lm if lm is not None else lm_arg, neural=neural, cache=cache, progress=False, **settings)
+    if replay_api and isinstance(binder.lm, ReplayLM):
+        binder.lm.with_api(replay_api)  # prompts are built as for the recorded model, as in the driver
+    return binder
+
+
+def _local_or_ray(engine: str, binder: Any, concurrency: int, *, lm_arg: Any, neural: Any, cache: bool,
+                  settings: Mapping[str, Any], record: bool, replay_api: str | None, recorder_path: Path | None,
+                  ray_address: str | None, lost: Callable[[Any, BaseException], Any]) -> Any:
+    if engine == "local":
+        from binder_py.engines.local import LocalEngine
+
+        return LocalEngine(binder, concurrency)
+    from binder_py.engines.ray_engine import RayEngine, recipe_for
+    from binder_py.lm.spec import open_store
+
+    make = partial(build_worker_binder, lm_arg=lm_arg, neural=neural, cache=cache, settings=dict(settings),
+                   replay_api=replay_api)
+    recipe = recipe_for(make, lm_arg, cache=cache, record=record)
+    return RayEngine(recipe, concurrency, address=ray_address,
+                     recorder=open_store(recorder_path) if recorder_path is not None else None, lost=lost)
+
+
+@dataclass
+class ShippedExample:
+    """An example with its table loaded by the driver, so Ray workers need not see the data
+    directory (a table that fails to load is left to the worker, which records the error)."""
+
+    example: Any
+    table: Any = None
+
+    def load_table(self) -> Any:
+        return self.example.load_table() if self.table is None else self.table.copy()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("example", "table"):
+            raise AttributeError(name)
+        return getattr(self.example, name)
+
+
+def ship_example(example: Any) -> ShippedExample:
+    try:
+        return ShippedExample(example, example.load_table())
+    except Exception:  # noqa: BLE001 - the worker meets the same error and records it on the line
+        return ShippedExample(example)
+
+
+def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: Any,
+                job: Callable[[Any, Any], dict[str, Any]], task: str, split: str, force: bool, retry_errors: bool,
+                progress: bool, on_record: Callable[[dict[str, Any]], None] | None) -> RunSummary:
     old = read_config(out)
     results_path = out / RESULTS_FILE
     if old is not None:
@@ -332,7 +430,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
     todo = [e for e in selected if e.id not in finished]
 
     summary = RunSummary(out=out, config=config, total=len(selected), skipped=len(finished),
-                         truncated_bytes=found.truncated_bytes)
+                         truncated_bytes=found.truncated_bytes, engine=runner.name)
     usage_keys = ("requests", "prompt_tokens", "completion_tokens", "cached_requests", "cached_prompt_tokens",
                   "cached_completion_tokens", "cost_usd")
     summary.usage = {k: 0.0 for k in usage_keys}
@@ -350,7 +448,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
 
     from tqdm import tqdm
 
-    bar = tqdm(total=len(selected), initial=len(finished), desc=f"{task} {split} {mode}", unit="q",
+    bar = tqdm(total=len(selected), initial=len(finished), desc=f"{task} {split} {config['mode']}", unit="q",
                file=sys.stderr, disable=not progress, dynamic_ncols=True)
 
     def postfix() -> None:
@@ -362,62 +460,38 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], binder: 
                             f"${u['cost_usd']:.3f} | err {summary.errors}", refresh=True)
 
     postfix()
-    if concurrency is None:
-        concurrency = 1 if model.capabilities.embedded else 4
-    concurrency = max(1, concurrency)
-    # the plan prompts of the questions in flight may share requests (binder_py/neural/batching.py);
-    # not when recording or replaying: a replay must see the recorded prompts
-    batch_plan_prompts(binder.neural, concurrency,
-                       replaying=isinstance(model, ReplayLM) or config.get("recording") is not None)
-    stop = threading.Event()
-
-    def work(example: Any) -> dict[str, Any] | None:
-        if stop.is_set():
-            return None
-        return answer_example(binder, example, task=task, split=split, data_dir=resolved_data)
-
     started = time.perf_counter()
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="binder-eval")
-    inflight: dict[Future, Any] = {}
-    pending = iter(todo)
+    items = (ship_example(e) for e in todo) if runner.name == "ray" else iter(todo)
+    results = runner.run(job, items)
     try:
         with ResultsWriter(results_path) as writer:
-            while True:
-                while len(inflight) < concurrency:
-                    example = next(pending, None)
-                    if example is None:
-                        break
-                    inflight[pool.submit(work, example)] = example
-                if not inflight:
-                    break
-                done, _ = wait(list(inflight), timeout=0.5, return_when=FIRST_COMPLETED)
-                for future in done:
-                    inflight.pop(future)
-                    record = future.result()  # LMConfigError / KeyboardInterrupt stop the run
-                    if record is None:
-                        continue
-                    writer.append(record)
-                    count(record)
-                    summary.answered += 1
-                    if on_record is not None:
-                        on_record(record)
-                    bar.update(1)
-                    postfix()
+            for _, record in results:  # LMConfigError / KeyboardInterrupt stop the run
+                writer.append(record)
+                count(record)
+                summary.answered += 1
+                if on_record is not None:
+                    on_record(record)
+                bar.update(1)
+                postfix()
     except BaseException as error:
-        stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        stop_batching(binder.neural)
+        results.close()  # cancels the questions not started
         summary.interrupted = True
         bar.close()
-        summary.seconds = time.perf_counter() - started
+        _finish(summary, runner, started)
         if isinstance(error, KeyboardInterrupt):
             error.summary = summary  # type: ignore[attr-defined]
         raise
-    pool.shutdown(wait=True)
-    stop_batching(binder.neural)
     bar.close()
-    summary.seconds = time.perf_counter() - started
+    _finish(summary, runner, started)
     return summary
 
 
-__all__ = ["RunSummary", "TASKS", "answer_example", "read_ids_file", "run_eval", "select_examples"]
+def _finish(summary: RunSummary, runner: Any, started: float) -> None:
+    summary.seconds = time.perf_counter() - started
+    summary.startup_seconds = runner.startup_seconds
+    summary.neural_counts = runner.neural_counts()
+    summary.engine_overheads = list(getattr(runner, "overheads", []))
+
+
+__all__ = ["RunSummary", "TASKS", "answer_example", "build_worker_binder", "error_record", "read_ids_file",
+           "run_eval", "select_examples"]

@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("binder_py.language",),
     ("binder_py.answer", "binder_py.notebook"),
     ("binder_py.pipeline",),
+    ("binder_py.engines",),
     ("binder_py.ask", "binder_py.accessor", "binder_py.progress"),
     ("binder_py.runs", "binder_py.bench", "binder_py.views"),
     ("binder_py.cli", "binder_py.__main__", "binder_py"),
