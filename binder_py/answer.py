@@ -12,6 +12,7 @@ import pandas as pd
 
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.types import Usage
+from binder_py.made_columns import lm_made_columns
 from binder_py.vote import vote_closeness
 
 if TYPE_CHECKING:
@@ -307,28 +308,6 @@ class Answer:
         from binder_py.notebook import answer_html
 
         return answer_html(self)
-
-
-def lm_made_columns(table: pd.DataFrame, calls: list[Any]) -> pd.DataFrame | None:
-    """``table`` plus one column per ``f_col`` call whose context columns are columns of ``table``.
-
-    Rows are matched by their key (the context cells), never by position; rows the call did
-    not see stay empty.
-    """
-    from binder_py.neural.requests import cell_text, row_key
-
-    out = table.copy()
-    added = False
-    for call in calls:
-        if call.kind != "col" or not call.columns or not all(c in table.columns for c in call.columns):
-            continue
-        keys = [row_key([cell_text(v) for v in row]) for row in table[call.columns].itertuples(index=False, name=None)]
-        name = call.question
-        while name in out.columns:
-            name += "'"
-        out[name] = [call.answers.get(k) for k in keys]
-        added = True
-    return out if added else None
 
 
 def _key_text(key: Any) -> str:

@@ -19,12 +19,13 @@ Plain HTML and CSS, no JavaScript; everything from the model or the table is esc
 
 from __future__ import annotations
 
+from binder_py.made_columns import lm_made_columns
+
 import html
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from binder_py.answer import lm_made_columns
 
 if TYPE_CHECKING:
     from binder_py.answer import Answer, Candidate

@@ -28,34 +28,41 @@ Entries = dict[str, dict[tuple, Any]]
 KINDS = ("rows", "vals")
 
 
-def _tables(cache: Any) -> dict[str, dict[tuple, Any]]:
-    return {"rows": cache._rows, "vals": cache._vals}  # NeuralCache's two stores (tests/engines checks the layout)
+def _flat(cache: Any) -> dict[str, dict[tuple, Any]]:
+    """The cache's two stores as flat ``key -> answer`` maps: ``rows`` keyed ``(*call, row key)`` (the cache
+    holds them per call: ``call -> row key -> answer``, the call a tuple such as (backend, kind, question,
+    columns)), ``vals`` as they are. Call with the cache's lock held."""
+    rows = {(*base, key): answer for base, answers in cache._rows.items() for key, answer in answers.items()}
+    return {"rows": rows, "vals": dict(cache._vals)}
 
 
 def cache_keys(cache: Any) -> dict[str, set[tuple]]:
     """The keys ``cache`` holds now (to find what a question adds)."""
     with cache._lock:
-        return {kind: set(table) for kind, table in _tables(cache).items()}
+        return {kind: set(table) for kind, table in _flat(cache).items()}
 
 
 def new_entries(cache: Any, before: dict[str, set[tuple]]) -> Entries:
     """The answers ``cache`` holds that were not there ``before``."""
     with cache._lock:
         return {kind: {k: v for k, v in table.items() if k not in before[kind]}
-                for kind, table in _tables(cache).items()}
+                for kind, table in _flat(cache).items()}
 
 
 def add_entries(cache: Any, entries: Entries) -> int:
     """Add ``entries`` to ``cache`` (answers it has already are kept); returns how many were new."""
     added = 0
     with cache._lock:
-        tables = _tables(cache)
-        for kind in KINDS:
-            table = tables[kind]
-            for key, value in entries.get(kind, {}).items():
-                if key not in table:
-                    table[key] = value
-                    added += 1
+        for flat_key, value in entries.get("rows", {}).items():
+            base, key = tuple(flat_key[:-1]), flat_key[-1]
+            answers = cache._rows.setdefault(base, {})
+            if key not in answers:
+                answers[key] = value
+                added += 1
+        for key, value in entries.get("vals", {}).items():
+            if key not in cache._vals:
+                cache._vals[key] = value
+                added += 1
     return added
 
 

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "binder_py.language.messages"),
     ("binder_py.neural", "binder_py.discriminate"),
     ("binder_py.language",),
-    ("binder_py.answer", "binder_py.notebook"),
+    ("binder_py.answer", "binder_py.notebook", "binder_py.made_columns"),
     ("binder_py.pipeline",),
     ("binder_py.engines",),
     ("binder_py.ask", "binder_py.accessor", "binder_py.progress"),
