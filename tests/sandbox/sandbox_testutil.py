@@ -23,12 +23,13 @@ def zygote_children(zpid):
     return out
 
 
-def wait_settled(sb, timeout=3.0):
-    """Wait until only the idle pool remains; return the number of children."""
+def wait_settled(sb, timeout=10.0):
+    """Wait until only the idle pool remains, refilled (a used worker is replaced after it exits, so the
+    count may dip below the pool size for a moment); return the number of children."""
     zpid = sb.zygote_pid()
     deadline = time.monotonic() + timeout
     while True:
         n = len(zygote_children(zpid))
-        if n <= sb.pool_size or time.monotonic() > deadline:
+        if n == sb.pool_size or time.monotonic() > deadline:
             return n
         time.sleep(0.02)
