@@ -54,13 +54,13 @@ def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> 
         if not path:
             raise BinderError("--neural oracle: needs a file, as in --neural oracle:answers.json")
         return OracleBackend.from_file(path)
-    if neural in ("lm", "lm-rows", "lm-table") or neural.startswith("lm:"):
+    from binder_py.neural.build import LM_SPECS, lm_backend
+
+    if neural in LM_SPECS or neural.startswith("lm:"):
         from binder_py.lm import lm_from_spec
-        from binder_py.neural.build import lm_backend
 
         spec = lm_spec if lm_spec else (neural[3:] or None if neural.startswith("lm:") else None)
-        protocol = neural.removeprefix("lm-") if neural in ("lm-rows", "lm-table") else None
-        return lm_backend(lm_from_spec(spec), protocol, title=title)
+        return lm_backend(lm_from_spec(spec), LM_SPECS.get(neural), title=title)
     raise BinderError(f"unknown --neural {neural!r}; use oracle:FILE.json, lm, lm-rows or lm-table")
 
 

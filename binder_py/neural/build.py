@@ -12,6 +12,8 @@ from binder_py.neural.backends import CallableBackend, NeuralBackend, OracleBack
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.rowwise import RowwiseNeuralBackend
 
+#: the specs that name the prompted-LM backend, with the protocol each asks for (None: the model's)
+LM_SPECS: dict[str, str | None] = {"lm": None, "lm-rows": "rows", "lm-table": "table"}
 SPEC_FORMS = "oracle:FILE.json, lm, lm-rows, lm-table, lm:SPEC, a NeuralBackend or a callable"
 
 
@@ -33,10 +35,8 @@ def build_neural_backend(spec: Any, *, lm: Callable[[], LanguageModel],
     (:func:`lm_backend` picks its protocol; ``"lm-rows"``/``"lm-table"`` choose one);
     ``"lm:SPEC"`` → another model ``make_lm(SPEC)``; ``"oracle:FILE.json"`` → answers from a
     file; a :class:`NeuralBackend` as it is; any other callable → :class:`CallableBackend`."""
-    if spec is None or spec == "lm":
-        return lm_backend(lm())
-    if spec in ("lm-rows", "lm-table"):
-        return lm_backend(lm(), spec.removeprefix("lm-"))
+    if spec is None or spec in LM_SPECS:
+        return lm_backend(lm(), LM_SPECS.get(spec))
     if isinstance(spec, str):
         if spec.startswith("oracle:"):
             return OracleBackend.from_file(spec[len("oracle:"):])

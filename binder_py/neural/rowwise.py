@@ -95,6 +95,14 @@ def yes_probability(choice: Choice) -> float | None:
     return totals["yes"] / both if both > 0 else None
 
 
+def fixed_prefix(demos: Sequence[RowDemo]) -> tuple[tuple[str, str], ...]:
+    """The instruction and the demonstrations as chat turns."""
+    turns: list[tuple[str, str]] = [("system", INSTRUCTION)]
+    for demo in demos:
+        turns += [("user", row_turn(demo.question, demo.cells)), ("assistant", demo.answer)]
+    return tuple(turns)
+
+
 class RowwiseNeuralBackend:
     """Answer ``f_col`` row by row after a fixed, cached prefix (see the module's docstring);
     ``f_val`` with the table prompt of :class:`LMNeuralBackend`."""
@@ -109,13 +117,11 @@ class RowwiseNeuralBackend:
         self.demos = load_row_demos() if demos is None else demos
         self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
         self.table_backend = LMNeuralBackend(lm, title=title)
+        self._prefix = fixed_prefix(self.demos)
 
     def prefix(self) -> tuple[tuple[str, str], ...]:
         """The fixed chat turns every row's request starts with (the same for every call)."""
-        turns: list[tuple[str, str]] = [("system", INSTRUCTION)]
-        for demo in self.demos:
-            turns += [("user", row_turn(demo.question, demo.cells)), ("assistant", demo.answer)]
-        return tuple(turns)
+        return self._prefix
 
     def answer(self, request: NeuralRequest) -> NeuralAnswer:
         if request.kind != "col":

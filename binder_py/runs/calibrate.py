@@ -25,6 +25,8 @@ from binder_py.runs.report import Run, load_run, record_vote
 
 #: splits a calibrator must never be fitted on
 HELD_OUT_SPLITS = frozenset({"test", "test-small"})
+#: re-vote with every recorded sample (vote_prefix keeps the samples whose position is below k)
+ALL_SAMPLES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ def run_examples(run: Run) -> tuple[list[ConfidenceFeatures], list[bool], list[f
     for record in run.records:
         if record.get("error") or record.get("prediction") is None or not record.get("candidates"):
             continue
-        result = record_vote(record, 10**9, run.config)
+        result = record_vote(record, ALL_SAMPLES, run.config)
         found = confidence_features(result)
         if found is None:
             continue
