@@ -143,7 +143,8 @@ class LocalBackend:
         log_path = models_dir() / "local-worker.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-m", "binder_py.lm.local_worker", "--model", str(verification.path),
-                   "--n-ctx", str(self.context_window), "--slots", str(self.slots), "--threads", str(self.n_threads)]
+                   "--n-ctx", str(self.context_window), "--slots", str(self.slots), "--threads", str(self.n_threads),
+                   "--parent-pid", str(os.getpid())]
         env = dict(os.environ)
         package_root = str(Path(__file__).resolve().parents[2])  # so the worker imports this same binder_py
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))

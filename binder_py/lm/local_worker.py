@@ -237,30 +237,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-ctx", type=int, required=True, help="context tokens per slot")
     parser.add_argument("--slots", type=int, required=True)
     parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--parent-pid", type=int, help="leave when this process is gone (default: the parent)")
     args = parser.parse_args(argv)
+    die_with_parent(args.parent_pid)
     return serve(WorkerSettings(args.model, args.n_ctx, args.slots, args.threads), sys.stdin)
 
 
-def die_with_parent() -> None:
-    """Linux: the kernel sends this process SIGKILL when the process that started it dies, so a
-    killed ``binder-py`` never leaves a model worker behind (a worker loading a model reads no
-    stdin yet, so it would not see the end of it)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
+def die_with_parent(parent: int | None = None, poll_seconds: float = 0.5) -> None:
+    """Leave when the process that started this one dies, so a killed ``binder-py`` never leaves a
+    model worker behind (a worker loading a model reads no stdin yet, so it would not see the end
+    of it). A daemon thread polls the parent's pid: the kernel's ``PR_SET_PDEATHSIG`` is not used
+    because it fires when the parent *thread* that started the worker exits, and the worker is
+    often started lazily from a short-lived thread (a thread pool's first request)."""
+    import threading
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent died before the call above
-        os._exit(1)
+    if parent is None:
+        parent = os.getppid()
+        if parent == 1:  # the parent died before this line
+            os._exit(1)
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:  # re-parented: the starting process is gone
+                os._exit(1)
+            time.sleep(poll_seconds)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 if __name__ == "__main__":
-    die_with_parent()
     try:
         code = main()
     except BaseException:  # noqa: BLE001 - a broken pipe to a dead parent, an interrupt

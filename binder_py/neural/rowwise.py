@@ -12,9 +12,17 @@ costs only its own few tokens plus one generated token.
 How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_types`):
 
 * yes/no: ``max_tokens=1`` with the top log-probabilities; P(yes) is the summed probability
-  of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no". Yes when it is
-  more likely, unknown when neither is among the top tokens. Models without
-  log-probabilities generate under the type's grammar instead.
+  of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no"; unknown when
+  neither is among the top tokens. Models without log-probabilities generate under the type's
+  grammar instead.
+* **Contextual calibration** (Zhao et al. 2021, "Calibrate before use"): a small model leans
+  to one word whatever the row says (the 1.5B model gives "Does it have no chemicals?"
+  P(yes) = 0.72 for a row whose cells are all ``N/A``). So each yes/no call first asks its
+  question of content-free rows (every cell ``N/A``, then every cell empty: two more short
+  requests per call, on the same cached prefix), takes their mean P(yes) as the model's
+  prior q for this question, and answers yes when the row's P(yes) beats it:
+  ``p/q > (1-p)/(1-q)``, i.e. ``p > q``. The calibrated P(yes) is shown beside the raw one.
+  ``calibrate=False`` (or a prior the model does not give) keeps the plain ``p > 0.5``.
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -47,6 +55,10 @@ INSTRUCTION = ("Answer a question about one row of a table, using only what its 
 ANSWER_TOKENS = 24
 #: log-probabilities asked for the one token of a yes/no answer
 TOP_LOGPROBS = 10
+#: the content-free cell values whose mean P(yes) is a yes/no question's prior (each fills every cell)
+CONTENT_FREE = ("N/A", "")
+#: the prior is kept inside these bounds, so that one extreme reading cannot decide every row
+PRIOR_BOUNDS = (0.02, 0.98)
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,18 @@ def yes_probability(choice: Choice) -> float | None:
     return totals["yes"] / both if both > 0 else None
 
 
+def calibrated_yes_probability(p_yes: float, prior: float | None) -> float:
+    """P(yes) after dividing out the question's prior ``prior`` (the mean P(yes) of content-free
+    rows): ``(p/q) / (p/q + (1-p)/(1-q))``, which is above 0.5 exactly when ``p > q``. No prior:
+    ``p_yes`` unchanged."""
+    if prior is None:
+        return p_yes
+    low, high = PRIOR_BOUNDS
+    q = min(max(prior, low), high)
+    yes, no = p_yes / q, (1.0 - p_yes) / (1.0 - q)
+    return yes / (yes + no)
+
+
 def fixed_prefix(demos: Sequence[RowDemo]) -> tuple[tuple[str, str], ...]:
     """The instruction and the demonstrations as chat turns."""
     turns: list[tuple[str, str]] = [("system", INSTRUCTION)]
@@ -108,9 +132,10 @@ class RowwiseNeuralBackend:
     ``f_val`` with the table prompt of :class:`LMNeuralBackend`."""
 
     def __init__(self, lm: LanguageModel, *, demos: list[RowDemo] | None = None, max_workers: int | None = None,
-                 title: str | None = None):
+                 title: str | None = None, calibrate: bool = True):
         self.lm = lm
-        self.name = f"lm-rows:{lm.name}"
+        self.calibrate = calibrate
+        self.name = f"lm-rows:{lm.name}" if calibrate else f"lm-rows-uncalibrated:{lm.name}"
         self.cache_id = self.name
         self.prefetch = True
         self.dedup = True
@@ -133,11 +158,23 @@ class RowwiseNeuralBackend:
         if not request.rows:
             return result
         prefix = self.prefix()
+        tags = {"kind": "col", "question": request.question[:200], "protocol": "rows"}
+        if request.site is not None:
+            tags["site"] = str(request.site)
+        by_logprobs = answer_type.kind is AnswerKind.YES_NO and self.lm.capabilities.logprobs
+        prior: float | None = None
+        if by_logprobs and self.calibrate:
+            prior, usage = self._yes_prior(prefix, request, tags)
+            result.usage += usage
+            shown = "none (neither yes nor no among the likeliest tokens)" if prior is None else f"{prior:.2f}"
+            result.raw_outputs.append(f"prior P(yes) of a content-free row: {shown}")
 
         def ask(index: int) -> tuple[str, Any, str, Usage]:
             cells = list(zip(request.columns, request.rows[index]))
             messages = (*prefix, ("user", row_turn(request.question, cells)))
-            return (request.keys[index], *self._ask_row(messages, answer_type, request))
+            if by_logprobs:
+                return (request.keys[index], *self._yes_no_row(messages, prior, tags))
+            return (request.keys[index], *self._typed_row(messages, answer_type, tags))
 
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
             for key, answer, raw, usage in pool.map(ask, range(len(request.rows))):
@@ -147,21 +184,40 @@ class RowwiseNeuralBackend:
         result.prompts.append(_shown_prompt(prefix, request))
         return result
 
-    def _ask_row(self, messages: tuple[tuple[str, str], ...], answer_type: AnswerType,
-                 request: NeuralRequest) -> tuple[Any, str, Usage]:
-        tags = {"kind": "col", "question": request.question[:200], "protocol": "rows"}
-        if request.site is not None:
-            tags["site"] = str(request.site)
+    def _yes_no_probability(self, messages: tuple[tuple[str, str], ...],
+                            tags: dict[str, str]) -> tuple[float | None, str, Usage]:
+        lm_request = LMRequest(messages=messages, max_tokens=1, temperature=0.0, logprobs=True,
+                               top_logprobs=TOP_LOGPROBS)
+        completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
+        return yes_probability(completion.choices[0]), completion.text, completion.usage
+
+    def _yes_prior(self, prefix: tuple[tuple[str, str], ...], request: NeuralRequest,
+                   tags: dict[str, str]) -> tuple[float | None, Usage]:
+        """The question's prior P(yes): the mean over content-free rows (:data:`CONTENT_FREE`)."""
+        usage = Usage()
+        readings = []
+        for filler in CONTENT_FREE:
+            cells = [(column, filler) for column in request.columns]
+            messages = (*prefix, ("user", row_turn(request.question, cells)))
+            probability, _, spent = self._yes_no_probability(messages, {**tags, "calibration": filler or "empty"})
+            usage += spent
+            if probability is not None:
+                readings.append(probability)
+        return (sum(readings) / len(readings) if readings else None), usage
+
+    def _yes_no_row(self, messages: tuple[tuple[str, str], ...], prior: float | None,
+                    tags: dict[str, str]) -> tuple[Any, str, Usage]:
+        probability, text, usage = self._yes_no_probability(messages, tags)
+        if probability is None:
+            return UNKNOWN, f"{text!r} (neither yes nor no among the likeliest tokens)", usage
+        calibrated = calibrated_yes_probability(probability, prior)
+        answer = "yes" if calibrated > 0.5 else "no"
+        shown = f"P(yes)={probability:.2f}" if prior is None else f"P(yes)={probability:.2f}, calibrated {calibrated:.2f}"
+        return answer, f"{answer} ({shown})", usage
+
+    def _typed_row(self, messages: tuple[tuple[str, str], ...], answer_type: AnswerType,
+                   tags: dict[str, str]) -> tuple[Any, str, Usage]:
         caps = self.lm.capabilities
-        if answer_type.kind is AnswerKind.YES_NO and caps.logprobs:
-            lm_request = LMRequest(messages=messages, max_tokens=1, temperature=0.0, logprobs=True,
-                                   top_logprobs=TOP_LOGPROBS)
-            completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
-            probability = yes_probability(completion.choices[0])
-            if probability is None:
-                return UNKNOWN, f"{completion.text!r} (neither yes nor no among the likeliest tokens)", completion.usage
-            answer = "yes" if probability > 0.5 else "no"
-            return answer, f"{answer} (P(yes)={probability:.2f})", completion.usage
         grammar = answer_type.gbnf() if caps.grammar else None
         lm_request = LMRequest(messages=messages, max_tokens=ANSWER_TOKENS, temperature=0.0, stop=("\n",),
                                grammar=grammar)

@@ -178,3 +178,27 @@ def test_a_killed_parent_leaves_no_model_worker(original_cache_dir):
     finally:
         parent.kill()
         parent.stdin.close()
+
+
+def test_a_worker_started_from_a_short_lived_thread_outlives_the_thread(original_cache_dir):
+    """The model worker is often started lazily by a thread pool's first request; it must live on
+    when that thread exits (the kernel's parent-death signal would kill it with the thread)."""
+    import subprocess
+    import sys
+
+    script = ("import subprocess, sys, threading, time\n"
+              "from binder_py.lm.local import LocalBackend\n"
+              "path = LocalBackend(n_ctx=1024, slots=1).prepare().path\n"
+              "box = []\n"
+              "def start():\n"
+              "    box.append(subprocess.Popen([sys.executable, '-m', 'binder_py.lm.local_worker', '--model', str(path),\n"
+              "                                 '--n-ctx', '1024', '--slots', '1', '--threads', '1'],\n"
+              "                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,\n"
+              "                                stderr=subprocess.DEVNULL))\n"
+              "thread = threading.Thread(target=start); thread.start(); thread.join()\n"
+              "time.sleep(3)\n"
+              "print('alive' if box[0].poll() is None else f'exited {box[0].returncode}', flush=True)\n"
+              "box[0].kill()\n")
+    env = {**os.environ, "BINDER_CACHE_DIR": model_cache_dir(original_cache_dir)}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.stdout.strip() == "alive", result.stderr[-2000:]

@@ -15,7 +15,8 @@ from binder_py.neural.answer_types import META_KEY, NUMBER, AnswerKind, AnswerTy
 from binder_py.neural.build import build_neural_backend, lm_backend
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.requests import NeuralRequest, row_key
-from binder_py.neural.rowwise import RowwiseNeuralBackend, load_row_demos, row_turn, yes_probability
+from binder_py.neural.rowwise import (CONTENT_FREE, RowwiseNeuralBackend, calibrated_yes_probability, load_row_demos,
+                                     row_turn, yes_probability)
 
 EMBEDDED = Capabilities(api="chat", logprobs=True, grammar=True, embedded=True)
 NORTH_AMERICA = {"mexico", "canada", "united states"}
@@ -52,7 +53,7 @@ def test_yes_no_comes_from_the_log_probabilities_one_request_per_row_after_a_fix
     backend = RowwiseNeuralBackend(lm)
     answer = backend.answer(col_request(["mexico", "china", "canada"]))
     assert answer.answers == {"mexico": "yes", "china": "no", "canada": "yes"}
-    assert len(lm.calls) == 3
+    assert len(lm.calls) == 3 + len(CONTENT_FREE)  # the rows, and the content-free rows of the calibration
     prefixes = {request.messages[:-1] for request, _, _ in lm.calls}
     assert len(prefixes) == 1  # the same turns before every row: the runtime keeps them cached
     assert all(request.max_tokens == 1 and request.top_logprobs > 0 for request, _, _ in lm.calls)
@@ -70,6 +71,49 @@ def test_spellings_of_yes_and_no_are_summed_and_neither_means_unknown():
     lm = ScriptedLM(lambda request, purpose: Choice("The", top_logprobs=((("The", -0.1),),)), capabilities=EMBEDDED)
     answer = RowwiseNeuralBackend(lm).answer(col_request(["mexico"]))
     assert answer.answers == {"mexico": "unknown"}
+
+
+def leaning_to_yes(request, purpose):
+    """A model that says yes to everything, a little more to North America: P(yes) 0.85 for a North
+    American country, 0.75 for another one, 0.78 for a content-free row."""
+    value = cell(request, "made in")
+    return choice_from(0.85 if value in NORTH_AMERICA else 0.78 if value in CONTENT_FREE else 0.75)
+
+
+def test_calibration_divides_out_the_questions_prior_from_content_free_rows():
+    lm = ScriptedLM(leaning_to_yes, capabilities=EMBEDDED)
+    answer = RowwiseNeuralBackend(lm).answer(col_request(["mexico", "china", "canada", "portugal"]))
+    assert answer.answers == {"mexico": "yes", "china": "no", "canada": "yes", "portugal": "no"}
+    content_free = [request for request, _, _ in lm.calls if cell(request, "made in") in CONTENT_FREE]
+    assert len(content_free) == len(CONTENT_FREE)
+    assert {request.messages[:-1] for request, _, _ in lm.calls} == {content_free[0].messages[:-1]}  # one prefix
+    assert "prior P(yes) of a content-free row: 0.78" in answer.raw_outputs
+    assert any(raw.startswith("china: no (P(yes)=0.75, calibrated 0.46") for raw in answer.raw_outputs)
+    # switched off, the same model says yes to every row
+    plain = RowwiseNeuralBackend(ScriptedLM(leaning_to_yes, capabilities=EMBEDDED), calibrate=False)
+    assert set(plain.answer(col_request(["mexico", "china"])).answers.values()) == {"yes"}
+    assert plain.cache_id != RowwiseNeuralBackend(lm).cache_id  # their answers are cached apart
+
+
+def test_the_calibrated_probability_is_above_one_half_exactly_when_p_beats_the_prior():
+    assert calibrated_yes_probability(0.6, None) == 0.6
+    assert calibrated_yes_probability(0.7, 0.7) == pytest.approx(0.5)
+    assert calibrated_yes_probability(0.8, 0.7) > 0.5 > calibrated_yes_probability(0.6, 0.7)
+    assert calibrated_yes_probability(0.3, 0.2) > 0.5
+    # an extreme prior is bounded, so that a sure row still says yes
+    assert calibrated_yes_probability(0.999, 1.0) > 0.5
+    assert calibrated_yes_probability(0.001, 0.0) < 0.5
+
+
+def test_without_a_prior_reading_the_plain_threshold_holds():
+    def no_prior(request, purpose):
+        value = cell(request, "made in")
+        if value in CONTENT_FREE:
+            return Choice(text="The", top_logprobs=((("The", -0.1),),))
+        return choice_from(0.9 if value in NORTH_AMERICA else 0.3)
+    answer = RowwiseNeuralBackend(ScriptedLM(no_prior, capabilities=EMBEDDED)).answer(col_request(["canada", "china"]))
+    assert answer.answers == {"canada": "yes", "china": "no"}
+    assert "prior P(yes) of a content-free row: none (neither yes nor no among the likeliest tokens)" in answer.raw_outputs
 
 
 def test_a_typed_answer_is_generated_under_the_types_grammar():
@@ -97,7 +141,7 @@ def test_every_context_column_is_shown_by_name():
     rows = [["2", "arrived broken"]]
     request = NeuralRequest("col", "Was the review positive?", ["stars", "review"], rows, [row_key(rows[0])])
     RowwiseNeuralBackend(lm).answer(request)
-    assert last_user_turn(lm.calls[0][0]) == row_turn("Was the review positive?", [("stars", "2"),
+    assert last_user_turn(lm.calls[-1][0]) == row_turn("Was the review positive?", [("stars", "2"),
                                                                                   ("review", "arrived broken")])
 
 
@@ -120,7 +164,7 @@ def test_a_yes_no_column_from_rows_works_as_a_mask_in_a_program():
     run = execute(program, table, neural=RowwiseNeuralBackend(lm))
     assert run.outcome.ok, run.outcome
     assert run.outcome.value == "c"
-    assert len(lm.calls) == 3  # distinct values only: mexico is asked once
+    assert len(lm.calls) == 3 + len(CONTENT_FREE)  # distinct values only: mexico is asked once
 
 
 def test_the_protocol_follows_the_model_unless_chosen():

@@ -1,0 +1,81 @@
+"""Yes/no neural answers row by row, with and without contextual calibration, side by side in one run.
+
+    python -m binder_py.bench.yes_no_cells --lm local [--lm local:1.5b ...] [--json OUT]
+
+Asks the 108 labelled cells of ``binder_py/bench/data/yes_no_cells.jsonl`` (18 yes/no questions ×
+6 cells, half yes; general knowledge, none from a bench or evaluation table, cells lower-cased as the
+pipeline sends them) through :class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`, one ``f_col``
+call per question, first uncalibrated (``p > 0.5``), then calibrated (``p`` above the question's
+content-free prior). The model's response cache is a fresh file per run, so the calibrated pass
+re-reads the rows' responses and sends only the content-free requests. Prints, per model, the
+accuracy of each pass, how many cells each answered yes, and the questions where the two differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections import defaultdict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from binder_py.lm import lm_from_spec
+from binder_py.neural.requests import NeuralRequest, row_key
+from binder_py.neural.rowwise import RowwiseNeuralBackend
+
+DATA = "yes_no_cells.jsonl"
+
+
+def load_cells() -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(question, column) → [(cell, gold yes/no)], in file order."""
+    text = resources.files("binder_py.bench").joinpath("data", DATA).read_text(encoding="utf-8")
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for line in text.splitlines():
+        if line.strip():
+            item = json.loads(line)
+            groups[(item["question"], item["column"])].append((item["value"].lower(), item["answer"]))
+    return dict(groups)
+
+
+def score(backend: RowwiseNeuralBackend, groups: dict[tuple[str, str], list[tuple[str, str]]]) -> dict[str, Any]:
+    right = yes = total = 0
+    by_question: dict[str, int] = {}
+    for (question, column), cells in groups.items():
+        rows = [[value] for value, _ in cells]
+        answers = backend.answer(NeuralRequest("col", question, [column], rows, [row_key(r) for r in rows])).answers
+        got = sum(answers[row_key([value])] == gold for value, gold in cells)
+        by_question[question] = got
+        right += got
+        yes += sum(answers[row_key([value])] == "yes" for value, _ in cells)
+        total += len(cells)
+    return {"right": right, "total": total, "accuracy": round(right / total, 3), "answered_yes": yes,
+            "right_by_question": by_question}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m binder_py.bench.yes_no_cells", description=__doc__)
+    parser.add_argument("--lm", action="append", help="an embedded model (local, local:1.5b); repeatable")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args(argv)
+    groups = load_cells()
+    results = []
+    for spec in args.lm or ["local"]:
+        with tempfile.TemporaryDirectory() as cache_dir:
+            model = lm_from_spec(spec, cache=True, cache_path=Path(cache_dir) / "lm.sqlite", log=False)
+            plain = score(RowwiseNeuralBackend(model, calibrate=False), groups)
+            calibrated = score(RowwiseNeuralBackend(model, calibrate=True), groups)
+        differ = {q: (plain["right_by_question"][q], calibrated["right_by_question"][q])
+                  for q in plain["right_by_question"] if plain["right_by_question"][q] != calibrated["right_by_question"][q]}
+        result = {"lm": model.name, "uncalibrated": plain, "calibrated": calibrated,
+                  "questions_that_differ (uncalibrated, calibrated right of 6)": differ}
+        results.append(result)
+        print(json.dumps({k: v for k, v in result.items()}, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
