@@ -15,14 +15,13 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
   of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no"; unknown when
   neither is among the top tokens. Models without log-probabilities generate under the type's
   grammar instead.
-* **Contextual calibration** (Zhao et al. 2021, "Calibrate before use"): a small model leans
-  to one word whatever the row says (the 1.5B model gives "Does it have no chemicals?"
-  P(yes) = 0.72 for a row whose cells are all ``N/A``). So each yes/no call first asks its
-  question of content-free rows (every cell ``N/A``, then every cell empty: two more short
-  requests per call, on the same cached prefix), takes their mean P(yes) as the model's
-  prior q for this question, and answers yes when the row's P(yes) beats it:
-  ``p/q > (1-p)/(1-q)``, i.e. ``p > q``. The calibrated P(yes) is shown beside the raw one.
-  ``calibrate=False`` (or a prior the model does not give) keeps the plain ``p > 0.5``.
+* **Contextual calibration, off by default** (Zhao et al. 2021, "Calibrate before use"):
+  ``calibrate=True`` first asks the call's question of content-free rows (every cell ``N/A``,
+  then every cell empty: two more short requests on the same cached prefix), takes their mean
+  P(yes) as the model's prior q for the question, and answers yes when ``p > q`` (the
+  calibrated P(yes), ``(p/q) / (p/q + (1-p)/(1-q))``, is shown beside the raw one). Measured on
+  108 labelled cells (``python -m binder_py.bench.yes_no_cells``, docs/LM.md) it answered
+  *worse* than ``p > 0.5`` with both embedded models, so the plain threshold is the default.
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -132,7 +131,7 @@ class RowwiseNeuralBackend:
     ``f_val`` with the table prompt of :class:`LMNeuralBackend`."""
 
     def __init__(self, lm: LanguageModel, *, demos: list[RowDemo] | None = None, max_workers: int | None = None,
-                 title: str | None = None, calibrate: bool = True):
+                 title: str | None = None, calibrate: bool = False):
         self.lm = lm
         self.calibrate = calibrate
         self.name = f"lm-rows:{lm.name}" if calibrate else f"lm-rows-uncalibrated:{lm.name}"

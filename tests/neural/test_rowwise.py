@@ -53,7 +53,7 @@ def test_yes_no_comes_from_the_log_probabilities_one_request_per_row_after_a_fix
     backend = RowwiseNeuralBackend(lm)
     answer = backend.answer(col_request(["mexico", "china", "canada"]))
     assert answer.answers == {"mexico": "yes", "china": "no", "canada": "yes"}
-    assert len(lm.calls) == 3 + len(CONTENT_FREE)  # the rows, and the content-free rows of the calibration
+    assert len(lm.calls) == 3  # calibration is off by default: no content-free rows
     prefixes = {request.messages[:-1] for request, _, _ in lm.calls}
     assert len(prefixes) == 1  # the same turns before every row: the runtime keeps them cached
     assert all(request.max_tokens == 1 and request.top_logprobs > 0 for request, _, _ in lm.calls)
@@ -82,7 +82,7 @@ def leaning_to_yes(request, purpose):
 
 def test_calibration_divides_out_the_questions_prior_from_content_free_rows():
     lm = ScriptedLM(leaning_to_yes, capabilities=EMBEDDED)
-    answer = RowwiseNeuralBackend(lm).answer(col_request(["mexico", "china", "canada", "portugal"]))
+    answer = RowwiseNeuralBackend(lm, calibrate=True).answer(col_request(["mexico", "china", "canada", "portugal"]))
     assert answer.answers == {"mexico": "yes", "china": "no", "canada": "yes", "portugal": "no"}
     content_free = [request for request, _, _ in lm.calls if cell(request, "made in") in CONTENT_FREE]
     assert len(content_free) == len(CONTENT_FREE)
@@ -90,9 +90,9 @@ def test_calibration_divides_out_the_questions_prior_from_content_free_rows():
     assert "prior P(yes) of a content-free row: 0.78" in answer.raw_outputs
     assert any(raw.startswith("china: no (P(yes)=0.75, calibrated 0.46") for raw in answer.raw_outputs)
     # switched off, the same model says yes to every row
-    plain = RowwiseNeuralBackend(ScriptedLM(leaning_to_yes, capabilities=EMBEDDED), calibrate=False)
+    plain = RowwiseNeuralBackend(ScriptedLM(leaning_to_yes, capabilities=EMBEDDED))
     assert set(plain.answer(col_request(["mexico", "china"])).answers.values()) == {"yes"}
-    assert plain.cache_id != RowwiseNeuralBackend(lm).cache_id  # their answers are cached apart
+    assert plain.cache_id != RowwiseNeuralBackend(lm, calibrate=True).cache_id  # their answers are cached apart
 
 
 def test_the_calibrated_probability_is_above_one_half_exactly_when_p_beats_the_prior():
@@ -111,7 +111,8 @@ def test_without_a_prior_reading_the_plain_threshold_holds():
         if value in CONTENT_FREE:
             return Choice(text="The", top_logprobs=((("The", -0.1),),))
         return choice_from(0.9 if value in NORTH_AMERICA else 0.3)
-    answer = RowwiseNeuralBackend(ScriptedLM(no_prior, capabilities=EMBEDDED)).answer(col_request(["canada", "china"]))
+    backend = RowwiseNeuralBackend(ScriptedLM(no_prior, capabilities=EMBEDDED), calibrate=True)
+    answer = backend.answer(col_request(["canada", "china"]))
     assert answer.answers == {"canada": "yes", "china": "no"}
     assert "prior P(yes) of a content-free row: none (neither yes nor no among the likeliest tokens)" in answer.raw_outputs
 
@@ -164,7 +165,7 @@ def test_a_yes_no_column_from_rows_works_as_a_mask_in_a_program():
     run = execute(program, table, neural=RowwiseNeuralBackend(lm))
     assert run.outcome.ok, run.outcome
     assert run.outcome.value == "c"
-    assert len(lm.calls) == 3 + len(CONTENT_FREE)  # distinct values only: mexico is asked once
+    assert len(lm.calls) == 3  # distinct values only: mexico is asked once
 
 
 def test_the_protocol_follows_the_model_unless_chosen():
