@@ -134,7 +134,7 @@ class RowwiseNeuralBackend:
                  title: str | None = None, calibrate: bool = False):
         self.lm = lm
         self.calibrate = calibrate
-        self.name = f"lm-rows:{lm.name}" if calibrate else f"lm-rows-uncalibrated:{lm.name}"
+        self.name = f"lm-rows-calibrated:{lm.name}" if calibrate else f"lm-rows:{lm.name}"
         self.cache_id = self.name
         self.prefetch = True
         self.dedup = True
