@@ -23,8 +23,12 @@ regression on standardised features, L2-regularised, Newton/IRLS, numpy only) on
 :func:`reliability_bins` say how well a confidence is calibrated (the bins are what
 ``binder-py report`` plots). :func:`detect_tie` flags ties and near-ties.
 
-No calibrator ships fitted: until one is fitted, :func:`confidence` returns the raw
-vote share with ``calibrated=False``, so nobody mistakes it for a probability.
+A calibrator records the model and the modes of the runs it was fitted on. The ones in
+``binder_py/calibrators/`` ship with the package (:func:`shipped_calibrator`), and the vote stage
+uses the one fitted for the question's model and mode unless told otherwise
+(:func:`resolve_calibrator`: ``"auto"``, the default; ``"none"``; or a file). Without one,
+:func:`confidence` returns the raw vote share with ``calibrated=False``, so nobody mistakes it for
+a probability.
 """
 
 from __future__ import annotations
@@ -131,6 +135,8 @@ class Calibrator:
     n: int
     fitted_on: str = ""
     ece_train: float | None = None
+    model: str = ""  # the model of the runs it was fitted on (``LanguageModel.name``), "" when they differ
+    modes: tuple[str, ...] = ()  # the modes of those runs
 
     def predict(self, features: ConfidenceFeatures) -> float:
         return float(self.predict_many([features])[0])
@@ -167,7 +173,9 @@ def load_calibrator(path: str | Path) -> Calibrator:
                                 bias=float(data["bias"]), means=tuple(float(m) for m in data["means"]),
                                 scales=tuple(float(s) for s in data["scales"]), l2=float(data["l2"]),
                                 n=int(data["n"]), fitted_on=str(data.get("fitted_on", "")),
-                                ece_train=None if data.get("ece_train") is None else float(data["ece_train"]))
+                                ece_train=None if data.get("ece_train") is None else float(data["ece_train"]),
+                                model=str(data.get("model") or ""),
+                                modes=tuple(str(m) for m in data.get("modes") or ()))
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: bad confidence calibration ({error}); refit it with fit_logistic") from error
     if not all(math.isfinite(v) and s > 0 for v, s in zip(calibrator.weights + calibrator.means, calibrator.scales
@@ -196,6 +204,31 @@ def load_calibration(path: str | Path) -> Calibrator:
         except ValueError as error:
             raise BinderError(f"{error} (binder-py calibrate RUN_DIR... --out FILE)") from None
     return _LOADED[key]
+
+
+#: the calibrators that ship with binder-py (fitted on WikiTQ dev runs; docs/RESULTS.md says how)
+SHIPPED_DIR = Path(__file__).resolve().parent / "calibrators"
+#: the values of ``AskSettings.calibrator`` / ``--calibrator`` besides a file
+CALIBRATOR_AUTO, CALIBRATOR_NONE = "auto", "none"
+
+
+def shipped_calibrator(model: str, mode: str) -> Calibrator | None:
+    """The shipped calibrator fitted for ``model`` (a ``LanguageModel.name``) in ``mode``, if any."""
+    for path in sorted(SHIPPED_DIR.glob("*.json")):
+        calibrator = load_calibration(path)
+        if calibrator.model == model and mode in calibrator.modes:
+            return calibrator
+    return None
+
+
+def resolve_calibrator(choice: str | None, model: str, mode: str) -> Calibrator | None:
+    """The calibrator ``choice`` names: ``"auto"`` → :func:`shipped_calibrator` for the model and
+    mode (None when none ships); ``None``/``"none"`` → None (the raw vote share); else a file."""
+    if choice is None or choice == CALIBRATOR_NONE:
+        return None
+    if choice == CALIBRATOR_AUTO:
+        return shipped_calibrator(model, mode)
+    return load_calibration(choice)
 
 
 def fit_logistic(features: Sequence[ConfidenceFeatures], correct: Sequence[bool], *, l2: float = 1.0,

@@ -49,9 +49,10 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
     parser.add_argument("--abstain-below", type=float, metavar="P",
                         help="give no answer when its confidence is below P (0 to 1)")
-    parser.add_argument("--calibrator", metavar="FILE",
-                        help="report the confidence as P(right) from this calibrator (fitted on dev runs by "
-                             "'binder-py calibrate'; docs/DISCRIMINATE.md) instead of the raw vote share")
+    parser.add_argument("--calibrator", metavar="FILE|auto|none",
+                        help="the confidence as P(right) from this calibrator (fitted on dev runs by 'binder-py "
+                             "calibrate'; docs/DISCRIMINATE.md); auto (the default): the one shipped for the model "
+                             "and mode, if any; none: the raw vote share")
     parser.add_argument("--unconstrained", dest="constrained", action="store_false", default=None,
                         help="sample programs freely, without the grammar of the table's columns (on by "
                              "default for models that take grammars)")

@@ -46,9 +46,10 @@ class AskSettings:
     group_identical: bool = True
     # give no answer (value None, with a warning saying why) when the confidence is below this
     abstain_below: float | None = None
-    # a confidence calibrator fitted on dev runs (``binder-py calibrate``): its file; the confidence is
-    # then P(right) from the vote's features (binder_py/calibration.py), else the raw vote share
-    calibrator: str | None = None
+    # the confidence calibrator (binder_py/calibration.py): "auto" the one shipped for the question's
+    # model and mode, if any; a file fitted on dev runs (``binder-py calibrate``); "none" (or None) the
+    # raw vote share. With one, the confidence is P(right) from the vote's features
+    calibrator: str | None = "auto"
     # constrain sampled programs by a grammar of the table's own columns (binder_py/grammar), so that
     # column subscripts and neural-call contexts name only real columns; None: when the model takes
     # grammars (Capabilities.grammar: the embedded model, llama.cpp servers)
@@ -64,9 +65,10 @@ class AskSettings:
         if self.abstain_below is not None and not 0.0 <= self.abstain_below <= 1.0:
             raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below}")
         if self.calibrator is not None:
-            from binder_py.calibration import load_calibration
+            from binder_py.calibration import CALIBRATOR_AUTO, CALIBRATOR_NONE, load_calibration
 
-            load_calibration(self.calibrator)  # a missing or bad file fails here, before any model call
+            if self.calibrator not in (CALIBRATOR_AUTO, CALIBRATOR_NONE):
+                load_calibration(self.calibrator)  # a missing or bad file fails here, before any model call
         if self.concurrency < 1:
             raise BinderError(f"concurrency must be at least 1, got {self.concurrency}")
         from binder_py.tasks import task_profile

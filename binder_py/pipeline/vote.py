@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 
 from binder_py.answer import Answer, Candidate
-from binder_py.calibration import confidence, load_calibration
+from binder_py.calibration import confidence, resolve_calibrator
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
@@ -41,8 +41,11 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                      "(see the candidates' errors)",)
     value = profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
     confidence_value = result.confidence
-    if settings.calibrator is not None and result.distribution:
-        confidence_value = confidence(result, calibrator=load_calibration(settings.calibrator)).value
+    calibrator = resolve_calibrator(settings.calibrator, state.lm.name, settings.mode)
+    if not result.distribution:
+        calibrator = None  # nothing voted: the confidence is 0 whatever the calibrator
+    if calibrator is not None:
+        confidence_value = confidence(result, calibrator=calibrator).value
     if settings.abstain_below is not None and value is not None and confidence_value < settings.abstain_below:
         warnings += (f"abstained: the answer {result.value!r} has confidence {confidence_value:.0%}, below "
                      f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)
@@ -59,7 +62,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                                    for s in state.proposal.steps]
     timings = {**state.timings, "total": time.perf_counter() - state.started}
     answer = Answer(question=state.question, value=value,
-                    confidence=confidence_value, calibrated=settings.calibrator is not None,
+                    confidence=confidence_value, calibrated=calibrator is not None,
                     candidates=list(candidates), distribution=list(result.distribution),
                     usage=state.usage, mode=settings.mode, task=profile.name, title=state.title,
                     table=state.original_table, prompt=prompt_info, timings=timings,

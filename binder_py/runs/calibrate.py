@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from binder_py.calibration import (Calibrator, ConfidenceFeatures, confidence_features, expected_calibration_error,
                                    fit_logistic)
@@ -90,7 +90,10 @@ def fit_from_runs(directories: Sequence[str | os.PathLike[str]], *, l2: float = 
                           f"needs at least {min_examples}, with right and wrong answers among them; run more "
                           "questions")
     fitted_on = ", ".join(f"{run.name} ({run.config.get('split')}, {run.config.get('lm')})" for run in runs)
-    calibrator = fit_logistic(features, right, l2=l2, fitted_on=fitted_on)
+    models = {str(run.config.get("lm_name") or run.config.get("lm") or "") for run in runs}
+    calibrator = replace(fit_logistic(features, right, l2=l2, fitted_on=fitted_on),
+                         model=models.pop() if len(models) == 1 else "",
+                         modes=tuple(sorted({str(run.config.get("mode") or "") for run in runs})))
     held_out = [fit_logistic(features[:i] + features[i + 1:], right[:i] + right[i + 1:], l2=l2).predict(features[i])
                 for i in range(len(features))]
     return CalibrationFit(calibrator=calibrator, examples=len(features), right=sum(right),

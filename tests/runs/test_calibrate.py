@@ -74,3 +74,38 @@ def test_a_missing_or_bad_calibrator_is_a_clear_error_before_any_model_call(tmp_
     with pytest.raises(BinderError, match="binder-py calibrate"):
         Binder(lm=lm, calibrator=str(bad))
     assert lm.calls == []
+
+
+def test_a_fit_records_its_model_and_modes(binder_run):  # noqa: F811
+    out, _ = binder_run
+    config = json.loads((out / "config.json").read_text())
+    calibrator = fit_from_runs([out], min_examples=3).calibrator
+    assert calibrator.model == config["lm_name"] and calibrator.modes == (config["mode"],)
+
+
+def test_a_shipped_calibrator_is_used_for_its_own_model_and_mode_only(binder_run, tmp_path, monkeypatch):  # noqa: F811
+    from dataclasses import replace
+
+    from binder_py import calibration
+
+    out, _ = binder_run
+    fitted = fit_from_runs([out], min_examples=3).calibrator
+    table = pd.DataFrame({"name": ["a", "b"], "points": [1, 2]})
+    lm = ScriptedLM(lambda r, p: ['df["name"].iloc[0]', 'df["name"].iloc[0]', 'df["name"].iloc[1]'])
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    monkeypatch.setattr(calibration, "SHIPPED_DIR", shipped)
+    replace(fitted, model=lm.name, modes=("binder",)).save(shipped / "mine.json")
+    replace(fitted, model="another-model", modes=("binder", "python")).save(shipped / "other.json")
+
+    auto = Binder(lm=lm, n=3, progress=False).ask(table, "who?")  # "auto" is the default
+    assert auto.calibrated and auto.confidence != pytest.approx(2 / 3)
+    assert auto.confidence_label().endswith("(calibrated)")
+    off = Binder(lm=lm, n=3, progress=False, calibrator="none").ask(table, "who?")
+    assert not off.calibrated and off.confidence == pytest.approx(2 / 3)
+    # fitted for binder mode only: a python-mode answer keeps the vote share
+    python_mode = Binder(lm=lm, n=3, progress=False, mode="python").ask(table, "who?")
+    assert not python_mode.calibrated
+    # no shipped calibrator for this model: the vote share
+    (shipped / "mine.json").unlink()
+    assert not Binder(lm=lm, n=3, progress=False).ask(table, "who?").calibrated
