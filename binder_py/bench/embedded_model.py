@@ -8,7 +8,10 @@
    the longest sample, seconds, and the floor ``evaluated ÷ prompt rate + longest sample ÷ generation
    rate`` (calls are serialised, so the question's floor is the sum);
 3. the question's first parse request again with n = 5 on a fresh worker (nothing cached), then once
-   more on the same worker with another seed (its prefix cached).
+   more on the same worker with another seed (its prefix cached);
+4. with ``--wikitq N``: N WikiTQ dev questions (a seeded random sample, ``--sample-seed``), asked one
+   after another on one worker (task wikitq, binder mode, n = 5, LM cache off), each with its
+   seconds, prompt tokens evaluated and found cached, and floor, as in 2.
 
 It uses only the public API, so it also runs on older code (``PYTHONPATH=/path/to/old/checkout``);
 figures the old backend does not report are left empty. The machine's load average is printed
@@ -101,6 +104,54 @@ def ask_shirts(spec: str, seed: int) -> tuple[dict[str, Any], RecordingLM]:
     return summary, lm
 
 
+def ask_wikitq(spec: str, count: int, sample_seed: int, seed: int) -> dict[str, Any]:
+    """Part 4: ``count`` seeded-random WikiTQ dev questions, each timed with its floor."""
+    from binder_py.ask import Binder
+    from binder_py.datasets.wikitq import load_wikitq
+    from binder_py.runs.evaluation import select_examples
+
+    examples = select_examples(load_wikitq("dev"), sample=count, sample_seed=sample_seed)
+    client = lm_from_spec(spec, cache=False, log=False)
+    client.count_tokens("warm up")
+    rates = rates_of(client)
+    lm = RecordingLM(client)
+    binder = Binder(lm=lm, cache=False, task="wikitq", seed=seed, progress=False)
+    questions = []
+    try:
+        for example in examples:
+            first = len(lm.calls)
+            started = time.perf_counter()
+            answer = binder.ask(example.load_table(), example.question, title=example.title)
+            seconds = time.perf_counter() - started
+            calls = lm.calls[first:]
+            floor = [floor_seconds(c["evaluated"], c["longest_sample"], rates) for c in calls]
+            questions.append({"id": example.id, "seconds": round(seconds, 1), "calls": len(calls),
+                              "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+                              "evaluated": sum(c["evaluated"] or 0 for c in calls),
+                              "cached": sum(c["cached"] or 0 for c in calls),
+                              "floor": round(sum(f for f in floor if f is not None), 1) if rates else None,
+                              "answer": str(answer.value), "gold": example.gold})
+            print(f"  {example.id}: {questions[-1]}; load {load()}", flush=True)
+    finally:
+        lm.close()
+
+    def median(values: list[float]) -> float:
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+    summary = {"questions": len(questions), "rates": rates,
+               "median_seconds": median([q["seconds"] for q in questions]),
+               "mean_seconds": round(sum(q["seconds"] for q in questions) / max(1, len(questions)), 1),
+               "median_evaluated": median([q["evaluated"] for q in questions]),
+               "median_cached": median([q["cached"] for q in questions]),
+               "median_prompt_tokens": median([q["prompt_tokens"] for q in questions])}
+    if rates:
+        ratios = [q["seconds"] / q["floor"] for q in questions if q["floor"]]
+        summary["median_seconds_over_floor"] = round(median(ratios), 2) if ratios else None
+    return {"summary": summary, "per_question": questions}
+
+
 def five_samples(spec: str, request: LMRequest) -> dict[str, Any]:
     client = lm_from_spec(spec, cache=False, log=False)
     try:
@@ -128,8 +179,16 @@ def main() -> int:
     parser.add_argument("--lm", default="local")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--wikitq", type=int, metavar="N", help="only part 4: N WikiTQ dev questions")
+    parser.add_argument("--sample-seed", type=int, default=0, help="which WikiTQ dev questions (part 4)")
     args = parser.parse_args()
     print(f"{args.lm}: load average before {load()}")
+    if args.wikitq:
+        result = ask_wikitq(args.lm, args.wikitq, args.sample_seed, args.seed)
+        print(f"{args.wikitq} WikiTQ dev questions: {result['summary']}; load {load()}")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"lm": args.lm, "wikitq": result, "load": load()}, indent=1))
+        return 0
     summary, lm = ask_shirts(args.lm, args.seed)
     print(f"shirts question: {summary['seconds']} s, {summary['calls']} calls, answer {summary['answer']!r}; "
           f"prompt tokens {summary['prompt_tokens']} (evaluated {summary['evaluated']}, cached in a slot "
