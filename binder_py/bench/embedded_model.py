@@ -130,8 +130,10 @@ def ask_wikitq(spec: str, count: int, sample_seed: int, seed: int) -> dict[str, 
                               "evaluated": sum(c["evaluated"] or 0 for c in calls),
                               "cached": sum(c["cached"] or 0 for c in calls),
                               "floor": round(sum(f for f in floor if f is not None), 1) if rates else None,
-                              "answer": str(answer.value), "gold": example.gold})
-            print(f"  {example.id}: {questions[-1]}; load {load()}", flush=True)
+                              "answer": str(answer.value), "gold": example.gold,
+                              "each_call": [[c["purpose"], c["evaluated"], c["cached"], c["seconds"]] for c in calls]})
+            shown = {k: v for k, v in questions[-1].items() if k != "each_call"}
+            print(f"  {example.id}: {shown}; load {load()}", flush=True)
     finally:
         lm.close()
 

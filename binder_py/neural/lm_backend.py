@@ -135,8 +135,12 @@ class LMNeuralBackend:
                  max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
                  max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8,
-                 per_column: bool = False, max_table_rows: int = 600):
+                 per_column: bool = False, max_table_rows: int = 600, fixed_demos: bool = False):
         self.lm = lm
+        # the pool's first ``shots`` items of a kind, in file order, instead of the BM25-retrieved ones:
+        # every prompt of a kind then starts with the same text, which the embedded runtime keeps
+        # evaluated in a slot across calls and questions (the row-by-row backend's f_val)
+        self.fixed_demos = fixed_demos
         self.name = f"lm:{lm.name}"
         self.cache_id = self.name
         self.prefetch = prefetch  # execute() asks predictable requests of a program concurrently
@@ -168,7 +172,10 @@ class LMNeuralBackend:
 
     # ------------------------------------------------------------ prompt parts
     def demonstrations(self, request: NeuralRequest) -> list[dict[str, Any]]:
-        """Up to ``shots`` pool items of the request's kind, most similar LAST."""
+        """Up to ``shots`` pool items of the request's kind, most similar LAST (``fixed_demos``: the
+        first ``shots`` in the pool's order, the same for every request)."""
+        if self.fixed_demos:
+            return [item for item in self.pool if item.get("kind") == request.kind][: max(0, self.shots)]
         return rank_demonstrations(self.pool, request.kind, request.question + " " + " ".join(request.columns),
                                    self.shots)
 

@@ -26,7 +26,9 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
 ``f_val`` (one answer from a sub-table) keeps the table prompt of
-:class:`~binder_py.neural.lm_backend.LMNeuralBackend`, which this backend holds.
+:class:`~binder_py.neural.lm_backend.LMNeuralBackend`, which this backend holds, with FIXED
+demonstrations (the pool's first ones, not retrieved), so that its instruction and
+demonstrations are also evaluated once and then found in a slot.
 """
 
 from __future__ import annotations
@@ -140,7 +142,7 @@ class RowwiseNeuralBackend:
         self.dedup = True
         self.demos = load_row_demos() if demos is None else demos
         self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
-        self.table_backend = LMNeuralBackend(lm, title=title)
+        self.table_backend = LMNeuralBackend(lm, title=title, fixed_demos=True)
         self._prefix = fixed_prefix(self.demos)
 
     def prefix(self) -> tuple[tuple[str, str], ...]:

@@ -168,6 +168,20 @@ def test_a_yes_no_column_from_rows_works_as_a_mask_in_a_program():
     assert len(lm.calls) == 3  # distinct values only: mexico is asked once
 
 
+def test_f_val_prompts_share_their_prefix_whatever_the_question():
+    lm = ScriptedLM(lambda request, purpose: "x", capabilities=EMBEDDED)
+    backend = RowwiseNeuralBackend(lm)
+    for question, column in (("Which is the most formal?", "shirt"), ("Which city is the capital?", "city")):
+        rows = [["a"], ["b"]]
+        backend.answer(NeuralRequest("val", question, [column], rows, [row_key(r) for r in rows]))
+    first, second = (request.prompt or "".join(text for _, text in request.messages) for request, _, _ in lm.calls)
+    target = first.rindex("Give a database")  # where the request's own table starts
+    assert second.startswith(first[:target]) and target > 200  # instruction and demonstrations: the same text
+    demos = backend.table_backend.demonstrations(NeuralRequest("val", "Which city is the capital?", ["city"], [], []))
+    pool_vals = [item for item in backend.table_backend.pool if item["kind"] == "val"]
+    assert demos == pool_vals[: backend.table_backend.shots]  # the pool's first, not retrieved
+
+
 def test_the_protocol_follows_the_model_unless_chosen():
     embedded = ScriptedLM(lambda request, purpose: "x", capabilities=EMBEDDED)
     api = ScriptedLM(lambda request, purpose: "x", capabilities=Capabilities(api="chat"))
