@@ -96,6 +96,26 @@ def _bound_names(tree: ast.AST) -> set[str]:
     return names
 
 
+#: deepest syntax tree a program may have: the rewrite and the sandbox walk trees recursively, and a
+#: model that repeats itself (``- - - … 1``, ``a + a + … + a``) must fail as one bad candidate, not
+#: exhaust the interpreter's recursion limit (real programs are a few dozen levels deep)
+MAX_TREE_DEPTH = 100
+
+
+def _tree_depth(tree: ast.AST, limit: int) -> tuple[int, ast.AST | None]:
+    """The tree's depth, counted without recursion, and the first node found deeper than
+    ``limit`` (None when none is)."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > limit:
+            return deepest, node
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest, None
+
+
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
@@ -160,8 +180,16 @@ def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
         raise ProgramError(f"syntax error: {error.msg}", error.lineno, col) from None
     except (ValueError, TypeError) as error:  # e.g. null bytes
         raise ProgramError(f"the program cannot be parsed: {error}") from None
+    except (RecursionError, MemoryError):
+        raise ProgramError(f"the program is nested too deeply to parse (more than {MAX_TREE_DEPTH} levels); "
+                           "write it with intermediate variables") from None
     tree = atok.tree
     assert isinstance(tree, ast.Module)
+    _, too_deep = _tree_depth(tree, MAX_TREE_DEPTH)
+    if too_deep is not None:
+        raise ProgramError(f"the program is nested more than {MAX_TREE_DEPTH} levels deep; write it with "
+                           "intermediate variables", getattr(too_deep, "lineno", None),
+                           getattr(too_deep, "col_offset", None))
 
     bound = _bound_names(tree)
     for reserved in CORE_FORMS + (BRIDGE_NAME, CALLBACK_NAME):

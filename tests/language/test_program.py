@@ -1,8 +1,10 @@
 import ast
 
+import pandas as pd
 import pytest
 
 from binder_py.errors import ProgramError
+from binder_py.language import execute
 from binder_py.language.program import BRIDGE_NAME, parse_program
 from binder_py.language.rewrite import rewrite, rewritten_source
 
@@ -113,3 +115,30 @@ def test_the_bridge_does_not_look_at_frames():
     from binder_py.language.worker import bridge
 
     assert "_getframe" not in inspect.getsource(bridge) and "f_locals" not in inspect.getsource(bridge)
+
+
+@pytest.mark.parametrize("program", [
+    "+".join(["df['a']"] * 600),  # a model repeating itself: a left-deep chain of additions
+    "-" * 900 + "1",
+    "not " * 900 + "True",
+    "df" + ".copy()" * 700,
+    "df" + "['a']" * 900,
+], ids=["additions", "minus", "not", "methods", "subscripts"])
+def test_a_program_nested_too_deeply_is_one_failed_candidate_not_a_crash(program):
+    with pytest.raises(ProgramError, match="nested"):
+        parse_program(program)
+    run = execute(program, pd.DataFrame({"a": [1, 2]}), neural=None)
+    assert not run.ok and run.outcome.error.kind == "syntax" and "nested" in run.outcome.error.message
+    # and in the pipeline: the question gets no answer from that candidate, and the others still vote
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    lm = ScriptedLM(lambda request, purpose: [program, "df['a'].sum()"])
+    answer = Binder(lm=lm, n=2, progress=False).ask(pd.DataFrame({"a": [1, 2]}), "what is the total?")
+    assert answer.value == 3
+
+
+def test_ordinary_nesting_is_fine():
+    program = "df[(df['a'] > 1) & ((df['a'] < 5) | (df['a'] == 9))].sort_values('a').head(3)['a'].tolist()"
+    assert parse_program(program).tree is not None
+    assert parse_program("x = " + "(" * 60 + "1" + ")" * 60).tree is not None
