@@ -149,7 +149,7 @@ class _NeuralHandler:
         site: CallSite = self.parsed.sites[message.site]
         answer_type = self.answer_types.get(site.id)
         request = NeuralRequest(kind=message.kind, question=message.question, columns=list(message.columns),
-                                rows=list(map(list, message.rows)), keys=list(message.keys), site=site.id,
+                                rows=list(message.rows), keys=list(message.keys), site=site.id,
                                 title=self.title, meta={META_KEY: answer_type} if answer_type is not None else {})
         with self._lock:
             order = len(self.calls)

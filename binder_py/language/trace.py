@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,7 +30,7 @@ class NeuralCallTrace:
     text: str  # the call's source text
     question: str
     columns: list[str]
-    rows: list[list[str]]  # col: the DISTINCT rows sent; val: every row of the context
+    rows: list[Sequence[str]]  # col: the DISTINCT rows sent; val: every row of the context (tuples from the bridge)
     keys: list[str]
     n_rows: int  # rows in the context (before de-duplication)
     backend: str

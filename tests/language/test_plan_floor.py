@@ -77,8 +77,8 @@ def test_subtable_requests_run_in_the_sandbox_and_match_the_programs_own_call(ta
             return NeuralAnswer(value="2")
 
     execute(program, table, neural=Recorder(), sandbox=shared_sandbox(), cache=NeuralCache(), title="skiers")
-    assert (seen[0].question, seen[0].columns, seen[0].rows, seen[0].keys) == (
-        request.question, request.columns, request.rows, request.keys)
+    assert (seen[0].question, seen[0].columns, list(map(list, seen[0].rows)), seen[0].keys) == (
+        request.question, request.columns, list(map(list, request.rows)), request.keys)
 
 
 def test_answer_tables_reads_value_lines_and_tables():
