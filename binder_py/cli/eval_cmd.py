@@ -194,7 +194,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
                            command=["binder-py", *sys.argv[1:]], engine=args.engine,
                            ray_address=args.ray_address,
                            extra_settings={name: value for name, value in (("abstain_below", args.abstain_below),
-                                                                           ("constrained", args.constrained))
+                                                                           ("constrained", args.constrained),
+                                                                           ("core_shots", args.core_shots),
+                                                                           ("table_rows", args.table_rows))
                                            if value is not None} or None)
     except KeyboardInterrupt as interrupt:
         summary = getattr(interrupt, "summary", None)

@@ -15,7 +15,8 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     # --task is an option of ask and the positional benchmark of eval
     given = {"task": vars(args).get("task"), "mode": args.mode, "n": args.n, "vote": args.vote,
              "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
-             "constrained": args.constrained, "calibrator": args.calibrator}
+             "constrained": args.constrained, "calibrator": args.calibrator, "core_shots": args.core_shots,
+             "table_rows": args.table_rows}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -43,6 +44,13 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                         help="voting strategy (default: the task's: " + ", ".join(
                             f"{name} {profile.vote}" for name, profile in PROFILES.items()) + ")")
     parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
+    parser.add_argument("--core-shots", type=int, metavar="C",
+                        help="of those, how many are the task's core exemplars, the same for every question and "
+                             "shown first (default: 3 with the embedded model, which then keeps them evaluated "
+                             "from one question to the next; 0 otherwise)")
+    parser.add_argument("--table-rows", type=int, metavar="R",
+                        help="show at most R rows of the table in the prompt; programs still run on every row "
+                             "(default: 20 with the embedded model, else as many as fit; 0: as many as fit)")
     parser.add_argument("--seed", type=int, default=seed_default,
                         help="sampling seed, where the model supports one"
                              + (f" (default {seed_default})" if seed_default is not None else ""))

@@ -166,8 +166,6 @@ class LMNeuralBackend:
         self.max_batch_rows = max_batch_rows
         self.max_workers = max_workers
         self.default_title = title
-        # set by neural.batching.batch_plan_prompts (eval runs): plan prompts of several questions share a request
-        self.plan_batcher: Any = None
         self.templates = load_templates()
 
     # ------------------------------------------------------------ prompt parts
@@ -675,14 +673,6 @@ class LMNeuralBackend:
             packs.append(current)
         return [p for p in packs if len(p) > 1]
 
-    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]],
-                      vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
-        """:meth:`answer_tables_now`, through the plan batcher when one is set (the prompt may then
-        be shared with other questions' plans: ``neural.batching``)."""
-        if self.plan_batcher is not None:
-            return self.plan_batcher.answer_tables(groups, vals)
-        return self.answer_tables_now(groups, vals)
-
     def fits_one_prompt(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest] = ()) -> bool:
         """``groups`` and ``vals`` fit ONE multi-table prompt: at most 26 labels, ``max_questions``
         per sub-table, ``max_table_rows`` rows, prompt + reserved output within the context and
@@ -705,8 +695,8 @@ class LMNeuralBackend:
         out = sum(self._section_costs(s)[1] for s in sections) + 64 * len(vals) + 16
         return prompt_in + max_out <= window and out <= max_out
 
-    def answer_tables_now(self, groups: Sequence[Sequence[NeuralRequest]],
-                          vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
+    def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]],
+                      vals: Sequence[NeuralRequest] = ()) -> TablesAnswer:
         """Answer the ``f_col`` requests of several groups (each over ONE set of context
         columns, up to ``max_questions`` questions) with ONE prompt: every group is a labelled
         sub-table (Table A, B, ...) with its own columns, rows (row_ids unique across the

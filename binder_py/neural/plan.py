@@ -44,6 +44,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.jsonable import to_jsonable
+from binder_py.neural.batching import Ticket, current_wave
 from binder_py.neural.backends import NeuralAnswer, NeuralBackend, PlanningBackend, backend_cache_id
 from binder_py.neural.cache import NeuralCache, Reservation
 from binder_py.neural.prefetch import predictable_requests
@@ -209,21 +210,26 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     if combine_tables is None:
         combine_tables = backend.combine_tables
     units = _units(list(groups.values()), backend, plan, combine_tables)
-    # with a plan batcher (eval runs), even a lone column set or value goes out as a multi-table
-    # prompt, so that it can share a request with other questions' plans
-    batching = combine_tables and getattr(backend, "plan_batcher", None) is not None
+    # in an evaluation wave (neural.batching), even a lone column set or value goes out as a
+    # multi-table prompt, so that it can share a request with other questions' plans
+    found = current_wave()
+    waves = found[0] if found is not None and found[0].backend is backend and found[0].accepts() else None
+    batching = bool(combine_tables) and waves is not None
     hosted = _host_values(units, val_requests, backend, plan, alone=batching) if combine_tables else {}
     if not units and hosted.get(0):
         units = [[]]  # the value questions alone, in one prompt
     jobs: list[Any] = []
+    table_jobs: list[int] = []
+    tickets: list[Ticket] | None = None  # set below, before any job runs
     val_jobs: list[tuple[threading.Event, Any]] = []
     in_prompt: set[int] = set()
     for index, unit in enumerate(units):
         mine = hosted.get(index, [])
         if mine or len(unit) > 1 or (batching and backend.fits_one_prompt([[r for r, _ in unit[0]]])):
             values: Future[list[Any]] = Future()
-            jobs.append(lambda u=unit, vs=[val_requests[i] for i in mine], f=values:
-                        _tables_step(u, backend, cache, backend_id, vs, f))
+            table_jobs.append(len(jobs))
+            jobs.append(lambda u=unit, vs=[val_requests[i] for i in mine], f=values, t=len(table_jobs) - 1:
+                        _tables_step(u, backend, cache, backend_id, vs, f, tickets[t] if tickets else None))
             for position, i in enumerate(mine):
                 in_prompt.add(i)
                 claimed = threading.Event()
@@ -237,6 +243,8 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
             val_jobs.append((claimed, lambda r=request, c=claimed: _val_step(r, backend, cache, backend_id, c)))
     if not jobs and not val_jobs:
         return PlanInFlight(plan, [], None, start)
+    if batching and waves is not None:
+        tickets = waves.tickets(len(table_jobs))
     workers = max(1, min(max_workers, len(jobs))) + len(val_jobs)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binder-plan")
     futures = [pool.submit(job) for job in jobs] + [pool.submit(job) for _, job in val_jobs]
@@ -341,9 +349,11 @@ def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, ca
 
 
 def _tables_step(groups: list[Group], backend: Any, cache: NeuralCache, backend_id: str,
-                 vals: Sequence[NeuralRequest] = (), values: Future[list[Any]] | None = None) -> list[PlanStep]:
+                 vals: Sequence[NeuralRequest] = (), values: Future[list[Any]] | None = None,
+                 ticket: Ticket | None = None) -> list[PlanStep]:
     """Several column sets, and ``vals`` (``f_val`` requests), in ONE prompt
-    (``backend.answer_tables``); the raw value answers go to ``values`` (None each when the step
+    (``backend.answer_tables``, or handed to the evaluation wave with ``ticket``:
+    :mod:`binder_py.neural.batching`); the raw value answers go to ``values`` (None each when the step
     failed: the value's own step then asks alone). When the model says the prompt is too long,
     each column set is asked as today (``_col_step``, batched)."""
     columns = list(dict.fromkeys(c for members in groups for c in members[0][0].columns))
@@ -362,15 +372,16 @@ def _tables_step(groups: list[Group], backend: Any, cache: NeuralCache, backend_
         step.asked[request.question] = step.asked.get(request.question, 0) + 1
     fallback: list[PlanStep] = []
     answered_values: list[Any] = [None] * len(vals)
+    ask = ticket.answer_tables if ticket is not None else backend.answer_tables
     try:
         if vals:
-            result = backend.answer_tables([[r for r, _ in members] for members in groups], vals=vals)
+            result = ask([[r for r, _ in members] for members in groups], vals)
             answered_values = list(result.values)
             for request, value, entry in zip(vals, answered_values, step.tables[len(groups):]):
                 entry["answered"][request.question] = int(value is not None)
                 step.answered[request.question] = step.answered.get(request.question, 0) + int(value is not None)
         else:
-            result = backend.answer_tables([[r for r, _ in members] for members in groups])
+            result = ask([[r for r, _ in members] for members in groups])
         step.prompts, step.raw_outputs = list(result.prompts), list(result.raw_outputs)
         step.usage, step.warnings = result.usage, list(result.warnings)
         for members, by_question, entry in zip(groups, result.sections, step.tables):

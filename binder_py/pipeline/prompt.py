@@ -13,6 +13,8 @@ def build_prompt(state: QuestionState) -> QuestionState:
     if settings.mode == "discriminate":
         return state  # the proposer writes its own prompts
     common = dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
+                  core=state.profile.effective_core(lm, settings.core_shots, mode=settings.mode),
+                  max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
                   count_tokens=lm.count_tokens, context_window=lm.context_window or 4096,
                   lowercase=state.lowercased, tables=state.tables or None)
     try:

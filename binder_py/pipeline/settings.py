@@ -25,6 +25,12 @@ class AskSettings:
     temperature: float | None = None
     max_tokens: int | None = None
     num_shots: int | None = None
+    # of those, the task's core exemplars shown first to every question (None: 3 for the embedded
+    # model, whose runtime then keeps them evaluated from one question to the next; 0 otherwise)
+    core_shots: int | None = None
+    # the most target-table rows the prompt shows (None: 20 for the embedded model, else as many as
+    # fit; 0: as many as fit). Programs always run on the whole table.
+    table_rows: int | None = None
     selection: str = "bm25"  # fixed | bm25 | bleu
     table_style: str = "binder"  # binder | pandas
     lowercase: bool | None = None  # lower-case text cells (prompt and executed table); task default
@@ -62,6 +68,10 @@ class AskSettings:
             raise BinderError(f"unknown vote strategy {self.vote!r}; use one of {', '.join(VOTE_STRATEGIES)}")
         if self.n is not None and self.n < 1:
             raise BinderError(f"n must be at least 1, got {self.n}")
+        for name in ("num_shots", "core_shots", "table_rows"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise BinderError(f"{name} is a count of 0 or more, got {value!r}")
         if self.abstain_below is not None and not 0.0 <= self.abstain_below <= 1.0:
             raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below}")
         if self.calibrator is not None:

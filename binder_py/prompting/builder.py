@@ -6,7 +6,8 @@ Layout (templates ``prompts/templates/parse_exemplar.txt`` and ``parse_target.tx
     <blank line>
     <exemplar 1: table with 3 rows, "Q: ...", "NeuralPandas:", program lines>
     <blank line>
-    ...                                   (least similar exemplar first, most similar last)
+    ...                                   (least similar exemplar first, most similar last;
+                                           ``core`` exemplars, the same for every question, before them)
     <blank line>
     <target: table with as many rows as fit, "Q: ...", "NeuralPandas:">
                                           (the prompt ends with the marker line and "\\n")
@@ -98,10 +99,21 @@ def exemplar_table_text(exemplar: Exemplar, *, style: TableStyle, lowercase: boo
 
 def choose_exemplars(pool: Sequence[Exemplar], question: str, table: pd.DataFrame,
                      tables: Mapping[str, pd.DataFrame] | None, *, k: int, strategy: Strategy,
-                     mode: str) -> list[Exemplar]:
+                     mode: str, core: Sequence[str] = ()) -> list[Exemplar]:
     """``k`` exemplars, least similar first. One table: one-table exemplars only (as ever).
     Several tables: the most similar several-table exemplars (up to ``k``) last, after the most
-    similar one-table exemplars filling the rest."""
+    similar one-table exemplars filling the rest.
+
+    ``core`` (exemplar ids): these come first, in this order, whatever the question (those the
+    mode may show and the pool holds, at most ``k``), and the rest are retrieved from the others.
+    A prompt that starts with the same exemplars for every question shares its prefix with the
+    previous question's, which a model server keeps evaluated (the embedded model)."""
+    if core:
+        by_id = {e.id: e for e in pool}
+        allowed = {e.id for e in select_exemplars(pool, question, None, k=len(pool), strategy="fixed", mode=mode)}
+        fixed = [by_id[i] for i in dict.fromkeys(core) if i in by_id and i in allowed][:max(0, k)]
+        rest = [e for e in pool if e.id not in {f.id for f in fixed}]
+        return fixed + choose_exemplars(rest, question, table, tables, k=k - len(fixed), strategy=strategy, mode=mode)
     singles = [e for e in pool if not e.several_tables]
     if not several(tables):
         return select_exemplars(singles, question, table, k=k, strategy=strategy, mode=mode)
@@ -217,7 +229,7 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
                        lowercase: bool | None = None, max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS,
                        max_table_rows: int | None = None, min_shots: int = 1,
                        exemplars: Sequence[Exemplar] | None = None, instruction: str | None = None,
-                       tables: Mapping[str, pd.DataFrame] | None = None) -> BuiltPrompt:
+                       tables: Mapping[str, pd.DataFrame] | None = None, core: Sequence[str] = ()) -> BuiltPrompt:
     """The prompt that asks the model to write a program answering ``question`` about ``table``.
 
     ``task`` picks the instruction, exemplars and question label; ``exemplars``
@@ -229,6 +241,7 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
     literals the model copies from a lower-cased prompt are lower-case.
     ``tables`` (every table by name, ``table`` first) shows several tables (module docstring);
     ``table_rows_shown``/``table_rows_total`` then count the rows of all tables.
+    ``core`` (exemplar ids) are shown first whatever the question (:func:`choose_exemplars`).
     """
     marker = marker_for(mode)
     defaults = task_profile(task)
@@ -238,7 +251,7 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
     instruction_text = load_instruction(defaults.prompts, mode) if instruction is None else instruction
     instruction_text = _with_note(instruction_text, several_tables_note(tables))
     k = defaults.num_shots if num_shots is None else num_shots
-    chosen = choose_exemplars(pool, question, table, tables, k=k, strategy=selection, mode=mode)
+    chosen = choose_exemplars(pool, question, table, tables, k=k, strategy=selection, mode=mode, core=core)
 
     exemplar_template = load_template("parse_exemplar")
     target_template = load_template("parse_target")

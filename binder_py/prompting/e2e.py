@@ -49,11 +49,11 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
                      max_cell_chars: int | None = DEFAULT_MAX_CELL_CHARS, max_table_rows: int | None = None,
                      min_shots: int = 1, exemplar_rows: int | None = None,
                      exemplars: Sequence[Exemplar] | None = None,
-                     tables: Mapping[str, pd.DataFrame] | None = None) -> BuiltPrompt:
+                     tables: Mapping[str, pd.DataFrame] | None = None, core: Sequence[str] = ()) -> BuiltPrompt:
     """The end-to-end prompt; ``BuiltPrompt.marker`` is ``"A:"`` and the text ends with it.
 
     ``exemplar_rows=None`` shows exemplar tables in full (paper). Exemplars
-    without an ``answer`` are skipped.
+    without an ``answer`` are skipped. ``core`` exemplars come first whatever the question.
     """
     defaults = task_profile(task)
     if not isinstance(question, str) or not question.strip():
@@ -62,7 +62,7 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
         max_output_tokens = int(E2E_DEFAULTS["max_tokens"])
     pool = [e for e in (load_exemplars(task) if exemplars is None else exemplars) if e.answer is not None]
     k = defaults.num_shots if num_shots is None else num_shots
-    chosen = choose_exemplars(pool, question, table, tables, k=k, strategy=selection, mode="e2e")
+    chosen = choose_exemplars(pool, question, table, tables, k=k, strategy=selection, mode="e2e", core=core)
     label = defaults.question_label
     if lowercase is None:
         lowercase = defaults.lowercase_cells

@@ -30,7 +30,7 @@ from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
-from binder_py.neural.batching import batch_plan_prompts, stop_batching
+from binder_py.neural.batching import PlanWaves, waves_can_batch
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -292,6 +292,10 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         if value is not None:
             settings[key] = value
     settings.update(extra_settings or {})
+    if replayed_config.get("shots_effective"):
+        # the prompt layout as recorded (runs recorded before core exemplars and row caps had neither)
+        settings.setdefault("core_shots", int(replayed_config.get("core_shots_effective") or 0))
+        settings.setdefault("table_rows", int(replayed_config.get("table_rows_effective") or 0))
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=False, **settings)
@@ -305,6 +309,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "neural": neural if isinstance(neural, str) or neural is None else type(neural).__name__,
         "n": profile.effective_n(model, n, mode=mode), "seed": seed, "vote": vote_strategy, "shots": shots,
         "shots_effective": profile.effective_shots(model, shots), "lm_api": model.capabilities.api,
+        "core_shots_effective": len(profile.effective_core(model, settings.get("core_shots"), mode=mode)),
+        "table_rows_effective": profile.effective_table_rows(model, settings.get("table_rows")),
         "neural_weight": binder.settings.neural_weight, "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),
@@ -318,6 +324,14 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     config["engine"] = engine
     if concurrency is None:
         concurrency = 1 if model.capabilities.embedded else 4
+    # local engine: the plan prompts of each wave of questions share requests (neural/batching.py);
+    # the waves depend on nothing but the order, so a replay, with the recorded wave size, sends
+    # the recorded prompts (runs recorded before waves have none)
+    plan_wave = 0
+    if engine == "local" and waves_can_batch(binder.neural):
+        plan_wave = int(replayed_config.get("plan_wave") or 0) if replayed is not None else concurrency
+        concurrency = max(concurrency, plan_wave)
+    config["plan_wave"] = plan_wave if plan_wave > 1 else 0
     job = partial(answer_example, task=task, split=split, data_dir=resolved_data)
     runner = _local_or_ray(engine, binder, max(1, concurrency), lm_arg=lm if lm is not None else spec,
                            neural=neural, cache=cache, settings=settings, record=record_dir is not None,
@@ -328,18 +342,11 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
 
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out).acquire()
-    # local engine: the plan prompts of the questions in flight may share requests
-    # (binder_py/neural/batching.py); not when recording or replaying: a replay must see the recorded prompts
-    batching = runner.name == "local"
-    if batching:
-        batch_plan_prompts(binder.neural, max(1, concurrency),
-                           replaying=isinstance(model, ReplayLM) or record_dir is not None)
+    waves = (partial(PlanWaves, binder.neural, size=config["plan_wave"]) if config["plan_wave"] else None)
     try:
         return _run_locked(out, config, selected, runner, job, task, split, force, retry_errors, progress,
-                           on_record)
+                           on_record, waves)
     finally:
-        if batching:
-            stop_batching(binder.neural)
         lock.release()
         runner.close()
 
@@ -398,7 +405,8 @@ def ship_example(example: Any) -> ShippedExample:
 
 def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: Any,
                 job: Callable[[Any, Any], dict[str, Any]], task: str, split: str, force: bool, retry_errors: bool,
-                progress: bool, on_record: Callable[[dict[str, Any]], None] | None) -> RunSummary:
+                progress: bool, on_record: Callable[[dict[str, Any]], None] | None,
+                waves: Callable[[list[str]], PlanWaves] | None = None) -> RunSummary:
     old = read_config(out)
     results_path = out / RESULTS_FILE
     if old is not None:
@@ -428,6 +436,8 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     if retry_errors:
         finished = {k: r for k, r in finished.items() if not r.get("error")}
     todo = [e for e in selected if e.id not in finished]
+    if waves is not None:  # the questions to run now, in waves (a resumed run: the ones left)
+        job = waves([str(e.id) for e in todo]).wrap(job, key_of=lambda item: str(item.id))
 
     summary = RunSummary(out=out, config=config, total=len(selected), skipped=len(finished),
                          truncated_bytes=found.truncated_bytes, engine=runner.name)

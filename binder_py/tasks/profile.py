@@ -14,7 +14,11 @@ analyst    0.4          20     512         "\\n\\n"  14         ``Q:``          
 ``top_p`` is 1.0 everywhere. WikiTQ and TabFact show tables with lower-cased text cells
 (the paper's normalisation); ``analyst`` keeps cells as entered. The embedded local model
 (``Capabilities.embedded``) samples :attr:`TaskProfile.embedded_n` programs from
-:attr:`TaskProfile.embedded_shots` exemplars: its prompt reading is slow on a laptop.
+:attr:`TaskProfile.embedded_shots` exemplars: its prompt reading is slow on a laptop. Of those,
+the first :attr:`TaskProfile.embedded_core_shots` are the mode's *core* exemplars
+(:attr:`TaskProfile.core_exemplars`), the same for every question and shown first, so the
+runtime keeps them evaluated in a slot from one question to the next; only the rest are
+retrieved. Its target table shows at most :attr:`TaskProfile.embedded_table_rows` rows.
 
 Nothing outside this package compares task names: callers ask a profile.
 """
@@ -50,6 +54,12 @@ class TaskProfile:
     #: candidates and exemplars when the program-writing model is the embedded one
     embedded_n: int = 5
     embedded_shots: int = 4
+    #: of the embedded model's exemplars, how many are core ones (shown first, the same for every question)
+    embedded_core_shots: int = 3
+    #: the embedded model's target table shows at most this many rows (the program still runs on all)
+    embedded_table_rows: int | None = 20
+    #: per mode, the exemplar ids that core exemplars are taken from, in prompt order
+    core_exemplars: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: what the end-to-end prompt asks for after ``A:``, and what it asks the model to do
     e2e_answer_format: str = "the answer; separate several values with \" | \""
     e2e_task: str = "answer the question"
@@ -69,6 +79,7 @@ class TaskProfile:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "answer_weights", _frozen(self.answer_weights))
+        object.__setattr__(self, "core_exemplars", MappingProxyType({m: tuple(ids) for m, ids in self.core_exemplars.items()}))
 
     @property
     def evaluators(self) -> tuple[str, ...]:
@@ -90,6 +101,19 @@ class TaskProfile:
         if requested is not None:
             return requested
         return self.embedded_shots if lm.capabilities.embedded else self.num_shots
+
+    def effective_core(self, lm: LanguageModel, requested: int | None, *, mode: str) -> tuple[str, ...]:
+        """The core exemplars (ids) every prompt of ``mode`` shows first: ``requested`` of them
+        (``None``: :attr:`embedded_core_shots` for the embedded model, none for others)."""
+        count = requested if requested is not None else (self.embedded_core_shots if lm.capabilities.embedded else 0)
+        return self.core_exemplars.get(mode, ())[:max(0, count)]
+
+    def effective_table_rows(self, lm: LanguageModel, requested: int | None) -> int | None:
+        """The most target-table rows a prompt shows (``None``: as many as fit): ``requested``
+        (0 = no cap), else :attr:`embedded_table_rows` for the embedded model."""
+        if requested is not None:
+            return requested or None
+        return self.embedded_table_rows if lm.capabilities.embedded else None
 
     def vote_strategy(self, requested: str | None) -> str:
         return requested or self.vote

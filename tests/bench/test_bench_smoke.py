@@ -70,10 +70,47 @@ def test_eval_run_part_shares_plan_prompts_with_the_same_answers():
     ours, orig = (macro.run_eval_strategy(s, examples, latency=0.0, n=20) for s in ("binder-py", "original"))
     assert ours.answers == orig.answers and len(ours.answers) == 3
     assert ours.parse_requests == orig.parse_requests == 3
-    # one plan prompt per question at most; which ones share a request depends on timing
-    # (tests/language/test_plan_floor.py checks the sharing itself)
-    assert ours.neural_requests <= 3 < orig.neural_requests
+    # the three questions are one wave (4 at a time): their plans share ONE prompt
+    assert ours.neural_requests == 1 < orig.neural_requests
     assert "| binder-py (defaults) |" in macro.eval_markdown([ours, orig])
+
+
+def test_a_recorded_eval_run_shares_plan_prompts_and_its_replay_sends_the_same_ones(tmp_path, monkeypatch):
+    """Waves depend on the question order only: a run recorded through ``--lm SPEC`` batches its
+    plan prompts, and its replay (which must find every prompt in the recording) gives the same answers."""
+    try:
+        from binder_py.datasets import resolve_data_dir
+
+        resolve_data_dir(None, "wikitq")
+    except BinderError:
+        pytest.skip("shared benchmark data not found (../shared/data): the macro benchmark uses WikiTQ dev tables")
+    from binder_py.lm.testserver import LoopbackServer
+    from binder_py.runs import read_results, run_eval
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    small = ("nt-46", "nt-4175", "nt-69", "nt-670")
+    examples = [e for e in macro.load_examples() if e.id in small]
+    scripted = {q.id: q for q in QUESTIONS}
+    responder = macro.Responder({e.question.strip().lower(): scripted[e.id] for e in examples}, n=20)
+    with LoopbackServer(responder=responder) as server:
+        run_eval("wikitq", "dev", out=tmp_path / "live", lm=f"openai:gpt-4o-mini@{server.base_url}",
+                 examples=examples, concurrency=2, n=20, progress=False)
+        live_kinds = [x.kind for x in responder.log]
+    assert live_kinds.count("parse") == 4
+    # two waves of two questions: at most one plan request per wave (fewer than one per question)
+    assert sum(k in ("col", "val") for k in live_kinds) <= 2
+    config = json.loads((tmp_path / "live" / "config.json").read_text())
+    assert config["plan_wave"] == 2
+    before = len(responder.log)
+    with LoopbackServer(responder=responder) as server:  # nothing may reach a model now
+        run_eval("wikitq", "dev", out=tmp_path / "replay", lm=f"replay:{tmp_path / 'live'}", examples=examples,
+                 progress=False)
+    assert len(responder.log) == before
+    live, replay = ({r["id"]: r for r in read_results(tmp_path / d / "results.jsonl").records}
+                    for d in ("live", "replay"))
+    assert {k: r["prediction"] for k, r in live.items()} == {k: r["prediction"] for k, r in replay.items()}
+    assert all(not r["error"] for r in replay.values())
+    assert sum(r["usage"]["requests"] for r in replay.values()) == 0
 
 
 def test_original_asks_once_per_context_column():

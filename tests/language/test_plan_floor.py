@@ -165,35 +165,101 @@ def test_a_question_makes_one_parse_and_one_neural_request_with_the_same_answer(
     assert [c.value for c in answer.candidates] == [c.value for c in reference.candidates]
 
 
-def test_plan_prompts_of_questions_asked_together_share_one_request():
-    from concurrent.futures import ThreadPoolExecutor
-
-    from binder_py.neural.batching import batch_plan_prompts, stop_batching
-
-    lm = _bench_lm()
-    backend = LMNeuralBackend(lm, pool=[])
-    assert not batch_plan_prompts(backend, 1) and backend.plan_batcher is None  # one question at a time
-    assert batch_plan_prompts(backend, 2, window=5.0)
+def _wave_requests():
     first = [NeuralRequest("col", "Is it Nordic?", ["nation"], [["sweden"], ["italy"]], ["sweden", "italy"],
                            title="skiers")]
     second = [NeuralRequest("col", "Is it a capital?", ["city"], [["rome"], ["lund"]], ["rome", "lund"],
                             title="cities")]
     value = NeuralRequest("val", "How many?", ["name"], [["ann"], ["bob"]], ["ann", "bob"], title="skiers")
+    return first, second, value
+
+
+def _in_wave(waves, key, groups, vals=(), before=None):
+    """One question's thread: (after ``before`` is set) hand one plan prompt to its wave."""
+    with waves.question(key):
+        if before is not None:
+            before.wait(5)
+        tickets = waves.tickets(1)
+        assert tickets is not None and waves.tickets(1) is None  # one plan per question joins the wave
+        return tickets[0].answer_tables(groups, vals)
+
+
+def test_plan_prompts_of_a_wave_share_one_request_whatever_order_they_arrive_in():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from binder_py.neural.batching import PlanWaves, current_wave, waves_can_batch
+
+    first, second, value = _wave_requests()
+    prompts = []
+    for second_first in (False, True):
+        seen: list[str] = []
+        backend = LMNeuralBackend(_bench_lm(seen=seen), pool=[])
+        assert waves_can_batch(backend)
+        waves = PlanWaves(backend, ["q1", "q2"], size=2)
+        gate = threading.Event()
+        with ThreadPoolExecutor(2) as pool:
+            a = pool.submit(_in_wave, waves, "q1", [first], [value], None if not second_first else gate)
+            b = pool.submit(_in_wave, waves, "q2", [second], (), gate if not second_first else None)
+            time.sleep(0.2)
+            gate.set()
+            a, b = a.result(10), b.result(10)
+        assert len(seen) == 1  # both questions' plans in one prompt
+        assert set(a.sections[0]["Is it Nordic?"]) == {"sweden", "italy"} and a.values == ["ann"]
+        assert set(b.sections[0]["Is it a capital?"]) == {"rome", "lund"} and b.values == []
+        assert sorted([a.usage.requests, b.usage.requests]) == [0, 1]  # the shared request is counted once
+        prompts.append(seen[0])
+    assert prompts[0] == prompts[1]  # the same prompt, in question order, whoever handed in first
+    assert current_wave() is None  # outside a question's work nothing joins a wave
+    assert waves.tickets(1) is None
+
+
+def test_a_wave_goes_out_when_its_other_questions_finish_without_a_plan_and_what_does_not_fit_goes_apart():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from binder_py.neural.batching import PlanWaves
+
+    first, second, value = _wave_requests()
+    seen: list[str] = []
+    backend = LMNeuralBackend(_bench_lm(seen=seen), pool=[])
+    waves = PlanWaves(backend, ["q1", "q2", "q3"], size=2)
+
+    def no_plan(key):
+        with waves.question(key):
+            time.sleep(0.3)
     with ThreadPoolExecutor(2) as pool:
-        a = pool.submit(backend.answer_tables, [first], [value])
-        b = pool.submit(backend.answer_tables, [second])
-        a, b = a.result(10), b.result(10)
-    assert len(lm.calls) == 1  # both questions' plans in one prompt, sent as soon as both arrived
-    assert set(a.sections[0]["Is it Nordic?"]) == {"sweden", "italy"} and a.values == ["ann"]
-    assert set(b.sections[0]["Is it a capital?"]) == {"rome", "lund"} and b.values == []
-    assert sorted([a.usage.requests, b.usage.requests]) == [0, 1]  # the shared request is counted once
+        answered = pool.submit(_in_wave, waves, "q1", [first])
+        pool.submit(no_plan, "q2").result(5)
+        assert answered.result(5).usage.requests == 1 and len(seen) == 1  # q2 settled: q1's wave went out
     backend.max_table_rows = 3  # the two no longer fit one prompt: one request each, in the same wave
+    waves = PlanWaves(backend, ["q1", "q2"], size=2)
     with ThreadPoolExecutor(2) as pool:
-        results = [f.result(10) for f in [pool.submit(backend.answer_tables, [first]),
-                                          pool.submit(backend.answer_tables, [second])]]
-    assert len(lm.calls) == 3 and [r.usage.requests for r in results] == [1, 1]
-    stop_batching(backend)
-    assert backend.plan_batcher is None and backend.answer_tables([first]).usage.requests == 1
+        results = [f.result(10) for f in [pool.submit(_in_wave, waves, "q1", [first]),
+                                          pool.submit(_in_wave, waves, "q2", [second])]]
+    assert len(seen) == 3 and [r.usage.requests for r in results] == [1, 1]
+
+
+def test_an_incomplete_wave_is_sent_after_max_wait_with_a_warning():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from binder_py.neural.batching import PlanWaves
+
+    first, _, _ = _wave_requests()
+    seen: list[str] = []
+    backend = LMNeuralBackend(_bench_lm(seen=seen), pool=[])
+    waves = PlanWaves(backend, ["q1", "q2"], size=2, max_wait=0.3)
+    release = threading.Event()
+
+    def stuck():
+        with waves.question("q2"):
+            release.wait(5)
+    with ThreadPoolExecutor(2) as pool:
+        other = pool.submit(stuck)
+        answer = pool.submit(_in_wave, waves, "q1", [first]).result(5)
+        release.set()
+        other.result(5)
+    assert answer.usage.requests == 1 and any("had not planned yet" in w for w in answer.warnings)
 
 
 def test_multi_table_output_is_row_ids_and_answers_only():
