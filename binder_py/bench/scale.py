@@ -10,8 +10,8 @@ It runs through :func:`binder_py.language.execute` in the real sandbox (the tabl
 handed to a forked worker, the bridge computes the context rows there) with
 
 * a counting callable backend: rows and requests the backend receives, time, memory;
-* the LM backend over the loopback OpenAI-compatible server at zero latency: the model
-  requests and rows in prompts.
+* the LM backend over the loopback OpenAI-compatible server at zero latency, run in a
+  process of its own: the model requests and rows in prompts.
 
 Every measurement runs in a fresh process (``python -m binder_py.bench.scale --one ROWS
 DISTINCT BACKEND``), with its own sandbox, so that no figure depends on what ran before it.
@@ -191,6 +191,44 @@ def _counting_backend() -> tuple[Any, dict[str, int]]:
     return backend, seen
 
 
+class ServerProcess:
+    """The loopback model server in a process of its own (spawned), so that the parent's memory
+    figure is binder-py's alone; ``seen`` fills in with its request and row counts at ``stop``."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child,), daemon=True)
+        self._process.start()
+        self.base_url: str = self._conn.recv()
+        self.seen: dict[str, int] = {"requests": 0, "rows": 0}
+
+    def reset(self) -> None:
+        """Forget the requests so far (the warm-up's)."""
+        self._conn.send("reset")
+        self._conn.recv()
+
+    def stop(self) -> None:
+        self._conn.send("stop")
+        self.seen.update(self._conn.recv())
+        self._process.join(10)
+
+
+def _serve(conn: Any) -> None:
+    from binder_py.lm.testserver import LoopbackServer
+
+    seen = {"requests": 0, "rows": 0}
+    server = LoopbackServer(responder=_lm_responder(seen), latency=0.0).start()
+    conn.send(server.base_url)
+    while conn.recv() == "reset":
+        seen.update(requests=0, rows=0)
+        conn.send("ok")
+    server.stop()
+    conn.send(seen)
+
+
 def _lm_responder(log: dict[str, int]) -> Any:
     from binder_py.bench.macro import Responder
 
@@ -221,18 +259,20 @@ def measure(df: pd.DataFrame, backend_kind: str, sandbox: Any, distinct: int, *,
     server = None
     if backend_kind == "lm":
         from binder_py.lm import lm_from_spec
-        from binder_py.lm.testserver import LoopbackServer
 
-        seen = {"requests": 0, "rows": 0}
-        server = LoopbackServer(responder=_lm_responder(seen), latency=0.0).start()
+        server = ServerProcess()  # the model server is another process, as a real one would be
+        seen = server.seen
         backend = LMNeuralBackend(lm_from_spec(f"openai:gpt-4o-mini@{server.base_url}", cache=False,
                                                api_key="bench"))
     else:
         backend, seen = _counting_backend()
     try:
-        # modules the run imports are loaded, and a warm worker is waiting
-        execute(PROGRAM, make_table(10, 10, seed=1), neural=_counting_backend()[0], sandbox=sandbox,
-                cache=NeuralCache())
+        # modules the run imports are loaded (the LM client's too: its first request imports the
+        # HTTP stack), and a warm worker is waiting
+        execute(PROGRAM, make_table(10, 10, seed=1), neural=backend if server is not None else _counting_backend()[0],
+                sandbox=sandbox, cache=NeuralCache())
+        if server is not None:
+            server.reset()
         time.sleep(0.2)  # the pool refills: idle workers are waiting for a job
         zygote = sandbox.zygote_pid()
         before_kb = _status_kb("self", "VmRSS")
