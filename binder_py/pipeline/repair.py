@@ -8,6 +8,7 @@ import math
 
 from binder_py.answer import Candidate
 from binder_py.errors import BinderError
+from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import complete, program_identity, program_request
@@ -21,12 +22,19 @@ def repair_request(error_message: str) -> str:
             "only the code, no explanation, no blank lines.")
 
 
-def failure_message(candidate: Candidate) -> str:
+def failure_message(candidate: Candidate, state: QuestionState | None = None) -> str:
+    """What went wrong, and (with ``state``) which compared strings no row holds
+    (:mod:`binder_py.pipeline.literal_hints`)."""
     error = candidate.error
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
-        return f"{error.kind} error{where}: {error.message}"
-    return "the program returned an empty result (None, an empty table or an empty list)"
+        message = f"{error.kind} error{where}: {error.message}"
+    else:
+        message = "the program returned an empty result (None, an empty table or an empty list)"
+    if state is not None:
+        hints = literal_hints(candidate.program, {"df": state.table, "table": state.table, **state.tables})
+        message += "".join(f"\n{hint}" for hint in hints)
+    return message
 
 
 def repair(state: QuestionState) -> QuestionState:
@@ -51,7 +59,7 @@ def repair(state: QuestionState) -> QuestionState:
     order = n
     warnings = state.warnings
     for candidate in failing:
-        message = failure_message(candidate)
+        message = failure_message(candidate, state)
         try:
             text = build_repair_prompt(prompt, candidate.program, message, count_tokens=lm.count_tokens,
                                        context_window=lm.context_window or None, max_output_tokens=state.max_tokens)

@@ -75,6 +75,17 @@ def test_repair_round_reprompts_with_the_error(shirts, oracle_spec):
     assert BROKEN_PROGRAM in repair_prompts[0] and "no_such_column" in repair_prompts[0]
 
 
+def test_a_repair_names_the_closest_values_of_a_string_no_row_holds(shirts, oracle_spec):
+    guessed = 'df[df["made in"] == "USA"]["shirt"].tolist()'
+    lm = scripted([guessed] * 4, repair='df[df["made in"] == "United States"]["shirt"].tolist()')
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
+    repair_prompts = [r.prompt or r.messages[-1][1] for r, purpose, _ in lm.calls if purpose == "repair"]
+    assert len(repair_prompts) == 1 and "empty result" in repair_prompts[0]
+    assert "no row of column 'made in' equals 'USA'; its closest values are:" in repair_prompts[0]
+    assert "'United States'" in repair_prompts[0].split("closest values are:")[1]
+    assert answer.value == ["pure cotton oxford shirt", "acrylic knit shirt"]
+
+
 def test_no_repair_when_enough_programs_succeed(shirts, oracle_spec):
     lm = scripted([PLAIN_PROGRAM] * 3 + [BROKEN_PROGRAM])
     Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)

@@ -1,0 +1,85 @@
+"""Hints for a repair: string literals a failed program compared with a column that holds no such value.
+
+A model that sees only the first rows of a table (the embedded model's prompt shows at most 20)
+guesses the cells it needs: ``df[df["notes"] == "tallest building in boise"]`` selects nothing
+when the cell reads ``"tallest building in boise, 1920–1975"``. The repair prompt then says so,
+with the column's closest values (:func:`difflib.get_close_matches`), so that the corrected
+program can name a real one.
+
+Only the program's syntax tree is read (it is never run here). Recognised: ``T["col"] == "lit"``
+and ``!=`` (either side), ``T["col"].isin(["lit", ...])``, where ``T`` is a table's name (``df``,
+``table``, or a named table) or a subscript of one (``df[mask]["col"]``).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Iterator, Mapping
+
+import pandas as pd
+
+__all__ = ["literal_hints"]
+
+#: distinct values of a column searched for close matches (the first ones, in table order)
+MAX_VALUES = 5_000
+MAX_HINTS = 3
+
+
+def literal_hints(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    """One line per (column, literal) the program compares and the column does not hold."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    hints: list[str] = []
+    seen: set[tuple[str, str, str]] = set()
+    for table_name, column, literal in _comparisons(tree):
+        table = tables.get(table_name)
+        if table is None or column not in table.columns or (table_name, column, literal) in seen:
+            continue
+        seen.add((table_name, column, literal))
+        values = _text_values(table[column])
+        if values is None or literal in values:
+            continue
+        close = difflib.get_close_matches(literal, list(values)[:MAX_VALUES], n=3, cutoff=0.0)
+        shown = ", ".join(repr(v) for v in close)
+        hints.append(f"no row of column {column!r} equals {literal!r}; its closest values are: {shown}")
+        if len(hints) >= MAX_HINTS:
+            break
+    return hints
+
+
+def _text_values(column: pd.Series) -> dict[str, None] | None:
+    """The column's distinct non-missing values as text, in order (None: not a text column)."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return None
+    return dict.fromkeys(str(v) for v in column.dropna().unique())
+
+
+def _comparisons(tree: ast.AST) -> Iterator[tuple[str, str, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            left, right = node.left, node.comparators[0]
+            for side, other in ((left, right), (right, left)):
+                found = _column_of(side)
+                if found is not None and isinstance(other, ast.Constant) and isinstance(other.value, str):
+                    yield (*found, other.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isin"
+              and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set))):
+            found = _column_of(node.func.value)
+            if found is not None:
+                for element in node.args[0].elts:
+                    if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                        yield (*found, element.value)
+
+
+def _column_of(node: ast.AST) -> tuple[str, str] | None:
+    """``(table name, column)`` for ``T["col"]`` or ``T[...]["col"]``."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)):
+        return None
+    base = node.value
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    return (base.id, node.slice.value) if isinstance(base, ast.Name) else None
