@@ -21,7 +21,7 @@ import pandas as pd
 
 from binder_py.language.program import ParsedProgram
 from binder_py.neural.answer_types import META_KEY, AnswerType, site_answer_types
-from binder_py.neural.requests import NeuralRequest, context_rows
+from binder_py.neural.requests import NeuralRequest, context_rows, distinct_context_rows
 
 _SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 _CONDITIONAL = (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -94,7 +94,10 @@ def _unconditional_calls(stmt: ast.stmt) -> list[ast.Call]:
 def build_request(kind: str, question: str, table: pd.DataFrame, columns: list[str], site: int,
                   title: str | None, dedup: bool = True, answer_type: AnswerType | None = None) -> NeuralRequest:
     """The request the bridge would send for ``columns`` of ``table`` (same cells, keys, order)."""
-    rows, keys, _ = context_rows(table[columns], distinct=kind == "col" and dedup)
+    if kind == "col" and dedup:
+        rows, keys = distinct_context_rows(table[columns])
+    else:
+        rows, keys, _ = context_rows(table[columns], distinct=False)
     return NeuralRequest(kind, question.strip(), [str(c) for c in columns], rows, keys, site=site, title=title,
                          meta={META_KEY: answer_type} if answer_type is not None else {})
 

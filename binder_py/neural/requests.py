@@ -80,19 +80,63 @@ def row_key(cells: list[str] | tuple[str, ...]) -> str:
 def _column_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
     """Every cell's code and the display text of each code, computing :func:`cell_text`
     once per distinct raw value (not once per row)."""
-    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty"):
+    if _mixed_objects(column):
         # mixed objects: equal-hashing values of different types (1, 1.0, True) may show
         # differently, so factorize their display texts instead of the raw values
         texts = np.asarray([cell_text(v) for v in column.tolist()], dtype=object)
         codes, uniques = pd.factorize(texts)
         return np.asarray(codes, dtype=np.int64), [str(u) for u in uniques]
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64), _display_texts(uniques)
+
+
+def _mixed_objects(column: pd.Series) -> bool:
+    return column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty")
+
+
+def _display_texts(uniques: Any) -> list[str]:
+    """:func:`cell_text` of each distinct value."""
     # tolist(): Python scalars (an arrow-backed array iterates one slow scalar at a time); a
     # cell that is exactly a str shows as cell_text shows it, without its chain of type checks
     values = uniques.tolist() if hasattr(uniques, "tolist") else list(uniques)
-    return np.asarray(codes, dtype=np.int64), [
-        v.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip() if type(v) is str else cell_text(v)
-        for v in values]
+    return [v.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip() if type(v) is str else cell_text(v)
+            for v in values]
+
+
+def distinct_context_rows(ctx: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
+    """``context_rows(ctx, distinct=True)[:2]``, without the row codes: what the parent needs
+    to plan a request (the worker, which spreads the answers, computes the codes). For one
+    column of a type that hashes as it shows, from the column's distinct values alone, so
+    that a million-row column costs no row-sized array (``pd.unique`` and
+    ``pd.factorize`` list the distinct values in the same order: first appearance)."""
+    if ctx.shape[1] != 1 or len(ctx) == 0 or _mixed_objects(ctx.iloc[:, 0]):
+        rows, keys, _ = context_rows(ctx, distinct=True)
+        return rows, keys
+    column = ctx.iloc[:, 0]
+    # factorize the distinct values again (a small array): its uniques are of the very type
+    # that factorizing the whole column gives (Timedelta, not datetime.timedelta, ...)
+    distinct_values = pd.Series(pd.unique(column), dtype=column.dtype)
+    texts = _display_texts(pd.factorize(distinct_values, use_na_sentinel=False)[1])
+    rows_d, keys_d, _ = _distinct_by_key([[t] for t in texts])
+    return rows_d, keys_d
+
+
+def _distinct_by_key(representatives: list[list[str]]) -> tuple[list[list[str]], list[str], np.ndarray]:
+    """The representatives' distinct keys in order of first appearance, each with its first
+    row, and each representative's position among them."""
+    key_index: dict[str, int] = {}
+    rows_d: list[list[str]] = []
+    keys_d: list[str] = []
+    raw_to_key = np.empty(len(representatives), dtype=np.int64)
+    for code, row in enumerate(representatives):
+        key = row_key(row)
+        index = key_index.get(key)
+        if index is None:
+            index = key_index[key] = len(keys_d)
+            rows_d.append(row)
+            keys_d.append(key)
+        raw_to_key[code] = index
+    return rows_d, keys_d, raw_to_key
 
 
 def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[str]], list[str], np.ndarray]:
@@ -137,27 +181,13 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
                 return representatives, raw_keys, combined
             every = combined.tolist()
             return [list(representatives[c]) for c in every], [raw_keys[c] for c in every], combined
-    key_index: dict[str, int] = {}
-    rows_d: list[list[str]] = []
-    keys_d: list[str] = []
-    raw_rows: list[list[str]] = []
-    raw_keys: list[str] = []
-    raw_to_key = np.empty(len(representatives), dtype=np.int64)
-    for code, row in enumerate(representatives):
-        key = row_key(row)
-        raw_rows.append(row)
-        raw_keys.append(key)
-        index = key_index.get(key)
-        if index is None:
-            index = key_index[key] = len(keys_d)
-            rows_d.append(row)
-            keys_d.append(key)
-        raw_to_key[code] = index
+    rows_d, keys_d, raw_to_key = _distinct_by_key(representatives)
     row_codes = raw_to_key[combined]
     if distinct:
         return rows_d, keys_d, row_codes
     every = combined.tolist()
-    return [list(raw_rows[c]) for c in every], [raw_keys[c] for c in every], row_codes
+    raw_keys = [row_key(row) for row in representatives]
+    return [list(representatives[c]) for c in every], [raw_keys[c] for c in every], row_codes
 
 
 def normalize_key(key: str) -> str:

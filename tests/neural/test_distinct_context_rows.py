@@ -1,0 +1,49 @@
+"""The parent plans a request from a column's distinct values alone (no row-sized codes):
+it must give exactly the rows and keys the worker's bridge computes from every row."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from binder_py.neural.requests import context_rows, distinct_context_rows
+
+COLUMNS = {
+    "int": [3, 1, 3, 2, 1],
+    "float with NaN": [1.0, np.nan, 2.5, np.nan, 1.0],
+    "integral floats": [1.0, 2.0, 1.0, 3.5, 2.0],
+    "str with None and case": ["Paris", None, "paris", "Rome ", "Paris"],
+    "arrow str with tab": pd.array(["a", None, "A", "b\tc", "a"], dtype="str"),
+    "python str": pd.array(["a", None, "A", "b", "a"], dtype=pd.StringDtype("python")),
+    "bool": [True, False, True, True, False],
+    "nullable bool": pd.array([True, None, False, True, None], dtype="boolean"),
+    "Int64": pd.array([1, None, 2, 1, None], dtype="Int64"),
+    "datetime": pd.to_datetime(["2020-01-01", None, "2020-01-01 10:00", "2021-01-01", None], format="mixed"),
+    "datetime tz": pd.to_datetime(["2020-01-01", None, "2020-01-01 10:00", "2021-01-01", None],
+                                  format="mixed").tz_localize("UTC"),
+    "timedelta": pd.to_timedelta([1, 2, 1, None, 3], unit="D"),
+    "categorical": pd.Categorical(["x", "y", "x", None, "X"]),
+    "mixed objects": [1, 1.0, "1", True, None],
+    "objects with NaN": pd.Series([1.5, None, np.nan, 1.5, "x"], dtype=object),
+    "all None": pd.Series([None] * 5, dtype=object),
+    "periods": pd.period_range("2020-01", periods=5, freq="M").tolist(),
+}
+
+
+@pytest.mark.parametrize("name", list(COLUMNS))
+def test_same_rows_and_keys_as_from_every_row(name: str) -> None:
+    ctx = pd.DataFrame({"c": COLUMNS[name]})
+    rows, keys, _codes = context_rows(ctx, distinct=True)
+    assert distinct_context_rows(ctx) == (rows, keys)
+
+
+def test_keys_that_fold_together_keep_the_first_row() -> None:
+    ctx = pd.DataFrame({"city": ["Paris", "PARIS", "Rome", "paris"]})
+    assert distinct_context_rows(ctx) == ([["Paris"], ["Rome"]], ["paris", "rome"])
+
+
+def test_several_columns_and_empty_tables() -> None:
+    two = pd.DataFrame({"a": [1, 1, 2, 1], "b": ["x", "x", "y", "z"]})
+    assert distinct_context_rows(two) == context_rows(two, distinct=True)[:2]
+    empty = pd.DataFrame({"a": pd.Series([], dtype="str")})
+    assert distinct_context_rows(empty) == context_rows(empty, distinct=True)[:2]
