@@ -48,36 +48,50 @@ LAZY_MODULES = ("time", "numpy.rec", "pandas.core.methods.to_dict", "pandas.core
                 "pandas.io.formats.string")
 
 
-def _warm_up() -> None:
-    """Import what pandas loads lazily and run a small program once, before forking."""
-    import importlib
+#: a small program that touches what LM programs commonly use (run before forking, and by
+#: the prefault probe)
+SAMPLE_PROGRAM = (
+    "import re\nimport math\nimport datetime\n"
+    "t = df.copy()\nt['c'] = t['a'] * 2\nt.loc[0, 'a'] = 9\n"
+    "g = t.groupby('b').agg({'a': 'sum'})\n"
+    "m = t.merge(g, left_on='b', right_index=True)\n"
+    "t['d'] = pd.to_datetime(t['d'])\n"
+    "y = t['d'].dt.year.max()\n"
+    "s = t['b'].str.upper().str.contains('X').sum()\n"
+    "v = t['b'].value_counts().idxmax()\n"
+    "p = t.pivot_table(index='b', values='a', aggfunc='sum')\n"
+    "n = pd.to_numeric(t['a']).apply(lambda x: x + 1).sort_values().iloc[0]\n"
+    "print(m.shape)\n"
+    "[int(x) for x in t['a']] + sorted(set(t['b']))\n"
+)
+
+
+def _sample_job() -> None:
+    """A worker's job from its pickled form to its pickled outcome, on a small table."""
+    import pickle
 
     import pandas as pd
+
+    from . import runner, worker
+
+    df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "x"], "d": ["2020-01-01", "2021-02-03", "2022-03-04"]})
+    job = pickle.loads(pickle.dumps({"variables": {"df": df}, "program": SAMPLE_PROGRAM}, protocol=5))
+    buf = runner.BoundedBuffer(1024)
+    ns = runner.build_namespace(job["variables"], buf)
+    worker._outcome_bytes(runner.run(job["program"], "<sample>", ns, buf), buf)
+
+
+def _warm_up() -> None:
+    """Import what pandas loads lazily and run a small job once, before forking."""
+    import importlib
 
     for name in LAZY_MODULES:
         importlib.import_module(name)
 
-    from . import runner, vetting
+    from . import vetting
 
     vetting.warm()
-    buf = runner.BoundedBuffer(1024)
-    df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "x"], "d": ["2020-01-01", "2021-02-03", "2022-03-04"]})
-    program = (
-        "import re\nimport math\nimport datetime\n"
-        "t = df.copy()\nt['c'] = t['a'] * 2\nt.loc[0, 'a'] = 9\n"
-        "g = t.groupby('b').agg({'a': 'sum'})\n"
-        "m = t.merge(g, left_on='b', right_index=True)\n"
-        "t['d'] = pd.to_datetime(t['d'])\n"
-        "y = t['d'].dt.year.max()\n"
-        "s = t['b'].str.upper().str.contains('X').sum()\n"
-        "v = t['b'].value_counts().idxmax()\n"
-        "p = t.pivot_table(index='b', values='a', aggfunc='sum')\n"
-        "n = pd.to_numeric(t['a']).apply(lambda x: x + 1).sort_values().iloc[0]\n"
-        "print(m.shape)\n"
-        "[int(x) for x in t['a']] + sorted(set(t['b']))\n"
-    )
-    ns = runner.build_namespace({"df": df}, buf)
-    runner.run(program, "<warmup>", ns, buf)
+    _sample_job()
 
 
 def main(cfg: dict) -> None:
@@ -87,7 +101,7 @@ def main(cfg: dict) -> None:
     import importlib
 
     try:
-        from . import worker
+        from . import prefault, worker
 
         for name in cfg.get("preload", ()):
             importlib.import_module(name)
@@ -122,6 +136,15 @@ def main(cfg: dict) -> None:
     gc.collect()
     gc.freeze()
 
+    def sample_as_worker() -> None:  # what a worker does, to learn the pages its job writes
+        gc.disable()
+        _sample_job()
+
+    # the pages to copy into each idle worker ahead of its job (sandbox.prefault), learned by a
+    # probe child started after READY: not on the way to the first answer
+    prefault_ranges: list[tuple[int, int]] = []
+    probe: prefault.Probe | None = None
+
     def spawn() -> None:
         pid = os.fork()
         if pid == 0:  # worker
@@ -137,7 +160,10 @@ def main(cfg: dict) -> None:
                 notify_r.close()
                 for fd in active.values():
                     os.close(fd)
+                if probe is not None:
+                    os.close(probe.fd)
                 gc.disable()  # one short-lived program per worker: skip collections
+                prefault.populate(prefault_ranges, lambda: bool(select.select([listener], [], [], 0)[0]))
                 worker.serve(listener, notify_w)
             finally:
                 os._exit(0)
@@ -161,13 +187,19 @@ def main(cfg: dict) -> None:
         spawn()
     sys.stdout.write("READY\n")
     sys.stdout.flush()
+    if cfg.get("prefault", True) and prefault.can_learn():
+        probe = prefault.Probe(sample_as_worker, in_child=set_pdeathsig)
 
     try:
         while not stop["now"]:
             try:
-                readable, _, _ = select.select([0, notify_r, wake_r], [], [], 1.0)
+                readable, _, _ = select.select([0, notify_r, wake_r] + ([probe.fd] if probe else []), [], [], 1.0)
             except InterruptedError:
                 continue
+            if probe is not None and probe.fd in readable:
+                learned = probe.read_some()
+                if learned is not None:
+                    prefault_ranges, probe = learned, None
             if 0 in readable:
                 try:
                     if not os.read(0, 4096):
@@ -211,7 +243,7 @@ def main(cfg: dict) -> None:
             while len(idle) < max(1, pool_size - len(active)):
                 spawn()
     finally:
-        for pid in list(idle) + list(active):
+        for pid in list(idle) + list(active) + ([probe.pid] if probe else []):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -56,6 +56,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--total", type=int, default=200)
     ap.add_argument("--pool-size", type=int, default=2)
+    ap.add_argument("--gap-ms", type=float, default=0.0,
+                    help="pause before each sandboxed run (idle workers finish copying their pages ahead)")
     args = ap.parse_args()
     df = make_table()
     load0 = os.getloadavg()
@@ -74,6 +76,8 @@ def main() -> None:
                 t0 = time.perf_counter()
                 plain_exec(p, df)
                 p_times.append((time.perf_counter() - t0) * 1000)
+                if args.gap_ms:
+                    time.sleep(args.gap_ms / 1000)
                 t0 = time.perf_counter()
                 sb.run(p, variables={"df": df})
                 s_times.append((time.perf_counter() - t0) * 1000)
