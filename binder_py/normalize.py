@@ -374,13 +374,15 @@ def normalize_answer(value: Any, *, yes_no: bool = False) -> NormalizedAnswer:
         return NormalizedAnswer(key=(key,), display=disp, is_empty=False, note=note)
 
 
-def _normalize(value: Any, yes_no: bool) -> NormalizedAnswer:
+def _items(value: Any) -> tuple[list[tuple[str, Any, str | None]], str | None]:
+    """Every value an answer holds, as (key, display, note), in order, repeats kept; and the
+    answer's note."""
     note: str | None = None
     items: list[tuple[str, Any, str | None]]
     if isinstance(value, pd.DataFrame):
         col, note = _frame_column(value)
         if col is None:
-            return _EMPTY
+            return [], None
         value = col
     if isinstance(value, dict):
         items = [_repr_scalar(value)]
@@ -390,6 +392,26 @@ def _normalize(value: Any, yes_no: bool) -> NormalizedAnswer:
     else:
         res = _scalar(value)
         items = [] if res is None else [res]
+    return items, note
+
+
+#: a number as an answer's key shows it (integral values without a decimal part), or as a
+#: table cell may write it (thousands separators)
+_NUMBER_TEXT = re.compile(r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$|^[+-]?\.\d+$")
+
+
+def is_one_number(value: Any) -> bool:
+    """Whether an answer is exactly one number: one value (not a list of several, not even of
+    equal ones) that is a number or the text of one. Never raises."""
+    try:
+        items, _ = _items(value)
+    except Exception:  # noqa: BLE001 - an answer no rule understands is not a number
+        return False
+    return len(items) == 1 and bool(_NUMBER_TEXT.match(items[0][0].strip()))
+
+
+def _normalize(value: Any, yes_no: bool) -> NormalizedAnswer:
+    items, note = _items(value)
     if not items:
         return NormalizedAnswer(key=(), display=None, is_empty=True, note=note)
     seen: dict[str, Any] = {}
@@ -419,6 +441,15 @@ _OR_OK_RE = re.compile(
     r"\bor\s+(?:more|less|fewer|greater|higher|lower|above|below|over|under|later|earlier|"
     r"longer|shorter|after|before|not|equal|so)\b"
 )
+
+
+_COUNT_QUESTION = re.compile(r"^\W*how many\b")
+
+
+def is_count_question(question: str) -> bool:
+    """Whether a question asks for a count: it starts with "how many" (after stripping and
+    casefolding). Its answer is one number."""
+    return bool(_COUNT_QUESTION.match(str(question).strip().casefold()))
 
 
 def is_yes_no_question(question: str) -> bool:

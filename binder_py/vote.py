@@ -7,6 +7,10 @@ distribution and a confidence.
 
 Rules
 -----
+0. **Answers of the wrong shape** (:func:`shape_fit`, applied by the callers before
+   :func:`vote`): for a question that asks for a count, a program that ran and answered
+   anything but one number (several values, even equal ones; text that is not a number)
+   is set aside, when at least one program that ran answered one number.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
    (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
@@ -57,7 +61,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from binder_py.normalize import NormalizedAnswer, key_text, normalize_answer
+from binder_py.normalize import NormalizedAnswer, is_one_number, key_text, normalize_answer
 
 __all__ = [
     "Strategy",
@@ -67,6 +71,7 @@ __all__ = [
     "VoteCandidate",
     "VoteShare",
     "VoteResult",
+    "shape_fit",
     "vote",
     "vote_closeness",
     "vote_prefix",
@@ -254,6 +259,23 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
     return ranked, top_tied
 
 
+def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool) -> list[VoteCandidate]:
+    """The candidates that keep their vote given the shape the question asks for (rule 0).
+
+    With ``expects_number`` (a count question, :func:`binder_py.normalize.is_count_question`),
+    a candidate that ran and answered anything but one number — a list of several values (even
+    equal ones: a column of 1s is not a count), text that is not a number — is left out, when
+    at least one candidate that ran answered with one number; otherwise, and without
+    ``expects_number``, every candidate is kept. Failed candidates are kept (``vote`` decides
+    about them). Order is preserved."""
+    if not expects_number:
+        return list(candidates)
+    fit = [not c.ok or is_one_number(c.value) for c in candidates]
+    if not any(c.ok and f for c, f in zip(candidates, fit)):
+        return list(candidates)
+    return [c for c, f in zip(candidates, fit) if f]
+
+
 def vote(
     candidates: Sequence[VoteCandidate],
     *,
@@ -349,11 +371,13 @@ def vote(
     )
 
 
-def vote_prefix(candidates: Sequence[VoteCandidate], k: int, **kwargs: Any) -> VoteResult:
+def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: bool = False,
+                **kwargs: Any) -> VoteResult:
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
-    Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position)
-    and calls :func:`vote` with ``kwargs``. A candidate with ``sample_orders`` counts
+    Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
+    applies :func:`shape_fit` to them (rule 0, with ``expects_number``) and calls :func:`vote`
+    with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
     them); without ``sample_orders`` its whole ``count`` is kept. ``k <= 0`` gives
     the no-voters result.
@@ -367,7 +391,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, **kwargs: Any) -> V
                                                 sample_orders=tuple(inside)))
         elif c.order < k:
             kept.append(c)
-    return vote(kept, **kwargs)
+    return vote(shape_fit(kept, expects_number=expects_number), **kwargs)
 
 
 #: the runner-up's share within this of the winner's makes a near tie

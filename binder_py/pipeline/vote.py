@@ -11,7 +11,7 @@ from binder_py.calibration import confidence, resolve_calibrator
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
-from binder_py.vote import VoteCandidate, vote
+from binder_py.vote import VoteCandidate, shape_fit, vote
 
 #: proposed programs' scores are log-probabilities of the choices that built them: weigh answers
 #: by their programs' probabilities (β = 1)
@@ -21,9 +21,12 @@ PROPOSAL_BETA = 1.0
 def vote_candidates(state: QuestionState) -> QuestionState:
     settings, profile = state.settings, state.profile
     strategy = state.vote_strategy
-    voters = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
-                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
-                            sample_orders=c.sample_orders) for c in state.candidates]
+    every = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
+                           has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
+                           sample_orders=c.sample_orders) for c in state.candidates]
+    voters = shape_fit(every, expects_number=profile.expects_number(state.question))
+    kept = {id(v) for v in voters}
+    set_aside = frozenset(c.order for c in every if id(c) not in kept)
     if strategy == "likelihood":
         result = likelihood_vote(voters, yes_no=state.yes_no, drop_empty=settings.drop_empty,
                                  drop_failed=settings.drop_failed,
@@ -34,8 +37,12 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                       neural_weight=settings.neural_weight, drop_empty=settings.drop_empty,
                       drop_failed=settings.drop_failed)
     shares = {key_text(s.key): s for s in result.distribution}
-    candidates = tuple(_with_vote(c, state, shares) for c in state.candidates)
+    candidates = tuple(_with_vote(c, state, shares, set_aside) for c in state.candidates)
     warnings = state.warnings
+    if set_aside:
+        programs = sum(c.count for c in state.candidates if min(c.sample_orders) in set_aside)
+        warnings += (f"{programs} program(s) answered this counting question with something other than one "
+                     "number (several values, or text) and did not vote; other programs answered with one",)
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)
@@ -71,11 +78,12 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer)
 
 
-def _with_vote(candidate: Candidate, state: QuestionState, shares: dict) -> Candidate:
+def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: frozenset[int]) -> Candidate:
     settings = state.settings
     normalized = normalize_answer(candidate.value, yes_no=state.yes_no)
     answer_key = key_text(normalized.key)
-    eligible = (candidate.ok or not settings.drop_failed) and (not normalized.is_empty or not settings.drop_empty)
+    eligible = ((candidate.ok or not settings.drop_failed) and (not normalized.is_empty or not settings.drop_empty)
+                and min(candidate.sample_orders) not in set_aside)
     voted = bool(eligible and answer_key in shares)
     votes = shares[answer_key].weight * candidate.count / max(1, shares[answer_key].count) if voted else 0.0
     return replace(candidate, answer_key=answer_key, voted=voted, votes=votes)

@@ -121,6 +121,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
     strategy = profile.vote_strategy(config.get("vote"))
     return vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
+                       expects_number=profile.expects_number(record.get("question") or ""),
                        yes_no=profile.is_yes_no(record.get("question") or ""),
                        answer_weights=profile.vote_weights(strategy, None),
                        neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))

@@ -131,6 +131,13 @@ class TaskProfile:
 
         return self.statements or is_yes_no_question(question)
 
+    def expects_number(self, question: str) -> bool:
+        """Does ``question`` ask for one number (a count)? Then answers of another shape are set
+        aside before the vote (:func:`binder_py.vote.shape_fit`). Never for statements."""
+        from binder_py.normalize import is_count_question
+
+        return not self.statements and is_count_question(question)
+
     def final_value(self, value: Any, key: str) -> Any:
         """The answer as the task reports it: a statement's verdict is True/False."""
         if self.statements and value is not None:
