@@ -8,9 +8,11 @@ distribution and a confidence.
 Rules
 -----
 0. **Answers of the wrong shape** (:func:`shape_fit`, applied by the callers before
-   :func:`vote`): for a question that asks for a count, a program that ran and answered
-   anything but one number (several values, even equal ones; text that is not a number)
-   is set aside, when at least one program that ran answered one number.
+   :func:`vote`): a program whose answer is an ``f_col`` column itself (``per_row``: one
+   answer per row, not an answer to the question) is set aside; and for a question that
+   asks for a count, so is a program that answered anything but one number (several
+   values, even equal ones; text that is not a number). Only when at least one program
+   that ran has a non-empty answer of the right shape: otherwise nothing is set aside.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
    (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
@@ -106,6 +108,8 @@ class VoteCandidate:
         sample_orders: optional sampling positions of all ``count`` identical
             programs; only :func:`vote_prefix` uses it (to count how many of them
             fall in the prefix). Empty: all ``count`` programs are taken to be at ``order``.
+        per_row: the program's answer is an ``f_col`` column itself
+            (:func:`binder_py.language.program.answers_per_row`); see rule 0.
     """
 
     value: Any
@@ -115,6 +119,7 @@ class VoteCandidate:
     order: int = 0
     ok: bool = True
     sample_orders: tuple[int, ...] = ()
+    per_row: bool = False
 
 
 @dataclass(frozen=True)
@@ -260,20 +265,21 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
 
 
 def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool) -> list[VoteCandidate]:
-    """The candidates that keep their vote given the shape the question asks for (rule 0).
+    """The candidates that keep their vote given the shape of their answers (rule 0).
 
-    With ``expects_number`` (a count question, :func:`binder_py.normalize.is_count_question`),
-    a candidate that ran and answered anything but one number — a list of several values (even
-    equal ones: a column of 1s is not a count), text that is not a number — is left out, when
-    at least one candidate that ran answered with one number; otherwise, and without
-    ``expects_number``, every candidate is kept. Failed candidates are kept (``vote`` decides
-    about them). Order is preserved."""
-    if not expects_number:
+    Set aside: a candidate whose answer is an ``f_col`` column itself (``per_row``), and, with
+    ``expects_number`` (a count question, :func:`binder_py.normalize.is_count_question`), a
+    candidate that answered anything but one number — a list of several values (even equal
+    ones: a column of 1s is not a count), text that is not a number. Only when at least one
+    candidate that ran has a non-empty answer of the right shape; otherwise every candidate is
+    kept. Failed candidates are kept (``vote`` decides about them). Order is preserved."""
+    def right_shape(c: VoteCandidate) -> bool:
+        return not c.per_row and (not expects_number or is_one_number(c.value))
+
+    keep = [not c.ok or right_shape(c) for c in candidates]
+    if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
         return list(candidates)
-    fit = [not c.ok or is_one_number(c.value) for c in candidates]
-    if not any(c.ok and f for c, f in zip(candidates, fit)):
-        return list(candidates)
-    return [c for c, f in zip(candidates, fit) if f]
+    return [c for c, k in zip(candidates, keep) if k]
 
 
 def vote(

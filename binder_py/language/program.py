@@ -71,6 +71,27 @@ class ParsedProgram:
         return self.sites[site_id]
 
 
+_LISTING_METHODS = ("tolist", "to_list")
+
+
+def answers_per_row(source: str) -> bool:
+    """Whether a program's answer is an ``f_col`` column itself: its last statement is an
+    ``f_col(...)`` call (or one followed by ``.tolist()``/``.to_list()``). Such a program
+    answers its question once per row of the context — a column, not an answer about the
+    table (a bare ``f(...)`` there is an ``f_val``). False for text that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return False
+    value = tree.body[-1].value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _LISTING_METHODS and not value.args and not value.keywords):
+        value = value.func.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "f_col"
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the program binds (assignments, defs, imports, loop targets, args...)."""
     names: set[str] = set()

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from binder_py.answer import Answer, Candidate
 from binder_py.calibration import confidence, resolve_calibrator
+from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
@@ -23,7 +24,8 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     strategy = state.vote_strategy
     every = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
-                           sample_orders=c.sample_orders) for c in state.candidates]
+                           sample_orders=c.sample_orders, per_row=answers_per_row(c.program))
+             for c in state.candidates]
     voters = shape_fit(every, expects_number=profile.expects_number(state.question))
     kept = {id(v) for v in voters}
     set_aside = frozenset(c.order for c in every if id(c) not in kept)
@@ -41,8 +43,13 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     warnings = state.warnings
     if set_aside:
         programs = sum(c.count for c in state.candidates if min(c.sample_orders) in set_aside)
-        warnings += (f"{programs} program(s) answered this counting question with something other than one "
-                     "number (several values, or text) and did not vote; other programs answered with one",)
+        if profile.expects_number(state.question):
+            why = ("their answer was not one number (the question asks how many) or was an f_col column "
+                   "itself; other programs answered with one number")
+        else:
+            why = ("their answer was an f_col column itself (one answer per row, not an answer about the "
+                   "table); other programs answered otherwise")
+        warnings += (f"{programs} program(s) did not vote: {why}",)
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)

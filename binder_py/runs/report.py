@@ -102,6 +102,7 @@ def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
 
 def vote_candidates(record: dict[str, Any]) -> list[Any]:
     """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects."""
+    from binder_py.language.program import answers_per_row
     from binder_py.vote import VoteCandidate
 
     out = []
@@ -109,7 +110,8 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
         orders = tuple(int(o) for o in c.get("sample_orders") or ())
         out.append(VoteCandidate(value=revive_answer(c.get("value")), count=int(c.get("count", 1)),
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
-                                 order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders))
+                                 order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders,
+                                 per_row=answers_per_row(str(c.get("program") or ""))))
     return out
 
 

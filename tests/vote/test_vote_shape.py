@@ -70,3 +70,63 @@ def test_the_pipeline_sets_them_aside_and_says_so() -> None:
     # the same question without a one-number answer among the programs keeps its answer
     lm = ScriptedLM(lambda request, purpose: [ones])
     assert Binder(lm=lm, task="wikitq", n=1, mode="python").ask(table, "how many images are listed?").value == 1
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('f_col("Who was the first judge?", df[["Judge"]])', True),
+    ('x = 1\nf_col("Is it big?", ["image"]).tolist()', True),
+    ('f_col("Is it big?", ["image"]).to_list()', True),
+    ('f_val("Who was the first judge?", df[["Judge"]])', False),
+    ('f("Who was the first judge?", df[["Judge"]])', False),  # a bare f there is an f_val
+    ('df[f_col("Is it big?", ["image"])]', False),
+    ('f_col("Is it big?", ["image"]).sum()', False),
+    ('df["x"] = f_col("Is it big?", ["image"])', False),
+    ("this is not python (", False),
+    ("", False),
+])
+def test_programs_whose_answer_is_an_f_col_column(program, expected) -> None:
+    from binder_py.language.program import answers_per_row
+
+    assert answers_per_row(program) is expected
+
+
+def test_a_column_of_per_row_answers_does_not_outvote_an_answer_about_the_table() -> None:
+    # nt-3271 in an embedded-model run: three programs returned f_col("Who was the first judge from
+    # florida ...?", ...) itself (one answer per row), against one f_val that answered the question
+    judges = ["nathan p. bryan", "curtis longino waller", "louis willard"]
+    candidates = [C(value=judges, order=0, has_neural_calls=True, per_row=True),
+                  C(value=judges + ["yes"], order=1, has_neural_calls=True, per_row=True),
+                  C(value="nathan p. bryan", order=4, has_neural_calls=True)]
+    assert vote(candidates, strategy="program_biased").value != "nathan p. bryan"
+    assert vote(shape_fit(candidates, expects_number=False), strategy="program_biased").value == "nathan p. bryan"
+    only_columns = candidates[:2] + [C(value=None, order=5)]
+    assert shape_fit(only_columns, expects_number=False) == only_columns  # nothing else answered: kept
+
+
+def test_the_report_recognises_them_from_the_recorded_program() -> None:
+    from binder_py.runs.report import vote_candidates
+
+    record = {"candidates": [
+        {"program": 'f_col("Who?", df[["Judge"]])', "value": ["a", "b"], "count": 1, "ok": True,
+         "sample_orders": [0], "has_neural_calls": True},
+        {"program": 'f_val("Who?", df[["Judge"]])', "value": "a", "count": 1, "ok": True, "sample_orders": [1],
+         "has_neural_calls": True}]}
+    assert [c.per_row for c in vote_candidates(record)] == [True, False]
+
+
+def test_the_pipeline_sets_aside_a_program_that_answers_with_an_f_col_column(tmp_path) -> None:
+    import json
+
+    table = pd.DataFrame({"judge": ["Ann Lee", "Bo Chan", "Cy Diaz"], "state": ["fl", "fl", "ga"]})
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps({
+        "f_col": {"Who was the first judge from Florida?": {"ann lee": "ann lee", "bo chan": "bo chan",
+                                                            "cy diaz": "no"}},
+        "f_val": {"Who was the first judge from Florida?": "Ann Lee"}}))
+    column = 'f_col("Who was the first judge from Florida?", ["judge"])'
+    value = 'f_val("Who was the first judge from Florida?", df[["judge"]])'
+    lm = ScriptedLM(lambda request, purpose: [column, column, value])
+    answer = Binder(lm=lm, neural=f"oracle:{oracle}", task="wikitq", n=3).ask(
+        table, "who was the first judge from florida?")
+    assert answer.value == "Ann Lee"
+    assert any("f_col column itself" in w for w in answer.warnings)
