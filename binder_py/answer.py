@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from binder_py.vote import VoteShare
 
 
+#: origins of programs derived from another candidate (``repaired_from``), not sampled: ``repair``
+#: (the model rewrote a failing program), ``rescope`` (an f_col answer asked once, as f_val)
+DERIVED_ORIGINS = ("repair", "rescope")
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One distinct candidate program (or, in ``e2e`` mode, one distinct direct answer).
@@ -31,7 +36,7 @@ class Candidate:
 
     program: str
     count: int
-    origin: str  # "sample" | "repair" | "e2e"
+    origin: str  # "sample" | "repair" | "rescope" | "e2e" (see DERIVED_ORIGINS)
     sample_orders: tuple[int, ...]
     mean_logprob: float | None = None
     run: ProgramRun | None = None  # None in e2e mode, and before the run stage
@@ -83,8 +88,9 @@ class ProgramCounts:
 
     ``sampled`` are the completions of the sampling request (``distinct`` of them after
     merging identical programs); ``repairs`` the programs a repair round wrote (each distinct
-    and new by construction); ``failed`` and ``voted`` count programs with their multiplicity,
-    out of ``sampled + repairs``.
+    and new by construction); ``rescopes`` the programs whose f_col answer was asked once
+    instead (the rescope stage); ``failed`` and ``voted`` count programs with their
+    multiplicity, out of ``sampled + repairs + rescopes``.
     """
 
     sampled: int
@@ -92,20 +98,24 @@ class ProgramCounts:
     repairs: int
     failed: int
     voted: int
+    rescopes: int = 0
 
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
-        samples = [c for c in candidates if c.origin != "repair"]
+        samples = [c for c in candidates if c.origin not in DERIVED_ORIGINS]
         return cls(sampled=sum(c.count for c in samples), distinct=len(samples),
                    repairs=sum(c.count for c in candidates if c.origin == "repair"),
                    failed=sum(c.count for c in candidates if not c.ok),
-                   voted=sum(c.count for c in candidates if c.voted))
+                   voted=sum(c.count for c in candidates if c.voted),
+                   rescopes=sum(c.count for c in candidates if c.origin == "rescope"))
 
     def sentence(self, mode: str = "binder") -> str:
         unit = "answer(s)" if mode == "e2e" else "program(s)"
         text = f"{self.sampled} {unit} sampled ({self.distinct} distinct)"
         if self.repairs:
             text += f" + {self.repairs} written by repair"
+        if self.rescopes:
+            text += f" + {self.rescopes} asking an f_col question once"
         if self.failed:
             text += f"; {self.failed} failed"
         return text + f"; {self.voted} voted"

@@ -388,6 +388,8 @@ def _candidates_html(answer: Answer) -> str:
 def _candidate_label(candidate: Candidate) -> str:
     if candidate.origin == "repair":
         return f"written by repair of candidate {candidate.repaired_from}"
+    if candidate.origin == "rescope":
+        return f"candidate {candidate.repaired_from}'s question asked once (f_val), not row by row"
     times = f"sampled {candidate.count}×" if candidate.count > 1 else "sampled once"
     return times if candidate.origin == "sample" else f"{times} (end to end)"
 

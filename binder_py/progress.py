@@ -29,6 +29,7 @@ _STAGE_TEXT: dict[str, Callable[[Any], str]] = {
     "plan": lambda state: "planning the neural calls",
     "run": lambda state: f"running {len(state.candidates)} program(s)",
     "repair": lambda state: "repairing failed programs, if too few succeeded",
+    "rescope": lambda state: "asking once the questions that programs answered row by row, if any",
     "vote_candidates": lambda state: "voting",
 }
 

@@ -92,6 +92,25 @@ def answers_per_row(source: str) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "f_col"
 
 
+def as_value_question(source: str) -> str | None:
+    """The program with its final ``f_col(question, context)`` (:func:`answers_per_row`) asked
+    once of the context instead: ``f_val(question, context)``, with the same arguments and any
+    ``.tolist()`` after it dropped. ``None`` when the program's answer is not an ``f_col``
+    column itself."""
+    if not answers_per_row(source):
+        return None
+    atok = asttokens.ASTTokens(source, parse=True)
+    last = atok.tree.body[-1]
+    call = last.value
+    if isinstance(call.func, ast.Attribute):  # f_col(...).tolist()
+        call = call.func.value
+    start, end = atok.get_text_range(last)
+    func_start, func_end = atok.get_text_range(call.func)
+    call_start, call_end = atok.get_text_range(call)
+    value_call = source[call_start:func_start] + "f_val" + source[func_end:call_end]
+    return source[:start] + value_call + source[end:]
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the program binds (assignments, defs, imports, loop targets, args...)."""
     names: set[str] = set()

@@ -1,6 +1,6 @@
 """The pipeline: one question goes through the stages in :data:`STAGES`, in order.
 
-    prompt → sample → propose → plan → run → repair → vote
+    prompt → sample → propose → plan → run → repair → rescope → vote
 
 Each stage is a function ``QuestionState -> QuestionState`` in its own module; adding a
 stage is writing one module and putting its function in the tuple (docs/ARCHITECTURE.md).
@@ -19,6 +19,7 @@ from binder_py.pipeline.plan import plan
 from binder_py.pipeline.prompt import build_prompt
 from binder_py.pipeline.propose import propose
 from binder_py.pipeline.repair import repair
+from binder_py.pipeline.rescope import rescope
 from binder_py.pipeline.run import run
 from binder_py.pipeline.sample import sample
 from binder_py.pipeline.settings import MODES, VOTE_STRATEGIES, AskSettings
@@ -27,7 +28,7 @@ from binder_py.pipeline.vote import vote_candidates
 
 Stage = Callable[[QuestionState], QuestionState]
 
-STAGES: tuple[Stage, ...] = (build_prompt, sample, propose, plan, run, repair, vote_candidates)
+STAGES: tuple[Stage, ...] = (build_prompt, sample, propose, plan, run, repair, rescope, vote_candidates)
 
 
 def answer_question(state: QuestionState, stages: tuple[Stage, ...] = STAGES) -> Answer:

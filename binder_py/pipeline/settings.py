@@ -41,6 +41,8 @@ class AskSettings:
     drop_empty: bool = True
     repair_below: int | None = None  # repair when fewer than k samples succeed; default ceil(n / 4)
     repair_attempts: int = 3  # failing programs re-prompted in the repair round
+    # a program whose answer is an f_col column itself gets a sibling asking the question once (f_val)
+    rescope: bool = True
     seed: int | None = None
     concurrency: int = 8  # candidate programs executing at once
     share_neural_cache: bool = True  # False: every program asks its own neural calls (original Binder)

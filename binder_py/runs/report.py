@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from binder_py.answer import DERIVED_ORIGINS
 from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
@@ -140,7 +141,7 @@ def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
 
 def recorded_sample_positions(run: Run) -> set[int]:
     """The sample positions the recorded (non-repair) candidates of a run hold."""
-    return {int(o) for r in run.records for c in r.get("candidates") or [] if c.get("origin") != "repair"
+    return {int(o) for r in run.records for c in r.get("candidates") or [] if c.get("origin") not in DERIVED_ORIGINS
             for o in c.get("sample_orders") or ()}
 
 

@@ -130,3 +130,42 @@ def test_the_pipeline_sets_aside_a_program_that_answers_with_an_f_col_column(tmp
         table, "who was the first judge from florida?")
     assert answer.value == "Ann Lee"
     assert any("f_col column itself" in w for w in answer.warnings)
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('f_col("Who?", df[["Judge"]])', 'f_val("Who?", df[["Judge"]])'),
+    ('x = 1\nf_col("Is it big é?",\n  ["image"]).tolist()', 'x = 1\nf_val("Is it big é?",\n  ["image"])'),
+    ('df[f_col("Is it big?", ["image"])]', None),
+    ('f_val("Who?", df[["Judge"]])', None),
+])
+def test_as_value_question(program, expected) -> None:
+    from binder_py.language.program import as_value_question
+
+    assert as_value_question(program) == expected
+
+
+def test_the_rescope_stage_asks_a_column_answer_once(tmp_path) -> None:
+    import json
+
+    table = pd.DataFrame({"judge": ["Ann Lee", "Bo Chan", "Cy Diaz"], "state": ["fl", "fl", "ga"]})
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps({
+        "f_col": {"Who was the first judge from Florida?": {"ann lee": "ann lee", "bo chan": "bo chan",
+                                                            "cy diaz": "no"}},
+        "f_val": {"Who was the first judge from Florida?": "Ann Lee"}}))
+    column = 'f_col("Who was the first judge from Florida?", ["judge"])'
+    lm = ScriptedLM(lambda request, purpose: [column, column])
+    answer = Binder(lm=lm, neural=f"oracle:{oracle}", task="wikitq", n=2).ask(
+        table, "who was the first judge from florida?")
+    assert answer.value == "Ann Lee"
+    sibling = [c for c in answer.candidates if c.origin == "rescope"]
+    assert [c.program for c in sibling] == ['f_val("Who was the first judge from Florida?", ["judge"])']
+    assert sibling[0].voted and sibling[0].repaired_from == 0
+    from binder_py.answer import ProgramCounts
+
+    counts = ProgramCounts.of(answer.candidates)
+    assert (counts.sampled, counts.repairs, counts.rescopes) == (2, 0, 1)
+    assert "+ 1 asking an f_col question once" in counts.sentence()
+    off = Binder(lm=ScriptedLM(lambda request, purpose: [column]), neural=f"oracle:{oracle}", task="wikitq", n=1,
+                 rescope=False).ask(table, "who was the first judge from florida?")
+    assert not [c for c in off.candidates if c.origin == "rescope"] and off.value != "Ann Lee"
