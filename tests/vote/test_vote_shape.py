@@ -114,20 +114,26 @@ def test_the_report_recognises_them_from_the_recorded_program() -> None:
     assert [c.per_row for c in vote_candidates(record)] == [True, False]
 
 
-def test_the_pipeline_sets_aside_a_program_that_answers_with_an_f_col_column(tmp_path) -> None:
+JUDGES = pd.DataFrame({"judge": ["Ann Lee", "Bo Chan", "Cy Diaz"], "state": ["fl", "fl", "ga"]})
+JUDGE_QUESTION = "Who was the first judge from Florida?"
+COLUMN = f'f_col("{JUDGE_QUESTION}", ["judge"])'
+
+
+@pytest.fixture
+def judges_oracle(tmp_path) -> str:
     import json
 
-    table = pd.DataFrame({"judge": ["Ann Lee", "Bo Chan", "Cy Diaz"], "state": ["fl", "fl", "ga"]})
     oracle = tmp_path / "oracle.json"
     oracle.write_text(json.dumps({
-        "f_col": {"Who was the first judge from Florida?": {"ann lee": "ann lee", "bo chan": "bo chan",
-                                                            "cy diaz": "no"}},
-        "f_val": {"Who was the first judge from Florida?": "Ann Lee"}}))
-    column = 'f_col("Who was the first judge from Florida?", ["judge"])'
-    value = 'f_val("Who was the first judge from Florida?", df[["judge"]])'
-    lm = ScriptedLM(lambda request, purpose: [column, column, value])
-    answer = Binder(lm=lm, neural=f"oracle:{oracle}", task="wikitq", n=3).ask(
-        table, "who was the first judge from florida?")
+        "f_col": {JUDGE_QUESTION: {"ann lee": "ann lee", "bo chan": "bo chan", "cy diaz": "no"}},
+        "f_val": {JUDGE_QUESTION: "Ann Lee"}}))
+    return f"oracle:{oracle}"
+
+
+def test_the_pipeline_sets_aside_a_program_that_answers_with_an_f_col_column(judges_oracle) -> None:
+    value = f'f_val("{JUDGE_QUESTION}", df[["judge"]])'
+    lm = ScriptedLM(lambda request, purpose: [COLUMN, COLUMN, value])
+    answer = Binder(lm=lm, neural=judges_oracle, task="wikitq", n=3, rescope=False).ask(JUDGES, JUDGE_QUESTION)
     assert answer.value == "Ann Lee"
     assert any("f_col column itself" in w for w in answer.warnings)
 
@@ -144,19 +150,9 @@ def test_as_value_question(program, expected) -> None:
     assert as_value_question(program) == expected
 
 
-def test_the_rescope_stage_asks_a_column_answer_once(tmp_path) -> None:
-    import json
-
-    table = pd.DataFrame({"judge": ["Ann Lee", "Bo Chan", "Cy Diaz"], "state": ["fl", "fl", "ga"]})
-    oracle = tmp_path / "oracle.json"
-    oracle.write_text(json.dumps({
-        "f_col": {"Who was the first judge from Florida?": {"ann lee": "ann lee", "bo chan": "bo chan",
-                                                            "cy diaz": "no"}},
-        "f_val": {"Who was the first judge from Florida?": "Ann Lee"}}))
-    column = 'f_col("Who was the first judge from Florida?", ["judge"])'
-    lm = ScriptedLM(lambda request, purpose: [column, column])
-    answer = Binder(lm=lm, neural=f"oracle:{oracle}", task="wikitq", n=2).ask(
-        table, "who was the first judge from florida?")
+def test_the_rescope_stage_asks_a_column_answer_once(judges_oracle) -> None:
+    lm = ScriptedLM(lambda request, purpose: [COLUMN, COLUMN])
+    answer = Binder(lm=lm, neural=judges_oracle, task="wikitq", n=2).ask(JUDGES, JUDGE_QUESTION)
     assert answer.value == "Ann Lee"
     sibling = [c for c in answer.candidates if c.origin == "rescope"]
     assert [c.program for c in sibling] == ['f_val("Who was the first judge from Florida?", ["judge"])']
@@ -166,6 +162,6 @@ def test_the_rescope_stage_asks_a_column_answer_once(tmp_path) -> None:
     counts = ProgramCounts.of(answer.candidates)
     assert (counts.sampled, counts.repairs, counts.rescopes) == (2, 0, 1)
     assert "+ 1 asking an f_col question once" in counts.sentence()
-    off = Binder(lm=ScriptedLM(lambda request, purpose: [column]), neural=f"oracle:{oracle}", task="wikitq", n=1,
-                 rescope=False).ask(table, "who was the first judge from florida?")
+    off = Binder(lm=ScriptedLM(lambda request, purpose: [COLUMN]), neural=judges_oracle, task="wikitq", n=1,
+                 rescope=False).ask(JUDGES, JUDGE_QUESTION)
     assert not [c for c in off.candidates if c.origin == "rescope"] and off.value != "Ann Lee"
