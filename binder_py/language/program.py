@@ -74,22 +74,30 @@ class ParsedProgram:
 _LISTING_METHODS = ("tolist", "to_list")
 
 
+def _final_f_col(tree: ast.Module) -> tuple[ast.Expr, ast.Call] | None:
+    """The last statement and its ``f_col`` call when the program's answer is that call's
+    column (``f_col(...)``, or ``f_col(...).tolist()``/``.to_list()``), else ``None``."""
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return None
+    last = tree.body[-1]
+    value = last.value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _LISTING_METHODS and not value.args and not value.keywords):
+        value = value.func.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "f_col":
+        return last, value
+    return None
+
+
 def answers_per_row(source: str) -> bool:
     """Whether a program's answer is an ``f_col`` column itself: its last statement is an
     ``f_col(...)`` call (or one followed by ``.tolist()``/``.to_list()``). Such a program
     answers its question once per row of the context — a column, not an answer about the
     table (a bare ``f(...)`` there is an ``f_val``). False for text that does not parse."""
     try:
-        tree = ast.parse(source)
+        return _final_f_col(ast.parse(source)) is not None
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
-        return False
-    value = tree.body[-1].value
-    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-            and value.func.attr in _LISTING_METHODS and not value.args and not value.keywords):
-        value = value.func.value
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "f_col"
 
 
 def as_value_question(source: str) -> str | None:
@@ -97,13 +105,14 @@ def as_value_question(source: str) -> str | None:
     once of the context instead: ``f_val(question, context)``, with the same arguments and any
     ``.tolist()`` after it dropped. ``None`` when the program's answer is not an ``f_col``
     column itself."""
-    if not answers_per_row(source):
+    try:
+        atok = asttokens.ASTTokens(source, parse=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    atok = asttokens.ASTTokens(source, parse=True)
-    last = atok.tree.body[-1]
-    call = last.value
-    if isinstance(call.func, ast.Attribute):  # f_col(...).tolist()
-        call = call.func.value
+    found = _final_f_col(atok.tree)
+    if found is None:
+        return None
+    last, call = found
     start, end = atok.get_text_range(last)
     func_start, func_end = atok.get_text_range(call.func)
     call_start, call_end = atok.get_text_range(call)

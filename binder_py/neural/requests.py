@@ -186,8 +186,7 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
     if distinct:
         return rows_d, keys_d, row_codes
     every = combined.tolist()
-    raw_keys = [row_key(row) for row in representatives]
-    return [list(representatives[c]) for c in every], [raw_keys[c] for c in every], row_codes
+    return [list(representatives[c]) for c in every], [keys_d[k] for k in row_codes.tolist()], row_codes
 
 
 def normalize_key(key: str) -> str:

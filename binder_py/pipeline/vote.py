@@ -26,9 +26,10 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
                            sample_orders=c.sample_orders, per_row=answers_per_row(c.program))
              for c in state.candidates]
-    voters = shape_fit(every, expects_number=profile.expects_number(state.question))
+    expects_number = profile.expects_number(state.question)
+    voters = shape_fit(every, expects_number=expects_number)
     kept = {id(v) for v in voters}
-    set_aside = frozenset(c.order for c in every if id(c) not in kept)
+    set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     if strategy == "likelihood":
         result = likelihood_vote(voters, yes_no=state.yes_no, drop_empty=settings.drop_empty,
                                  drop_failed=settings.drop_failed,
@@ -39,11 +40,11 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                       neural_weight=settings.neural_weight, drop_empty=settings.drop_empty,
                       drop_failed=settings.drop_failed)
     shares = {key_text(s.key): s for s in result.distribution}
-    candidates = tuple(_with_vote(c, state, shares, set_aside) for c in state.candidates)
+    candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
     warnings = state.warnings
-    if set_aside:
-        programs = sum(c.count for c in state.candidates if min(c.sample_orders) in set_aside)
-        if profile.expects_number(state.question):
+    if any(set_aside):
+        programs = sum(c.count for c, aside in zip(state.candidates, set_aside) if aside)
+        if expects_number:
             why = ("their answer was not one number (the question asks how many) or was an f_col column "
                    "itself; other programs answered with one number")
         else:
@@ -85,12 +86,12 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer)
 
 
-def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: frozenset[int]) -> Candidate:
+def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: bool) -> Candidate:
     settings = state.settings
     normalized = normalize_answer(candidate.value, yes_no=state.yes_no)
     answer_key = key_text(normalized.key)
     eligible = ((candidate.ok or not settings.drop_failed) and (not normalized.is_empty or not settings.drop_empty)
-                and min(candidate.sample_orders) not in set_aside)
+                and not set_aside)
     voted = bool(eligible and answer_key in shares)
     votes = shares[answer_key].weight * candidate.count / max(1, shares[answer_key].count) if voted else 0.0
     return replace(candidate, answer_key=answer_key, voted=voted, votes=votes)
