@@ -85,6 +85,9 @@ __all__ = [
     "NormalizedAnswer",
     "normalize_answer",
     "is_yes_no_question",
+    "is_count_question",
+    "is_choice_question",
+    "names_option",
     "key_text",
     "YES",
     "NO",
@@ -450,6 +453,35 @@ def is_count_question(question: str) -> bool:
     """Whether a question asks for a count: it starts with "how many" (after stripping and
     casefolding). Its answer is one number."""
     return bool(_COUNT_QUESTION.match(str(question).strip().casefold()))
+
+
+def _question_text(question: str) -> str:
+    return unicodedata.normalize("NFKC", str(question)).replace("\u2019", "'").strip().casefold()
+
+
+def is_choice_question(question: str) -> bool:
+    """Whether a question offers a choice between options it names: it has an ``or`` that makes
+    an A-or-B choice (not "3 or more", "or not", ..., as :func:`is_yes_no_question` reads it) and
+    asks neither for a count nor for yes/no ("which year had more venues, 2007 or 2012?")."""
+    q = _question_text(question)
+    if is_count_question(q) or is_yes_no_question(q):
+        return False
+    return re.search(r"\bor\b", _OR_OK_RE.sub(" ", q)) is not None
+
+
+def names_option(question: str, value: Any) -> bool:
+    """Whether ``value`` is one value that the question names word for word (casefolded, as a
+    whole phrase): its normalised key or its display text ("kansas" in "... kansas or kansas
+    state?"). The answer to a choice question (:func:`is_choice_question`) is one of its options."""
+    norm = normalize_answer(value)
+    if norm.is_empty or len(norm.key) != 1:
+        return False
+    q = _question_text(question)
+    for text in {key_text(norm.key), str(norm.display)}:
+        text = _question_text(text)
+        if text and re.search(r"(?<!\w)" + re.escape(text) + r"(?!\w)", q):
+            return True
+    return False
 
 
 def is_yes_no_question(question: str) -> bool:

@@ -11,8 +11,10 @@ Rules
    :func:`vote`): a program whose answer is an ``f_col`` column itself (``per_row``: one
    answer per row, not an answer to the question) is set aside; and for a question that
    asks for a count, so is a program that answered anything but one number (several
-   values, even equal ones; text that is not a number). Only when at least one program
-   that ran has a non-empty answer of the right shape: otherwise nothing is set aside.
+   values, even equal ones; text that is not a number); and for a question that offers a
+   choice between options it names ("2007 or 2012?"), so is a program whose answer is not
+   one of the question's own words. Only when at least one program that ran has a
+   non-empty answer of the right shape: otherwise nothing is set aside.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
    (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
@@ -63,7 +65,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from binder_py.normalize import NormalizedAnswer, is_one_number, key_text, normalize_answer
+from binder_py.normalize import NormalizedAnswer, is_one_number, key_text, names_option, normalize_answer
 
 __all__ = [
     "Strategy",
@@ -264,17 +266,23 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
     return ranked, top_tied
 
 
-def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool) -> list[VoteCandidate]:
+def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool,
+              choice_question: str | None = None) -> list[VoteCandidate]:
     """The candidates that keep their vote given the shape of their answers (rule 0).
 
-    Set aside: a candidate whose answer is an ``f_col`` column itself (``per_row``), and, with
+    Set aside: a candidate whose answer is an ``f_col`` column itself (``per_row``); with
     ``expects_number`` (a count question, :func:`binder_py.normalize.is_count_question`), a
     candidate that answered anything but one number — a list of several values (even equal
-    ones: a column of 1s is not a count), text that is not a number. Only when at least one
-    candidate that ran has a non-empty answer of the right shape; otherwise every candidate is
-    kept. Failed candidates are kept (``vote`` decides about them). Order is preserved."""
+    ones: a column of 1s is not a count), text that is not a number; and with
+    ``choice_question`` (the text of a question that offers options,
+    :func:`binder_py.normalize.is_choice_question`), a candidate whose answer is not one value
+    the question names (:func:`binder_py.normalize.names_option`: "34" for "kansas or kansas
+    state?"). Only when at least one candidate that ran has a non-empty answer of the right
+    shape; otherwise every candidate is kept. Failed candidates are kept (``vote`` decides
+    about them). Order is preserved."""
     def right_shape(c: VoteCandidate) -> bool:
-        return not c.per_row and (not expects_number or is_one_number(c.value))
+        return (not c.per_row and (not expects_number or is_one_number(c.value))
+                and (choice_question is None or names_option(choice_question, c.value)))
 
     keep = [not c.ok or right_shape(c) for c in candidates]
     if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
@@ -378,11 +386,12 @@ def vote(
 
 
 def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: bool = False,
-                **kwargs: Any) -> VoteResult:
+                choice_question: str | None = None, **kwargs: Any) -> VoteResult:
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
     Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
-    applies :func:`shape_fit` to them (rule 0, with ``expects_number``) and calls :func:`vote`
+    applies :func:`shape_fit` to them (rule 0, with ``expects_number`` and ``choice_question``)
+    and calls :func:`vote`
     with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
     them); without ``sample_orders`` its whole ``count`` is kept. ``k <= 0`` gives
@@ -397,7 +406,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: 
                                                 sample_orders=tuple(inside)))
         elif c.order < k:
             kept.append(c)
-    return vote(shape_fit(kept, expects_number=expects_number), **kwargs)
+    return vote(shape_fit(kept, expects_number=expects_number, choice_question=choice_question), **kwargs)
 
 
 #: the runner-up's share within this of the winner's makes a near tie

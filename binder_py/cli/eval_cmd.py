@@ -196,7 +196,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
                            extra_settings={name: value for name, value in (("abstain_below", args.abstain_below),
                                                                            ("constrained", args.constrained),
                                                                            ("core_shots", args.core_shots),
-                                                                           ("table_rows", args.table_rows))
+                                                                           ("table_rows", args.table_rows),
+                                                                           ("neural_weight", args.neural_weight))
                                            if value is not None} or None)
     except KeyboardInterrupt as interrupt:
         summary = getattr(interrupt, "summary", None)

@@ -16,7 +16,7 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     given = {"task": vars(args).get("task"), "mode": args.mode, "n": args.n, "vote": args.vote,
              "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
              "constrained": args.constrained, "calibrator": args.calibrator, "core_shots": args.core_shots,
-             "table_rows": args.table_rows}
+             "table_rows": args.table_rows, "neural_weight": args.neural_weight}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -43,6 +43,10 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--vote", choices=VOTE_STRATEGIES,
                         help="voting strategy (default: the task's: " + ", ".join(
                             f"{name} {profile.vote}" for name, profile in PROFILES.items()) + ")")
+    parser.add_argument("--neural-weight", type=float, metavar="W",
+                        help="under the program_biased vote, a program with neural calls weighs W plain ones "
+                             "(default: 10, the paper's; 1 with the embedded model, whose neural answers are "
+                             "less reliable)")
     parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
     parser.add_argument("--core-shots", type=int, metavar="C",
                         help="of those, how many are the task's core exemplars, the same for every question and "

@@ -35,7 +35,7 @@ class AskSettings:
     table_style: str = "binder"  # binder | pandas
     lowercase: bool | None = None  # lower-case text cells (prompt and executed table); task default
     vote: str | None = None  # majority | probability | answer_biased | program_biased; task default
-    neural_weight: float = 10.0
+    neural_weight: float | None = None  # program_biased: ×this for programs with neural calls (profile's)
     answer_weights: Mapping[str, float] | None = None
     drop_failed: bool = True
     drop_empty: bool = True
@@ -74,6 +74,8 @@ class AskSettings:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
                 raise BinderError(f"{name} is a count of 0 or more, got {value!r}")
+        if self.neural_weight is not None and not 0.0 <= self.neural_weight < float("inf"):
+            raise BinderError(f"neural_weight is a finite weight of 0 or more, got {self.neural_weight!r}")
         if self.abstain_below is not None and not 0.0 <= self.abstain_below <= 1.0:
             raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below}")
         if self.calibrator is not None:

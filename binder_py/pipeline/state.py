@@ -105,6 +105,11 @@ class QuestionState:
         return self.profile.vote_strategy(self.settings.vote)
 
     @property
+    def neural_weight(self) -> float:
+        """Under ``program_biased``, the weight factor of programs with neural calls (asked, else the profile's)."""
+        return self.profile.effective_neural_weight(self.lm, self.settings.neural_weight)
+
+    @property
     def constrained(self) -> bool:
         """Sampled programs follow the table's grammar (asked for, and the model takes grammars)."""
         wanted = self.settings.constrained

@@ -27,7 +27,8 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                            sample_orders=c.sample_orders, per_row=answers_per_row(c.program))
              for c in state.candidates]
     expects_number = profile.expects_number(state.question)
-    voters = shape_fit(every, expects_number=expects_number)
+    choice_question = profile.choice_question(state.question)
+    voters = shape_fit(every, expects_number=expects_number, choice_question=choice_question)
     kept = {id(v) for v in voters}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     if strategy == "likelihood":
@@ -37,7 +38,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     else:
         result = vote(voters, strategy=strategy, yes_no=state.yes_no,  # type: ignore[arg-type]
                       answer_weights=profile.vote_weights(strategy, settings.answer_weights),
-                      neural_weight=settings.neural_weight, drop_empty=settings.drop_empty,
+                      neural_weight=state.neural_weight, drop_empty=settings.drop_empty,
                       drop_failed=settings.drop_failed)
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
@@ -47,6 +48,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
         if expects_number:
             why = ("their answer was not one number (the question asks how many) or was an f_col column "
                    "itself; other programs answered with one number")
+        elif choice_question is not None:
+            why = ("their answer was none of the options the question names, or was an f_col column "
+                   "itself; other programs answered with one of the options")
         else:
             why = ("their answer was an f_col column itself (one answer per row, not an answer about the "
                    "table); other programs answered otherwise")

@@ -311,7 +311,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "shots_effective": profile.effective_shots(model, shots), "lm_api": model.capabilities.api,
         "core_shots_effective": len(profile.effective_core(model, settings.get("core_shots"), mode=mode)),
         "table_rows_effective": profile.effective_table_rows(model, settings.get("table_rows")),
-        "neural_weight": binder.settings.neural_weight, "cache": cache, "limit": limit,
+        "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),
         "data_dir": str(resolved_data) if resolved_data is not None else None,

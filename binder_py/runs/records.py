@@ -30,7 +30,7 @@ RESULTS_FILE = "results.jsonl"
 RECORDING_FILE = "lm.sqlite"
 
 #: config keys whose change changes the answers: a run may only be resumed when they are equal
-ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "shots", "settings")
+ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "neural_weight", "shots", "settings")
 
 #: size limits of the files of a run directory (a results line holds one question's candidates and prompt)
 MAX_CONFIG_BYTES = 1024 * 1024

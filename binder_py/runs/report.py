@@ -125,6 +125,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     strategy = profile.vote_strategy(config.get("vote"))
     return vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
                        expects_number=profile.expects_number(record.get("question") or ""),
+                       choice_question=profile.choice_question(record.get("question") or ""),
                        yes_no=profile.is_yes_no(record.get("question") or ""),
                        answer_weights=profile.vote_weights(strategy, None),
                        neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))

@@ -68,6 +68,11 @@ class TaskProfile:
     #: the default vote strategy and the per-answer weights it applies (``answer_biased``)
     vote: str = "majority"
     answer_weights: Mapping[str, float] | None = None
+    #: under ``program_biased``, programs with neural calls weigh this many times a plain one (the
+    #: paper's ×10, for Codex); the embedded model's neural answers are far less reliable, and on
+    #: its dev runs weight 1 (a plain majority) answered more questions right (docs/RESULTS.md)
+    neural_weight: float = 10.0
+    embedded_neural_weight: float = 1.0
     #: every input is a statement whose answer is yes/no (TabFact), whatever its wording
     statements: bool = False
     #: how a prediction is scored against gold (``binder_py.evaluate.judge``): "denotation" (WikiTQ's
@@ -118,6 +123,13 @@ class TaskProfile:
     def vote_strategy(self, requested: str | None) -> str:
         return requested or self.vote
 
+    def effective_neural_weight(self, lm: LanguageModel, requested: float | None) -> float:
+        """The weight factor of programs with neural calls under ``program_biased``: what was
+        asked, else :attr:`embedded_neural_weight` for the embedded model, else :attr:`neural_weight`."""
+        if requested is not None:
+            return float(requested)
+        return self.embedded_neural_weight if lm.capabilities.embedded else self.neural_weight
+
     def vote_weights(self, strategy: str, requested: Mapping[str, float] | None) -> Mapping[str, float] | None:
         """The answer weights a vote applies: what was asked, else the task's when its own
         strategy is used (TabFact's four votes for "entailed" under ``answer_biased``)."""
@@ -137,6 +149,14 @@ class TaskProfile:
         from binder_py.normalize import is_count_question
 
         return not self.statements and is_count_question(question)
+
+    def choice_question(self, question: str) -> str | None:
+        """``question`` when it offers options by name ("which year had more venues, 2007 or
+        2012?"): answers that are none of its words are then set aside before the vote
+        (:func:`binder_py.vote.shape_fit`). ``None`` otherwise, and always for statements."""
+        from binder_py.normalize import is_choice_question
+
+        return question if not self.statements and is_choice_question(question) else None
 
     def final_value(self, value: Any, key: str) -> Any:
         """The answer as the task reports it: a statement's verdict is True/False."""

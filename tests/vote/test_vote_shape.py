@@ -165,3 +165,59 @@ def test_the_rescope_stage_asks_a_column_answer_once(judges_oracle) -> None:
     off = Binder(lm=ScriptedLM(lambda request, purpose: [COLUMN]), neural=judges_oracle, task="wikitq", n=1,
                  rescope=False).ask(JUDGES, JUDGE_QUESTION)
     assert not [c for c in off.candidates if c.origin == "rescope"] and off.value != "Ann Lee"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("which year had more venues, 2007 or 2012?", True),
+    ("who had the most wins in the 1950's: kansas or kansas state?", True),
+    ("were there more with inside or outside cylinders?", True),  # "were" starts it, yet it asks X or Y
+    ("who placed the highest, Italy or Germany?", True),
+    ("how many players scored 10 or more points?", False),  # a count, and "or more" is no choice
+    ("which players scored 10 or more points?", False),
+    ("is sweden better or not?", False),
+    ("did they win?", False),
+    ("which is the best-selling shirt?", False),
+])
+def test_choice_questions(question, expected) -> None:
+    from binder_py.normalize import is_choice_question
+
+    assert is_choice_question(question) is expected
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("kansas", True), ("Kansas State", True), ("KANSAS", True), (2007, True), ("2007", True), (2007.0, True),
+    ("kansas 47", False), ("34", False), ("ans", False), (["kansas", "kansas state"], False), (None, False),
+    ("", False),
+])
+def test_an_answer_names_an_option_word_for_word(value, expected) -> None:
+    from binder_py.normalize import names_option
+
+    assert names_option("Who had the most wins in 2007: Kansas or Kansas State?", value) is expected
+
+
+def test_a_choice_questions_answers_that_name_no_option_are_set_aside() -> None:
+    # nt-12346 in an embedded-model run: "kansas 47" and "34" against one program that named an option
+    question = "who had the most wins in the 1950's: kansas or kansas state?"
+    profile = task_profile("wikitq")
+    choice = profile.choice_question(question)
+    assert choice == question
+    candidates = [C(value="kansas 47", order=0), C(value="34", count=2, order=1, sample_orders=(1, 2)),
+                  C(value="kansas", order=3)]
+    assert vote(candidates).value == "34"
+    assert [c.value for c in shape_fit(candidates, expects_number=False, choice_question=choice)] == ["kansas"]
+    assert vote_prefix(candidates, 5, choice_question=choice).value == "kansas"
+    # no program named an option: nothing is set aside
+    assert shape_fit(candidates[:2], expects_number=False, choice_question=choice) == candidates[:2]
+    # statements and yes/no questions are no choice questions
+    assert task_profile("tabfact").choice_question("kansas or kansas state won 3 games") is None
+    assert profile.choice_question("did kansas win?") is None
+
+
+def test_the_pipeline_sets_aside_answers_that_name_no_option_and_says_so() -> None:
+    table = pd.DataFrame({"team": ["kansas", "kansas state", "iowa"], "wins": [47, 34, 12]})
+    best = 'df.sort_values("wins", ascending=False)["team"].iloc[0]'
+    wins = 'df["wins"].max()'
+    lm = ScriptedLM(lambda request, purpose: [wins, wins, best])
+    answer = Binder(lm=lm, task="wikitq", n=3, mode="python").ask(table, "who won most, kansas or kansas state?")
+    assert answer.value == "kansas"
+    assert any("none of the options the question names" in w for w in answer.warnings)
