@@ -258,3 +258,7 @@ def main(cfg: dict) -> None:
             os.unlink(cfg["socket"])
         except OSError:
             pass
+        try:  # the directory the parent made for us: gone even when the parent was killed
+            os.rmdir(cfg["workdir"])
+        except OSError:
+            pass

@@ -143,6 +143,26 @@ def test_close_leaves_no_processes():
         box.run("1")
 
 
+def test_a_killed_parent_leaves_no_zygote_directory():
+    # the parent made the zygote's directory (its socket's home); killed, it cannot remove it, so
+    # the zygote does when it sees its stdin close
+    import subprocess
+    import sys
+
+    code = ("from sandbox import Sandbox\nbox = Sandbox(pool_size=1)\nassert box.run('1').value == 1\n"
+            "print(box._zygote.dir, flush=True)\nimport time\ntime.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    directory = parent.stdout.readline().strip()
+    assert directory and os.path.isdir(directory)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while os.path.exists(directory) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(directory)
+
+
 def test_unsafe_inprocess_mode(df):
     box = Sandbox(mode="unsafe-inprocess")
     o = box.run('df.loc[0, "a"] = 5\nprint("hi")\nf(df["a"].sum())', variables={"df": df},
