@@ -1,5 +1,7 @@
 """The table's hand-off through shared memory (sandbox/handoff.py): the same values as through
 the socket, and a channel the program can neither write through nor reach."""
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -37,6 +39,37 @@ def test_a_large_table_goes_through_shared_memory(table):
         assert job.fd is not None and len(job.payload) < 10_000  # the arrays are not in the payload
     finally:
         job.done()
+
+
+def _out_of_band_addresses(job: object) -> set[int]:
+    buffers: list = []
+    handoff._Pickler(io.BytesIO(), protocol=5, buffer_callback=buffers.append).dump(job)
+    return {np.frombuffer(b.raw(), dtype=np.uint8).ctypes.data for b in buffers if b.raw().nbytes}
+
+
+def test_a_text_column_is_handed_off_without_a_copy(table):
+    # pandas would pickle combine_chunks() of the column: a copy of every text, in the parent
+    chunk = table["city"].array._pa_array.chunk(0)
+    addresses = _out_of_band_addresses({"df": table[["city"]]})
+    assert {b.address for b in chunk.buffers() if b is not None} <= addresses
+
+
+def test_a_slice_of_a_text_column_is_not_handed_off_with_its_whole_buffers(table):
+    part = table[["city"]].iloc[100:200]
+    assert part["city"].array._pa_array.chunk(0).get_total_buffer_size() > 100_000  # the whole column's
+    job = handoff.pack({"variables": {"df": part}}, handoff.MemfdPool())
+    assert job.fd is None and len(job.payload) < 10_000  # compacted: 100 rows, through the socket
+
+
+def test_the_worker_sees_sliced_and_chunked_text_columns(shared_sb, table):
+    chunked = pd.concat([table["city"], table["city"].str.upper()], ignore_index=True)
+    assert chunked.array._pa_array.num_chunks == 2
+    program = "[df['city'].tolist()[:3], df['city'].tolist()[-3:], len(df), str(df['city'].dtype)]"
+    for frame in (table.iloc[ROWS // 2 + 7:], pd.DataFrame({"city": chunked})):
+        outcome = shared_sb.run(program, variables={"df": frame})
+        assert outcome.ok, outcome.error
+        assert outcome.value == [frame["city"].tolist()[:3], frame["city"].tolist()[-3:], len(frame),
+                                 str(frame["city"].dtype)]
 
 
 def test_a_small_table_goes_through_the_socket():
