@@ -177,7 +177,7 @@ class _NeuralHandler:
                 if missing:
                     trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
                                           + "; ".join(repr(k) for k in missing[:5]))
-                result: Any = trace.answers
+                result: Any = _shared_texts(trace.answers)
             else:
                 res = self.cache.resolve_val(backend_id, request, self.backend.answer)
                 trace.value = plain_answer(res.value)
@@ -204,6 +204,13 @@ class _NeuralHandler:
             trace.raw_outputs.extend(answer.raw_outputs)
             trace.usage += answer.usage
             trace.warnings.extend(answer.warnings)
+
+
+def _shared_texts(answers: dict[str, Any]) -> dict[str, Any]:
+    """``answers`` with equal text answers as one object: pickled once on the way to the worker, and
+    one object there (10,000 rows answered yes or no arrive as two strings, not 10,000)."""
+    shared: dict[str, str] = {}
+    return {key: shared.setdefault(value, value) if type(value) is str else value for key, value in answers.items()}
 
 
 _DEFAULT_SANDBOX: Sandbox | None = None

@@ -7,12 +7,12 @@ The worker runs untrusted code, so a malformed message is refused with a clear e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any
 
 from binder_py.errors import ProgramError
+from binder_py.neural.requests import rows_to_columns
 
 KINDS = ("col", "val")
 
@@ -36,9 +36,8 @@ class NeuralCallMessage:
     def to_wire(self) -> dict[str, Any]:
         """Plain data; the rows go column by column (``cells[j]`` is column ``j`` of every row), so a
         request of many rows crosses the sandbox boundary as a few flat lists of text."""
-        cells = [list(map(itemgetter(j), self.rows)) for j in range(len(self.columns))]
-        return {"site": self.site, "kind": self.kind, "question": self.question, "columns": list(self.columns),
-                "cells": cells, "keys": list(self.keys), "n_rows": self.n_rows}
+        return wire_message(self.site, self.kind, self.question, self.columns,
+                            rows_to_columns(self.rows, len(self.columns)), self.keys, self.n_rows)
 
     @classmethod
     def from_wire(cls, payload: Any) -> NeuralCallMessage:
@@ -58,6 +57,14 @@ class NeuralCallMessage:
         rows = tuple(zip(*cells)) if cells else ((),) * len(keys)
         return cls(site=site, kind=kind, question=question, columns=tuple(columns), rows=rows, keys=tuple(keys),
                    n_rows=n_rows)
+
+
+def wire_message(site: int, kind: str, question: str, columns: Sequence[str], cells: list[list[str]],
+                 keys: Sequence[str], n_rows: int) -> dict[str, Any]:
+    """:meth:`NeuralCallMessage.to_wire` from the rows' cells column by column (``cells[j]`` is
+    column ``j`` of every row), without a tuple per row."""
+    return {"site": site, "kind": kind, "question": question, "columns": list(columns), "cells": cells,
+            "keys": list(keys), "n_rows": n_rows}
 
 
 _TEXT = frozenset({str})

@@ -39,3 +39,12 @@ def test_a_context_without_columns_keeps_its_rows():
 def test_a_malformed_message_is_refused(payload):
     with pytest.raises(ProgramError, match="malformed neural call"):
         NeuralCallMessage.from_wire(payload)
+
+
+def test_equal_text_answers_go_back_as_one_object():
+    from binder_py.language.execute import _shared_texts
+
+    answers = {"a": "".join(["ye", "s"]), "b": "".join(["y", "es"]), "c": 3, "d": None, "e": "no"}
+    shared = _shared_texts(answers)
+    assert shared == answers and list(shared) == list(answers)
+    assert shared["a"] is shared["b"]

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from binder_py.language.messages import NeuralCallMessage
+from binder_py.language.messages import NeuralCallMessage, wire_message
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
-from binder_py.neural.requests import context_rows, type_column, type_value
+from binder_py.neural.requests import (context_rows, distinct_context_columns, rows_to_columns, type_column,
+                                       type_value)
 
 
 class NeuralCallError(Exception):
@@ -102,19 +103,31 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             raise NeuralCallError(f"the question of {form} must be non-empty text, got {question!r}"[:300])
         question = question.strip()
         # display strings and keys are computed once per distinct row, not once per row
-        rows, keys, codes = context_rows(ctx, distinct=True)
         columns_sent = [str(c) for c in ctx.columns]
         if kind == "col":
-            sent_rows, sent_keys = (rows, keys) if dedup else context_rows(ctx, distinct=False)[:2]
-            message = NeuralCallMessage(site, "col", question, tuple(columns_sent), tuple(map(tuple, sent_rows)),
-                                        tuple(sent_keys), len(ctx))
-            answers = neural(message.to_wire()) or {}
+            # the distinct rows go column by column, as they cross the boundary: no list or tuple per row
+            cells, keys, codes = distinct_context_columns(ctx)
+            sent_keys = keys
+            if not dedup:
+                every_row, sent_keys = context_rows(ctx, distinct=False)[:2]
+                cells = rows_to_columns(every_row, len(columns_sent))
+                del every_row
+            wire = wire_message(site, "col", question, columns_sent, cells, sent_keys, len(ctx))
+            # what is sent is freed before the answers arrive, and the answers before the column is built:
+            # the column's few lasting objects are then not allocated among the many short-lived ones of a
+            # large request (Python's allocator could not give back memory they share pages with)
+            del cells, sent_keys
+            answers = neural(wire) or {}
+            del wire
             if not isinstance(answers, dict):
                 raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
                                       f"not answers keyed by row")
             # typed once per distinct answer, then spread to the keys and the rows (the same Series as
             # typing every row: a column's type depends on the set of answer kinds, not on counts)
-            answer_codes, typed = _type_distinct(list(map(answers.get, keys)))
+            key_answers = list(map(answers.get, keys))
+            del answers, keys
+            answer_codes, typed = _type_distinct(key_answers)
+            del key_answers
             by_key = typed.array.take(answer_codes)  # one per distinct key: no row-sized index temporary
             series = pd.Series(by_key.take(codes), index=ctx.index, name=question)
             if form == "qa_map":
@@ -122,6 +135,7 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
                 out[question] = series
                 return out
             return series
+        rows, keys, codes = context_rows(ctx, distinct=True)
         all_codes = codes.tolist()
         distinct_rows = list(map(tuple, rows))
         message = NeuralCallMessage(site, "val", question, tuple(columns_sent),
