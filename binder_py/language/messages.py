@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from binder_py.errors import ProgramError
-from binder_py.neural.requests import rows_to_columns
 
 KINDS = ("col", "val")
 
@@ -57,6 +57,11 @@ class NeuralCallMessage:
         rows = tuple(zip(*cells)) if cells else ((),) * len(keys)
         return cls(site=site, kind=kind, question=question, columns=tuple(columns), rows=rows, keys=tuple(keys),
                    n_rows=n_rows)
+
+
+def rows_to_columns(rows: Sequence[Sequence[str]], width: int) -> list[list[str]]:
+    """Rows of ``width`` cells as ``width`` lists of cells (column ``j`` of every row)."""
+    return [list(map(itemgetter(j), rows)) for j in range(width)]
 
 
 def wire_message(site: int, kind: str, question: str, columns: Sequence[str], cells: list[list[str]],

@@ -11,12 +11,12 @@ import math
 import re
 from dataclasses import dataclass, field
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from binder_py.language.messages import rows_to_columns
 from binder_py.neural.yesno import yes_no_series
 
 KEY_SEPARATOR = " | "
@@ -200,11 +200,6 @@ def _unfolded_keys(texts: list[str]) -> list[str] | None:
     already, so the key is the lower-cased text (lower() makes no whitespace)."""
     keys = list(map(_lower, texts))
     return keys if len(dict.fromkeys(keys)) == len(keys) else None
-
-
-def rows_to_columns(rows: Sequence[Sequence[str]], width: int) -> list[list[str]]:
-    """Rows of ``width`` cells as ``width`` lists of cells (column ``j`` of every row)."""
-    return [list(map(itemgetter(j), rows)) for j in range(width)]
 
 
 def distinct_context_columns(ctx: pd.DataFrame) -> tuple[list[list[str]], list[str], np.ndarray]:

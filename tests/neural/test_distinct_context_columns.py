@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from binder_py.language.messages import NeuralCallMessage, wire_message
-from binder_py.neural.requests import context_rows, distinct_context_columns, rows_to_columns
+from binder_py.language.messages import rows_to_columns
+from binder_py.neural.requests import context_rows, distinct_context_columns
 from tests.neural.test_distinct_context_rows import COLUMNS
 
 

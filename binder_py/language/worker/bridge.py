@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from binder_py.language.messages import NeuralCallMessage, wire_message
+from binder_py.language.messages import NeuralCallMessage, rows_to_columns, wire_message
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
-from binder_py.neural.requests import (context_rows, distinct_context_columns, rows_to_columns, type_column,
-                                       type_value)
+from binder_py.neural.requests import context_rows, distinct_context_columns, type_column, type_value
 
 
 class NeuralCallError(Exception):
