@@ -397,6 +397,13 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: 
     them); without ``sample_orders`` its whole ``count`` is kept. ``k <= 0`` gives
     the no-voters result.
     """
+    kept = sample_prefix(candidates, k)
+    return vote(shape_fit(kept, expects_number=expects_number, choice_question=choice_question), **kwargs)
+
+
+def sample_prefix(candidates: Sequence[VoteCandidate], k: int) -> list[VoteCandidate]:
+    """The candidates as they stood with only the first ``k`` sampled programs (see
+    :func:`vote_prefix`): counts and orders cut to the sample positions below ``k``."""
     kept: list[VoteCandidate] = []
     for c in candidates:
         if c.sample_orders:
@@ -406,7 +413,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: 
                                                 sample_orders=tuple(inside)))
         elif c.order < k:
             kept.append(c)
-    return vote(shape_fit(kept, expects_number=expects_number, choice_question=choice_question), **kwargs)
+    return kept
 
 
 #: the runner-up's share within this of the winner's makes a near tie

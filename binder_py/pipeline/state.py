@@ -100,9 +100,7 @@ class QuestionState:
     @property
     def vote_strategy(self) -> str:
         """The vote: what was asked, else ``likelihood`` for proposed programs, else the task's."""
-        if self.settings.vote is None and self.settings.mode == "discriminate":
-            return "likelihood"
-        return self.profile.vote_strategy(self.settings.vote)
+        return self.profile.vote_strategy(self.settings.vote, mode=self.settings.mode)
 
     @property
     def neural_weight(self) -> float:

@@ -4,6 +4,7 @@ task's strategy; the state gets its :class:`~binder_py.answer.Answer`."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from binder_py.answer import Answer, Candidate
@@ -12,11 +13,26 @@ from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
-from binder_py.vote import VoteCandidate, shape_fit, vote
+from binder_py.vote import VoteCandidate, VoteResult, shape_fit, vote
 
 #: proposed programs' scores are log-probabilities of the choices that built them: weigh answers
 #: by their programs' probabilities (β = 1)
 PROPOSAL_BETA = 1.0
+
+
+def cast_vote(voters: Sequence[VoteCandidate], *, strategy: str, mode: str, yes_no: bool,
+              answer_weights: Mapping[str, float] | None, neural_weight: float, drop_empty: bool = True,
+              drop_failed: bool = True) -> VoteResult:
+    """The vote of the candidates that kept their vote (after :func:`~binder_py.vote.shape_fit`), under
+    ``strategy``: ``likelihood`` weighs answers by their programs' probabilities (β = 1 for proposed
+    programs, whose scores are log-probabilities of the choices that built them), any other is
+    :func:`binder_py.vote.vote`'s. The live vote and ``binder-py report``'s re-vote both call this."""
+    if strategy == "likelihood":
+        return likelihood_vote(voters, yes_no=yes_no, drop_empty=drop_empty, drop_failed=drop_failed,
+                               beta=PROPOSAL_BETA if mode == "discriminate" else DEFAULT_BETA)
+    return vote(voters, strategy=strategy, yes_no=yes_no,  # type: ignore[arg-type]
+                answer_weights=answer_weights, neural_weight=neural_weight, drop_empty=drop_empty,
+                drop_failed=drop_failed)
 
 
 def vote_candidates(state: QuestionState) -> QuestionState:
@@ -31,15 +47,10 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     voters = shape_fit(every, expects_number=expects_number, choice_question=choice_question)
     kept = {id(v) for v in voters}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
-    if strategy == "likelihood":
-        result = likelihood_vote(voters, yes_no=state.yes_no, drop_empty=settings.drop_empty,
-                                 drop_failed=settings.drop_failed,
-                                 beta=PROPOSAL_BETA if settings.mode == "discriminate" else DEFAULT_BETA)
-    else:
-        result = vote(voters, strategy=strategy, yes_no=state.yes_no,  # type: ignore[arg-type]
-                      answer_weights=profile.vote_weights(strategy, settings.answer_weights),
-                      neural_weight=state.neural_weight, drop_empty=settings.drop_empty,
-                      drop_failed=settings.drop_failed)
+    result = cast_vote(voters, strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
+                       answer_weights=profile.vote_weights(strategy, settings.answer_weights),
+                       neural_weight=state.neural_weight, drop_empty=settings.drop_empty,
+                       drop_failed=settings.drop_failed)
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
     warnings = state.warnings

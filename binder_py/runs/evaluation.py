@@ -303,7 +303,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     binder.neural  # and the neural backend (a bad oracle file fails now too)
     if isinstance(model, ReplayLM) and replayed_config.get("lm_api"):
         model.with_api(replayed_config["lm_api"])  # prompts are built as for the recorded model
-    vote_strategy = profile.vote_strategy(vote)
+    vote_strategy = profile.vote_strategy(vote, mode=mode)
     config = {
         "format": 1, "task": task, "split": split, "mode": mode, "lm": spec or model.name, "lm_name": model.name,
         "neural": neural if isinstance(neural, str) or neural is None else type(neural).__name__,

@@ -119,16 +119,23 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
 def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     """The vote (:class:`~binder_py.vote.VoteResult`) the run would have held with only its first ``k``
     sampled programs, under the live run's rules (binder_py/pipeline/vote.py)."""
-    from binder_py.vote import vote_prefix
+    from binder_py.pipeline.vote import cast_vote
+    from binder_py.vote import sample_prefix, shape_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
-    strategy = profile.vote_strategy(config.get("vote"))
-    return vote_prefix(vote_candidates(record), k, strategy=strategy,  # type: ignore[arg-type]
-                       expects_number=profile.expects_number(record.get("question") or ""),
-                       choice_question=profile.choice_question(record.get("question") or ""),
-                       yes_no=profile.is_yes_no(record.get("question") or ""),
-                       answer_weights=profile.vote_weights(strategy, None),
-                       neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
+    mode = str(config.get("mode") or "binder")
+    requested = config.get("vote")
+    if mode == "discriminate" and requested == profile.vote and "--vote" not in (config.get("command") or ()):
+        # runs recorded before the config named discriminate mode's own vote wrote the task's
+        # instead; the run itself voted by likelihood
+        requested = None
+    strategy = profile.vote_strategy(requested, mode=mode)
+    question = record.get("question") or ""
+    voters = shape_fit(sample_prefix(vote_candidates(record), k), expects_number=profile.expects_number(question),
+                       choice_question=profile.choice_question(question))
+    return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
+                     answer_weights=profile.vote_weights(strategy, None),
+                     neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
 
 
 def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:

@@ -120,8 +120,12 @@ class TaskProfile:
             return requested or None
         return self.embedded_table_rows if lm.capabilities.embedded else None
 
-    def vote_strategy(self, requested: str | None) -> str:
-        return requested or self.vote
+    def vote_strategy(self, requested: str | None, *, mode: str = "binder") -> str:
+        """The vote: what was asked, else ``likelihood`` for proposed programs (discriminate mode:
+        each answer weighs its programs' probabilities), else the task's."""
+        if requested:
+            return requested
+        return "likelihood" if mode == "discriminate" else self.vote
 
     def effective_neural_weight(self, lm: LanguageModel, requested: float | None) -> float:
         """The weight factor of programs with neural calls under ``program_biased``: what was

@@ -1,0 +1,23 @@
+"""``binder-py report`` re-votes a discriminate run as the run voted: by likelihood (issue 10: a report
+must not disagree with the run it reports)."""
+
+from __future__ import annotations
+
+from binder_py.runs.report import record_vote
+from binder_py.tasks import task_profile
+
+RECORD = {"dataset": "wikitq", "question": "which city is the largest?", "candidates": [
+    {"program": "p1", "value": "lima", "count": 2, "ok": True, "sample_orders": [0, 1], "mean_logprob": -9.0},
+    {"program": "p2", "value": "oslo", "count": 1, "ok": True, "sample_orders": [2], "mean_logprob": -0.5}]}
+
+
+def test_a_discriminate_run_is_re_voted_by_likelihood() -> None:
+    config = {"task": "wikitq", "mode": "discriminate", "vote": "likelihood"}
+    assert task_profile("wikitq").vote_strategy(None, mode="discriminate") == "likelihood"
+    assert record_vote(RECORD, 10, config).value == "oslo"  # exp(-0.5) against 2 exp(-9)
+    # runs recorded before the config named it wrote the task's vote; the run voted by likelihood
+    assert record_vote(RECORD, 10, {**config, "vote": "program_biased"}).value == "oslo"
+    # unless the command asked for that vote
+    asked = {**config, "vote": "program_biased", "command": ["binder-py", "eval", "--vote", "program_biased"]}
+    assert record_vote(RECORD, 10, asked).value == "lima"
+    assert record_vote(RECORD, 10, {**config, "mode": "binder", "vote": "program_biased"}).value == "lima"
