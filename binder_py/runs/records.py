@@ -190,9 +190,24 @@ def write_config(directory: str | os.PathLike[str], config: dict[str, Any]) -> N
     replace_regular(Path(directory) / CONFIG_FILE, text.encode("utf-8"))
 
 
+def recorded_vote(config: dict[str, Any]) -> str | None:
+    """The vote strategy a run held. A discriminate run voted by likelihood unless told otherwise,
+    but runs recorded before its config said so wrote the task's vote: read as likelihood unless
+    the recorded command asked for a vote."""
+    from binder_py.tasks import PROFILES
+
+    vote = config.get("vote")
+    profile = PROFILES.get(str(config.get("task")))
+    if (config.get("mode") == "discriminate" and profile is not None and vote == profile.vote
+            and "--vote" not in (config.get("command") or ())):
+        return "likelihood"
+    return vote
+
+
 def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The answer-changing settings that differ, as ``key: old -> new`` texts (specs compared redacted)."""
     old, new = recorded_config(old), recorded_config(new)
+    old["vote"], new["vote"] = recorded_vote(old), recorded_vote(new)
     return [f"{key}: {old.get(key)!r} -> {new.get(key)!r}" for key in ANSWER_KEYS if old.get(key) != new.get(key)]
 
 

@@ -120,16 +120,12 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     """The vote (:class:`~binder_py.vote.VoteResult`) the run would have held with only its first ``k``
     sampled programs, under the live run's rules (binder_py/pipeline/vote.py)."""
     from binder_py.pipeline.vote import cast_vote
+    from binder_py.runs.records import recorded_vote
     from binder_py.vote import sample_prefix, shape_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
     mode = str(config.get("mode") or "binder")
-    requested = config.get("vote")
-    if mode == "discriminate" and requested == profile.vote and "--vote" not in (config.get("command") or ()):
-        # runs recorded before the config named discriminate mode's own vote wrote the task's
-        # instead; the run itself voted by likelihood
-        requested = None
-    strategy = profile.vote_strategy(requested, mode=mode)
+    strategy = profile.vote_strategy(recorded_vote(config), mode=mode)
     question = record.get("question") or ""
     voters = shape_fit(sample_prefix(vote_candidates(record), k), expects_number=profile.expects_number(question),
                        choice_question=profile.choice_question(question))

@@ -21,3 +21,12 @@ def test_a_discriminate_run_is_re_voted_by_likelihood() -> None:
     asked = {**config, "vote": "program_biased", "command": ["binder-py", "eval", "--vote", "program_biased"]}
     assert record_vote(RECORD, 10, asked).value == "lima"
     assert record_vote(RECORD, 10, {**config, "mode": "binder", "vote": "program_biased"}).value == "lima"
+
+
+def test_an_old_discriminate_run_resumes_under_its_own_vote() -> None:
+    from binder_py.runs.records import config_differences
+
+    old = {"task": "wikitq", "mode": "discriminate", "vote": "program_biased", "command": ["binder-py", "eval"]}
+    assert config_differences(old, {**old, "vote": "likelihood"}) == []
+    asked = {**old, "command": ["binder-py", "eval", "--vote", "program_biased"]}
+    assert config_differences(asked, {**old, "vote": "likelihood"}) == ["vote: 'program_biased' -> 'likelihood'"]
