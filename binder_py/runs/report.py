@@ -131,7 +131,8 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
                        choice_question=profile.choice_question(question))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
-                     neural_weight=10.0 if config.get("neural_weight") is None else float(config["neural_weight"]))
+                     neural_weight=profile.neural_weight if config.get("neural_weight") is None
+                     else float(config["neural_weight"]))
 
 
 def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
