@@ -5,8 +5,8 @@ splits that order into *waves* of consecutive questions (``size`` each, at most 
 concurrency, so a wave's questions are all in flight together). Each question's plan
 (:func:`binder_py.neural.plan.start_plan`) hands its multi-table prompts to its wave instead of
 sending them. When every question of the wave has handed in its plan prompts, or finished
-without any, the wave's prompts go out: in question order, packed greedily into as few
-multi-table prompts as fit the model's budget (:meth:`LMNeuralBackend.fits_one_prompt`:
+without any, the wave's prompts go out: taken in question order, each question's into the
+first multi-table prompt it fits in (first fit), within the model's budget (:meth:`LMNeuralBackend.fits_one_prompt`:
 rows, labels, input and output tokens), the packs sent at once. The answers are read back by
 label and row_id and handed to each question.
 
@@ -39,9 +39,18 @@ from binder_py.neural.requests import NeuralRequest
 __all__ = ["BatchingBackend", "PlanWaves", "Ticket", "current_wave", "waves_can_batch"]
 
 
+#: how plan prompts are packed, recorded in a run's config (``plan_packing``) so that its replay
+#: packs them the same way: 1 = each plan into the last pack, 6 tokens an answer; 2 = first fit,
+#: each answer as long as its kind (yes/no 2 tokens, a number 4)
+PLAN_PACKING = 2
+
+
 @runtime_checkable
 class BatchingBackend(Protocol):
     """What a wave needs of the neural backend (:class:`~binder_py.neural.lm_backend.LMNeuralBackend`)."""
+
+    #: pack prompts by each answer's expected length (False: as runs recorded before, for their replays)
+    pack_by_answer_kind: bool
 
     def fits_one_prompt(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest] = ()) -> bool: ...
 
@@ -96,8 +105,10 @@ def current_wave() -> tuple[PlanWaves, str] | None:
 class PlanWaves:
     """The plan prompts of the questions ``order`` (their keys, in run order), in waves of ``size``."""
 
-    def __init__(self, backend: BatchingBackend, order: Sequence[str], size: int, *, max_wait: float = 600.0):
+    def __init__(self, backend: BatchingBackend, order: Sequence[str], size: int, *, max_wait: float = 600.0,
+                 first_fit: bool = True):
         self.backend = backend
+        self.first_fit = first_fit  # False: each plan joins the last pack or opens one (runs recorded before)
         self.size = max(1, size)
         self.max_wait = max_wait
         self._lock = threading.Lock()
@@ -200,10 +211,12 @@ class PlanWaves:
 
     def _send(self, entries: list[_Entry], note: str) -> None:
         packs: list[list[_Entry]] = []
-        for entry in entries:
-            if packs and self.backend.fits_one_prompt([g for e in packs[-1] + [entry] for g in e.groups],
-                                                      [v for e in packs[-1] + [entry] for v in e.vals]):
-                packs[-1].append(entry)
+        for entry in entries:  # first fit: each question's plan joins the first pack it fits in
+            for pack in (packs if self.first_fit else packs[-1:]):
+                if self.backend.fits_one_prompt([g for e in pack + [entry] for g in e.groups],
+                                                [v for e in pack + [entry] for v in e.vals]):
+                    pack.append(entry)
+                    break
             else:
                 packs.append([entry])
         threads = [threading.Thread(target=self._ask, args=(pack, note), name="binder-plan-batch")

@@ -28,7 +28,7 @@ from typing import Any
 
 from binder_py.errors import BinderError
 from binder_py.lm.types import LanguageModel, LMContextTooLong, LMRequest, Usage
-from binder_py.neural.answer_types import META_KEY, shown_question
+from binder_py.neural.answer_types import META_KEY, AnswerKind, AnswerType, question_answer_type, shown_question
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.parse import _Parsed, parse_map_output, parse_multi_output, parse_tables_output
 from binder_py.neural.render import (cell_text, chat_turns, fill_template, fill_until_output, load_pool,
@@ -51,6 +51,13 @@ class TablesAnswer:
     warnings: list[str] = field(default_factory=list)
 
 
+#: expected output tokens of one answer (its tab included) whose kind is not below
+ANSWER_TOKENS = 6
+#: ... and of a yes/no or numeric answer: what packs multi-table prompts (the model may still
+#: write up to :data:`ANSWER_TOKENS` per answer: ``max_tokens`` keeps that margin, within the budget)
+TYPED_ANSWER_TOKENS = {AnswerKind.YES_NO: 2, AnswerKind.NUMBER: 4}
+
+
 @dataclass
 class _Section:
     """One sub-table of a multi-table prompt: its columns, questions and distinct rows, shown
@@ -65,10 +72,16 @@ class _Section:
     wanted: dict[str, set[str]]
     first_id: int = 0
     shown: dict[str, str] = field(default_factory=dict)  # question -> as the prompt shows it (typed)
+    kinds: dict[str, AnswerKind] = field(default_factory=dict)  # question -> the kind of answer it wants
 
     @property
     def ids(self) -> list[int]:
         return list(range(self.first_id, self.first_id + len(self.rows)))
+
+    def answer_tokens(self) -> int:
+        """Expected output tokens of one row's answers (a tab and the answer, per question): 2 for
+        yes/no, 4 for a number, :data:`ANSWER_TOKENS` otherwise."""
+        return sum(TYPED_ANSWER_TOKENS.get(self.kinds.get(q, AnswerKind.TEXT), ANSWER_TOKENS) for q in self.questions)
 
 
 @dataclass
@@ -135,8 +148,12 @@ class LMNeuralBackend:
                  max_batch_rows: int = 200, max_workers: int = 4, title: str | None = None,
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
                  max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8,
-                 per_column: bool = False, max_table_rows: int = 600, fixed_demos: bool = False):
+                 per_column: bool = False, max_table_rows: int = 600, fixed_demos: bool = False,
+                 pack_by_answer_kind: bool = True):
         self.lm = lm
+        # multi-table prompts are packed by each answer's expected length (yes/no 2 tokens, ...);
+        # False: 6 tokens an answer, as runs recorded before that were packed (their replays)
+        self.pack_by_answer_kind = pack_by_answer_kind
         # the pool's first ``shots`` items of a kind, in file order, instead of the BM25-retrieved ones:
         # every prompt of a kind then starts with the same text, which the embedded runtime keeps
         # evaluated in a slot across calls and questions (the row-by-row backend's f_val)
@@ -503,7 +520,7 @@ class LMNeuralBackend:
                 group, "answer_tables needs f_col requests over the same context columns per group")
             keys = list(row_of)
             sections.append(_Section(self._label(index), title, columns, list(wanted), keys,
-                                     [row_of[k] for k in keys], wanted, next_id, shown))
+                                     [row_of[k] for k in keys], wanted, next_id, shown, _answer_kinds(group)))
             next_id += len(keys)
         return sections
 
@@ -622,12 +639,17 @@ class LMNeuralBackend:
         columns = list(dict.fromkeys(c for s in sections for c in s.columns))
         return NeuralRequest("col", " | ".join(questions), columns, [], [])
 
-    def _section_costs(self, section: _Section) -> tuple[int, int]:
-        """(prompt tokens, expected output tokens) of one sub-table."""
+    def _section_costs(self, section: _Section, *, typed: bool | None = None) -> tuple[int, int]:
+        """(prompt tokens, expected output tokens) of one sub-table: row_ids and answers, each
+        answer as long as its kind's :data:`TYPED_ANSWER_TOKENS` (``typed=False``, or
+        ``pack_by_answer_kind`` off: every answer :data:`ANSWER_TOKENS`, the margin ``max_tokens``
+        allows)."""
         tin = self._count(self._render_section(section)) + 1
         tout = self._count(self._section_output(section)) + 2
+        typed = self.pack_by_answer_kind if typed is None else typed
+        per_row = section.answer_tokens() if typed else ANSWER_TOKENS * len(section.questions)
         for rid in section.ids:
-            tout += self._count(f"{rid}\t") + 1 + 6 * len(section.questions)  # row_id and answers only
+            tout += self._count(f"{rid}\t") + 1 + per_row  # row_id and answers only
         return tin, tout
 
     def plan_tables(self, groups: Sequence[Sequence[NeuralRequest]]) -> list[list[int]]:
@@ -720,7 +742,7 @@ class LMNeuralBackend:
         probe = self._tables_probe(sections) if sections else NeuralRequest("val", vals[0].question, [], [], [])
         target = self._target_tables(sections, values)
         prefix = self._tables_prefix(probe, reserve=max_out + self._count(target) + 16, values=bool(values))
-        out_estimate = sum(self._section_costs(s)[1] for s in sections) + 64 * len(values) + 16
+        out_estimate = sum(self._section_costs(s, typed=False)[1] for s in sections) + 64 * len(values) + 16
         max_tokens = max(64, min(max_out, int(out_estimate * 1.5)))
         probe.title = sections[0].title if sections else values[0].title
         text = self._complete(prefix + target, max_tokens, ("*/",), probe, result,
@@ -783,6 +805,17 @@ class LMNeuralBackend:
         text = self._complete(prompt, val_out, ("\n",), request, result)
         result.value = text.strip().splitlines()[0].strip() if text.strip() else None
         return result
+
+
+def _answer_kinds(requests: Sequence[NeuralRequest]) -> dict[str, AnswerKind]:
+    """Each request's question → the kind of answer it wants: the call site's type when the
+    program gave one, else what the question's wording asks for."""
+    kinds: dict[str, AnswerKind] = {}
+    for request in requests:
+        typed = request.meta.get(META_KEY)
+        kinds.setdefault(request.question,
+                         typed.kind if isinstance(typed, AnswerType) else question_answer_type(request.question).kind)
+    return kinds
 
 
 def _shown(request: NeuralRequest) -> str:

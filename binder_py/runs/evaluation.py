@@ -30,7 +30,7 @@ from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
-from binder_py.neural.batching import PlanWaves, waves_can_batch
+from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, waves_can_batch
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -328,10 +328,16 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     # the waves depend on nothing but the order, so a replay, with the recorded wave size, sends
     # the recorded prompts (runs recorded before waves have none)
     plan_wave = 0
+    plan_packing = PLAN_PACKING
     if engine == "local" and waves_can_batch(binder.neural):
         plan_wave = int(replayed_config.get("plan_wave") or 0) if replayed is not None else concurrency
         concurrency = max(concurrency, plan_wave)
+    if replayed is not None and isinstance(binder.neural, BatchingBackend):
+        # packed as recorded: runs recorded before version 2 packed in order, 6 tokens an answer
+        plan_packing = int(replayed_config.get("plan_packing") or 1)
+        binder.neural.pack_by_answer_kind = plan_packing >= 2
     config["plan_wave"] = plan_wave if plan_wave > 1 else 0
+    config["plan_packing"] = plan_packing
     job = partial(answer_example, task=task, split=split, data_dir=resolved_data)
     runner = _local_or_ray(engine, binder, max(1, concurrency), lm_arg=lm if lm is not None else spec,
                            neural=neural, cache=cache, settings=settings, record=record_dir is not None,
@@ -342,7 +348,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
 
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out).acquire()
-    waves = (partial(PlanWaves, binder.neural, size=config["plan_wave"]) if config["plan_wave"] else None)
+    waves = (partial(PlanWaves, binder.neural, size=config["plan_wave"], first_fit=plan_packing >= 2)
+             if config["plan_wave"] else None)
     try:
         return _run_locked(out, config, selected, runner, job, task, split, force, retry_errors, progress,
                            on_record, waves)

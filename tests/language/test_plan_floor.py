@@ -285,3 +285,56 @@ def test_multi_table_output_is_row_ids_and_answers_only():
     assert demo.startswith("Table A\nrow_id\t") and all(len(line.split("\t")) == 2 for line in demo.splitlines()[2:4])
     strict = parse_tables_output("Table A\n0\t1955\n", {"A": ({0: ["1955"]}, 1)})
     assert strict.sections["A"].answers == {}  # without answers_only: a copied row, not an answer
+
+
+def _rows_request(question: str, column: str, count: int, title: str) -> list[NeuralRequest]:
+    rows = [[f"{column}{i}"] for i in range(count)]
+    return [NeuralRequest("col", question, [column], rows, [row_key(r) for r in rows], title=title)]
+
+
+@pytest.mark.parametrize("first_fit, requests", [(True, 2), (False, 3)])
+def test_a_wave_packs_each_plan_into_the_first_prompt_it_fits_in(first_fit, requests):
+    """Plans of 3, 4 and 1 rows with room for 4 a prompt: first fit puts the third with the first
+    (2 requests); packing only into the last prompt, as runs recorded before did, sends 3."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from binder_py.neural.batching import PlanWaves
+
+    seen: list[str] = []
+    backend = LMNeuralBackend(_bench_lm(seen=seen), pool=[])
+    backend.max_table_rows = 4
+    waves = PlanWaves(backend, ["q1", "q2", "q3"], size=3, first_fit=first_fit)
+    plans = {"q1": _rows_request("Is it Nordic?", "nation", 3, "skiers"),
+             "q2": _rows_request("Is it a capital?", "city", 4, "cities"),
+             "q3": _rows_request("Is it old?", "year", 1, "years")}
+    with ThreadPoolExecutor(3) as pool:
+        answers = {key: pool.submit(_in_wave, waves, key, [groups]) for key, groups in plans.items()}
+        answers = {key: future.result(10) for key, future in answers.items()}
+    assert len(seen) == requests
+    for key, groups in plans.items():  # every row answered, whatever the packing
+        assert set(answers[key].sections[0][groups[0].question]) == set(groups[0].keys)
+    if first_fit:
+        together = next(p for p in seen if "Is it Nordic?" in p)
+        assert "Is it old?" in together and "Is it a capital?" not in together
+
+
+def test_multi_table_prompts_are_packed_by_the_kind_of_answer_each_question_wants():
+    """A yes/no answer is a tab and a word: more rows of yes/no questions fit the output budget
+    than of free-text ones; ``pack_by_answer_kind=False`` counts 6 tokens an answer as before."""
+    from binder_py.neural.answer_types import META_KEY, AnswerKind, AnswerType
+
+    def groups(question: str, typed: AnswerType | None) -> list[list[NeuralRequest]]:
+        made = [_rows_request(question, column, 60, column) for column in ("nation", "city")]
+        for (request,) in made:
+            if typed is not None:
+                request.meta[META_KEY] = typed
+        return made
+
+    backend = LMNeuralBackend(_bench_lm(), pool=[], max_output_tokens=900)
+    yes_no = groups("Is it in Europe?", None)  # untyped: the wording asks yes/no
+    typed_yes_no = groups("Does it qualify?", AnswerType(AnswerKind.YES_NO))
+    text = groups("What is it called in French?", None)
+    assert backend.fits_one_prompt(yes_no) and backend.fits_one_prompt(typed_yes_no)
+    assert not backend.fits_one_prompt(text)
+    before = LMNeuralBackend(_bench_lm(), pool=[], max_output_tokens=900, pack_by_answer_kind=False)
+    assert not before.fits_one_prompt(yes_no)
