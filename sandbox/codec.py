@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import labels  # noqa: F401 - installed on import: a decoded label never answers a protocol
 from .outcome import PolicyError
 MAX_DEPTH = 60
 MAX_REPR = 10_000
