@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .dispatch import guard_facade_members
+from .rawmemory import stand_in
 from .vetting import register_handed_out
 
 
@@ -57,7 +58,10 @@ class Facade:
 
 
 def _pick(module: Any, names: list[str]) -> dict[str, Any]:
-    return {n: getattr(module, n) for n in names if hasattr(module, n)}
+    """The named members; a class handed out only in guarded form (``np.ndarray``,
+    :mod:`sandbox.rawmemory`) as its stand-in."""
+    members = {n: getattr(module, n) for n in names if hasattr(module, n)}
+    return {n: (stand_in(v) or v) if isinstance(v, type) else v for n, v in members.items()}
 
 
 PANDAS_NAMES = [

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import dispatch, labels, vetting  # noqa: F401 - labels: installed on import
+from . import dispatch, labels, rawmemory, vetting  # noqa: F401 - labels: installed on import
 from .vetting import is_program_class
 from .facades import ALLOWED_MODULES, FACADES, Facade
 from .names import (  # noqa: F401 - re-exported: the name rule lives in sandbox.names
@@ -61,11 +61,14 @@ def check_value(value: Any, name: str = "", name_checked: bool = False, replace:
     if isinstance(value, _FORBIDDEN_VALUE_TYPES):
         raise _deny(f"{name or 'value'!s} is a {t.__name__} object, which programs may not hold")
     if isinstance(value, type):
+        guarded_class = rawmemory.stand_in(value)
+        if guarded_class is not None:
+            return guarded_class
         if vetting.class_problem(value) is None:
             return value
         raise _deny(f"{name or 'value'} is a class that is not available in the sandbox")
     if callable(value):
-        guarded = dispatch.guard_entry_point(value, name)
+        guarded = dispatch.guard_entry_point(value, name) or rawmemory.guard_member(value)
         if guarded is not None:
             if not replace:
                 raise _deny(f"{name or 'value'}: the method {guarded.__name__!r} may only be called as "

@@ -1,0 +1,95 @@
+"""numpy members that read raw memory as object pointers, in guarded form.
+
+Two numpy features turn integers, or memory that has been freed, into ``PyObject *``:
+
+* ``np.ndarray(shape, dtype, buffer=...)`` with a dtype that holds Python objects (``"O"``,
+  or a structured dtype with an object field) reads the buffer's bytes as object pointers:
+  ``np.ndarray((1,), dtype="O", buffer=np.array([address]))[0]`` is "the object at
+  ``address``". With a fake object written into a ``bytes`` that gives arbitrary memory read
+  and write, and from there every module, ``os.environ`` and the audit hook's globals.
+* ``a.resize(n, refcheck=False)`` reallocates ``a``'s memory while views still point at the
+  old block (use after free).
+
+A program never holds the raw class or method: the value check (:func:`sandbox.guards.check_value`)
+hands out :class:`NDArray` for ``np.ndarray`` (whichever route: the ``np`` facade, ``type(a)``,
+an attribute, an item) and :func:`guard_member` for ``resize``, so every call of them, by the
+program or by library code it passes them to (``s.apply(np.ndarray, buffer=...)``,
+``map(np.ndarray, ...)``, a subclass), is checked.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from .outcome import PolicyError
+
+_RAW_NDARRAY = np.ndarray
+_RESIZE = np.ndarray.resize
+
+
+class _NDArrayMeta(type):
+    """``isinstance(x, np.ndarray)`` and ``issubclass`` behave as with the real class."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, _RAW_NDARRAY) if cls is NDArray else type.__instancecheck__(cls, obj)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, _RAW_NDARRAY) if cls is NDArray else type.__subclasscheck__(cls, sub)
+
+    def __repr__(cls) -> str:
+        return repr(_RAW_NDARRAY) if cls is NDArray else type.__repr__(cls)
+
+
+class NDArray(np.ndarray, metaclass=_NDArrayMeta):
+    """What a program gets for ``np.ndarray``: the same constructor, refusing a buffer read
+    as object pointers (it returns a plain ``np.ndarray``)."""
+
+    def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: Any = 0,
+                strides: Any = None, order: Any = None) -> Any:
+        dt = np.dtype(dtype)  # converted once: numpy sees exactly the dtype checked here
+        if buffer is not None and dt.hasobject:
+            raise PolicyError("np.ndarray(buffer=...) with a dtype holding Python objects would read raw "
+                              "memory as object pointers; build the array from values (np.array) instead")
+        return _RAW_NDARRAY(shape, dt, buffer, offset, strides, order)
+
+
+NDArray.__module__ = "numpy"
+NDArray.__name__ = NDArray.__qualname__ = "ndarray"
+
+#: classes a program gets only in guarded form: the raw class -> its stand-in
+STAND_INS: dict[type, type] = {_RAW_NDARRAY: NDArray}
+
+
+def stand_in(cls: type) -> type | None:
+    """The guarded stand-in for ``cls``, or None if ``cls`` is handed out as it is."""
+    try:
+        return STAND_INS.get(cls)
+    except TypeError:  # an unhashable metaclass
+        return None
+
+
+def _refuse_refcheck(kwargs: dict[str, Any]) -> None:
+    if "refcheck" in kwargs and not kwargs["refcheck"]:
+        raise PolicyError("resize(refcheck=False) would leave views pointing at freed memory; "
+                          "use np.resize(a, n) or a.copy()")
+
+
+def guard_member(value: Any) -> Callable[..., Any] | None:
+    """A checked stand-in if ``value`` is ``ndarray.resize`` (bound or not), else None."""
+    if value is _RESIZE:
+        def resize(*args: Any, **kwargs: Any) -> Any:
+            _refuse_refcheck(kwargs)
+            return _RESIZE(*args, **kwargs)
+    elif type(value) is types.BuiltinMethodType and getattr(value, "__name__", None) == "resize" \
+            and isinstance(getattr(value, "__self__", None), _RAW_NDARRAY):
+        bound = value  # not its __self__: numpy's refcheck counts the references to the array
+
+        def resize(*args: Any, **kwargs: Any) -> Any:
+            _refuse_refcheck(kwargs)
+            return bound(*args, **kwargs)
+    else:
+        return None
+    resize.__module__ = __name__
+    return resize

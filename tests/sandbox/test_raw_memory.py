@@ -1,0 +1,110 @@
+"""numpy members that turn integers or freed memory into object pointers (red-team round 8).
+
+``np.ndarray(shape, dtype=<with objects>, buffer=<ints>)`` reads the buffer's integers as
+``PyObject *``: any address becomes an object (a fake ndarray written into a ``bytes`` gives
+arbitrary memory read, then the globals dict of a sandbox function, ``sys.modules``,
+``os.environ``). ``a.resize(n, refcheck=False)`` frees the memory a view still points at
+(use after free). Both are refused at the call, whichever route reaches the class or method.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+
+from sandbox import PolicyError, guards
+
+BUF = 'buf = np.array([0], dtype="i8")\n'
+
+ATTACKS = [
+    ("facade_class", BUF + 'np.ndarray((1,), dtype="O", buffer=buf)'),
+    ("positional", BUF + 'np.ndarray((1,), "O", buf)'),
+    ("struct_dtype", BUF + 'np.ndarray((1,), dtype=[("f", "O")], buffer=buf)'),
+    ("nested_struct", BUF + 'np.ndarray((1,), dtype=[("s", [("f", "O")])], buffer=buf)'),
+    ("type_of_array", BUF + 'type(buf)((1,), dtype="O", buffer=buf)'),
+    ("subclass", BUF + 'class A(np.ndarray):\n    pass\nA((1,), dtype="O", buffer=buf)'),
+    ("apply_kwargs", BUF + 'pd.Series([(1,)]).apply(np.ndarray, dtype="O", buffer=buf)'),
+    ("builtin_map", BUF + 'list(map(np.ndarray, [(1,)], ["O"], [buf]))'),
+    ("star_args", BUF + 'args = [(1,), "O", buf]\nnp.ndarray(*args)'),
+    ("piecewise", BUF + 'np.piecewise(np.zeros(1), [np.ones(1, dtype=bool)], [np.ndarray], dtype="O", buffer=buf)'),
+    ("resize_refcheck", 'a = np.zeros(3, dtype="O")\nv = a[:]\na.resize(100000, refcheck=False)\nv.tolist()'),
+    ("resize_unbound", 'a = np.zeros(3)\nv = a[:]\nnp.ndarray.resize(a, 100000, refcheck=False)\nv.tolist()'),
+    ("resize_getattr", 'a = np.zeros(3)\nv = a[:]\ngetattr(a, "resize")(100000, refcheck=False)\nv.tolist()'),
+]
+
+# object from address, then a fake ndarray (numpy 2 layout) in a bytes object: arbitrary read
+LEAK_ENVIRON = '''
+U8 = np.dtype("<u8")
+keep = []
+
+def obj_at(addr):
+    ptrs = np.array([addr], dtype="<i8")
+    keep.append(ptrs)
+    return np.ndarray((1,), dtype="O", buffer=ptrs)[0]
+
+def read8(addr):
+    b = np.array([0] * 14, dtype="<i8").tobytes()
+    base = id(b) + 32
+    b = np.array([1 << 40, id(np.ndarray), addr, 1, base + 96, base + 104, 0, id(U8), 0x103, 0, 0, 0, 1, 8],
+                 dtype="<i8").tobytes()
+    keep.append(b)
+    return int(obj_at(id(b) + 32)[0])
+
+def lookup(d, key):
+    keys = read8(id(d) + 32)
+    meta = read8(keys + 8)
+    size, off = (16, 0) if (meta >> 16) & 255 else (24, 8)
+    start = keys + 32 + (1 << ((meta >> 8) & 255))
+    want = [id(k) for k in d.keys() if k == key][0]
+    for i in range(read8(keys + 24)):
+        if read8(start + i * size + off) == want:
+            return read8(start + i * size + off + 8)
+
+G = obj_at(read8(id(getattr) + 16))
+S = obj_at(read8(lookup(G, "sys") + 16))
+OSD = obj_at(read8(lookup(S["modules"], "os") + 16))
+OSD["environ"]["BINDER_RED_CANARY"]
+'''
+
+
+@pytest.mark.parametrize("name,program", ATTACKS, ids=[a[0] for a in ATTACKS])
+def test_raw_memory_route_is_refused(sb, name, program):
+    outcome = sb.run(program)
+    assert not outcome.ok, f"{name} was not refused: {outcome.value!r}"
+    assert outcome.error.kind == "policy", outcome.error
+
+
+def test_environment_does_not_leak_through_object_buffers(monkeypatch):
+    from sandbox import Sandbox
+    from sandbox_testutil import SMALL
+
+    monkeypatch.setenv("BINDER_RED_CANARY", "sk-canary-123")
+    with Sandbox(SMALL, pool_size=1) as box:
+        outcome = box.run(LEAK_ENVIRON)
+    assert "sk-canary-123" not in repr(outcome.value)
+    assert not outcome.ok and outcome.error.kind == "policy", outcome.error
+
+
+def test_ndarray_still_works(sb):
+    program = (
+        'a = np.zeros(3)\n'
+        'b = np.ndarray((2,), dtype="i8", buffer=np.arange(2))\n'
+        'c = np.ndarray((2, 2))\n'
+        'd = np.arange(4)\n'
+        'd.resize(6)\n'
+        'e = np.ndarray((1,), dtype="O")\n'
+        '[isinstance(a, np.ndarray), type(a) is np.ndarray, isinstance(1, np.ndarray), b.tolist(), c.shape,\n'
+        ' d.tolist(), int(np.ndarray.sum(np.arange(3))), e.tolist(), isinstance(pd.Series([1]).values, np.ndarray)]'
+    )
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    assert outcome.value == [True, True, False, [0, 1], (2, 2), [0, 1, 2, 3, 0, 0], 3, [None], True]
+
+
+def test_value_check_never_hands_out_the_raw_class():
+    stand_in = guards.check_value(np.ndarray, "ndarray")
+    assert stand_in is not np.ndarray and isinstance(np.zeros(1), stand_in)
+    with pytest.raises(PolicyError):
+        stand_in((1,), dtype="O", buffer=np.zeros(1, dtype="i8"))
+    resize = guards.check_value(np.zeros(2).resize, "resize", name_checked=True)
+    with pytest.raises(PolicyError):
+        resize(4, refcheck=False)
+    assert pd.Series([1]).values.dtype.kind == "i"
