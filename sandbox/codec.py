@@ -18,6 +18,7 @@ import datetime as _dt
 import io
 import math
 import pickle
+import re
 import reprlib
 import threading
 from typing import Any
@@ -286,8 +287,23 @@ def _decode_index(tree: Any) -> pd.Index:
     raise CodecError(f"unknown index tag {tag!r}")
 
 
+_UNIT = r"(?:ns|us|ms|s)"
+_TZ = r"[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*|(?:UTC)?[+\-]\d\d:\d\d"
+#: the dtype names the parent rebuilds a column or index with (what ``str(dtype)`` gives for the
+#: dtypes of ordinary answers); any other name is not resolved, and the values (decoded by value)
+#: make an inferred or object column. A dtype named by the worker must not size an allocation
+#: (``"|S1000000000"``: a gigabyte per value, ``fixed_size_binary[...]``, ``Sparse[...]``) nor
+#: make pandas read a file it names (``"datetime64[ns, dateutil//path]"``).
+_DTYPE_NAME = re.compile(
+    r"bool|u?int(?:8|16|32|64)|float(?:16|32|64)|complex(?:64|128)|object"
+    r"|U?Int(?:8|16|32|64)|Float(?:32|64)|boolean|string|str|category"
+    rf"|datetime64\[{_UNIT}(?:, (?:{_TZ}))?\]|timedelta64\[{_UNIT}\]"
+    r"|(?:bool|u?int(?:8|16|32|64)|float|double|halffloat|string|large_string)\[pyarrow\]"
+    r"|[A-Za-z_]+")  # a bare name (a registered extension dtype such as yesno): it cannot spell a size
+
+
 def _dtype(name: Any) -> Any:
-    if type(name) is not str or len(name) > 100:
+    if type(name) is not str or len(name) > 100 or not _DTYPE_NAME.fullmatch(name) or "dateutil" in name:
         raise CodecError("bad dtype")
     return name
 

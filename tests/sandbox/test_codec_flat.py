@@ -38,3 +38,29 @@ def test_crafted_flat_nodes_are_refused(tree):
 def test_an_answer_counts_its_flat_values():
     with pytest.raises(codec.AnswerTooLarge):
         codec.encode_answer({str(i): i for i in range(codec.MAX_ANSWER_VALUES // 2 + 1)})
+
+
+# red-team round 8: a dtype named by a (compromised) worker sized the parent's allocation
+# ("|S1000000000": a gigabyte per value) or named a file pandas would open (dateutil/...)
+@pytest.mark.parametrize("dtype", ["|S100000000", "S100000000", "<U30000000", "V100000000",
+                                   "(10000,1000)i8", "Sparse[|S100000000]",
+                                   "fixed_size_binary[100000000][pyarrow]",
+                                   "datetime64[ns, dateutil//etc/hostname]"])
+def test_parent_does_not_resolve_worker_dtype(dtype):
+    import resource
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tree = ("series", [1, 2, 3], dtype, ("index", [1, 2, 3], None, dtype), None)
+    value = codec.decode(tree)
+    assert value.tolist() == [1, 2, 3]
+    assert value.memory_usage(deep=False) < 10_000
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "bool", "Int64", "boolean", "string", "str", "category",
+                                   "datetime64[ns]", "datetime64[us, UTC]", "datetime64[ns, Europe/Paris]",
+                                   "timedelta64[ns]", "int64[pyarrow]", "complex128", "object"])
+def test_parent_keeps_ordinary_dtypes(dtype):
+    values = [("ts", "2020-01-01T00:00:00+00:00")] if dtype.startswith("datetime64") else \
+        [("td", 1)] if dtype.startswith("timedelta") else [True] if "bool" in dtype else [1]
+    value = codec.decode(("series", values, dtype, ("range", 0, 1, 1, None), None))
+    assert str(value.dtype).split("[")[0] == dtype.split("[")[0]
