@@ -47,7 +47,7 @@ def program_request(state: QuestionState, prompt: str, *, n: int, temperature: f
     settings = state.settings
     request = parse_request(prompt, task=state.profile.name, chat=state.lm.capabilities.chat, n=n,
                             temperature=settings.temperature if temperature is None else temperature,
-                            max_tokens=settings.max_tokens, seed=settings.seed,
+                            max_tokens=state.max_tokens, seed=settings.seed,
                             logprobs=state.vote_strategy in ("probability", "likelihood"), messages=messages)
     if not state.constrained:
         return request

@@ -90,7 +90,7 @@ class QuestionState:
 
     @property
     def max_tokens(self) -> int:
-        return self.settings.max_tokens or self.profile.max_tokens
+        return self.profile.effective_max_tokens(self.lm, self.settings.max_tokens)
 
     @property
     def neural_allowed(self) -> bool:

@@ -296,6 +296,9 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         # the prompt layout as recorded (runs recorded before core exemplars and row caps had neither)
         settings.setdefault("core_shots", int(replayed_config.get("core_shots_effective") or 0))
         settings.setdefault("table_rows", int(replayed_config.get("table_rows_effective") or 0))
+    if replayed is not None:
+        # programs as long as recorded (runs recorded before the embedded model's cap allowed the task's 512)
+        settings.setdefault("max_tokens", int(replayed_config.get("max_tokens_effective") or 512))
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=False, **settings)
@@ -311,6 +314,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "shots_effective": profile.effective_shots(model, shots), "lm_api": model.capabilities.api,
         "core_shots_effective": len(profile.effective_core(model, settings.get("core_shots"), mode=mode)),
         "table_rows_effective": profile.effective_table_rows(model, settings.get("table_rows")),
+        "max_tokens_effective": profile.effective_max_tokens(model, settings.get("max_tokens")),
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),

@@ -51,6 +51,7 @@ CONFIG_SHAPE = Shape(dict, {
     "lm": _OPTIONAL_TEXT, "lm_name": _OPTIONAL_TEXT, "neural": _OPTIONAL_TEXT, "n": _OPTIONAL_INT,
     "seed": _OPTIONAL_INT, "vote": _OPTIONAL_TEXT, "shots": _OPTIONAL_INT, "shots_effective": _OPTIONAL_INT,
     "lm_api": _OPTIONAL_TEXT, "neural_weight": _OPTIONAL_NUMBER, "questions": _OPTIONAL_INT,
+    "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT,
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "versions": (dict, type(None)), "ids": (list, type(None)),
 })

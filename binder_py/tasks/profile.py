@@ -18,7 +18,8 @@ analyst    0.4          20     512         "\\n\\n"  14         ``Q:``          
 the first :attr:`TaskProfile.embedded_core_shots` are the mode's *core* exemplars
 (:attr:`TaskProfile.core_exemplars`), the same for every question and shown first, so the
 runtime keeps them evaluated in a slot from one question to the next; only the rest are
-retrieved. Its target table shows at most :attr:`TaskProfile.embedded_table_rows` rows.
+retrieved. Its target table shows at most :attr:`TaskProfile.embedded_table_rows` rows, and a
+program it writes takes at most :attr:`TaskProfile.embedded_max_tokens` tokens.
 
 Nothing outside this package compares task names: callers ask a profile.
 """
@@ -58,6 +59,10 @@ class TaskProfile:
     embedded_core_shots: int = 3
     #: the embedded model's target table shows at most this many rows (the program still runs on all)
     embedded_table_rows: int | None = 20
+    #: tokens a program may take when the embedded model writes it: its programs take at most ~220
+    #: (measured), and a sample caught in a repetition loop runs to the cap while the other samples
+    #: of its request wait (5-8% of requests have one)
+    embedded_max_tokens: int = 256
     #: per mode, the exemplar ids that core exemplars are taken from, in prompt order
     core_exemplars: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: what the end-to-end prompt asks for after ``A:``, and what it asks the model to do
@@ -112,6 +117,13 @@ class TaskProfile:
         (``None``: :attr:`embedded_core_shots` for the embedded model, none for others)."""
         count = requested if requested is not None else (self.embedded_core_shots if lm.capabilities.embedded else 0)
         return self.core_exemplars.get(mode, ())[:max(0, count)]
+
+    def effective_max_tokens(self, lm: LanguageModel, requested: int | None) -> int:
+        """Tokens a sampled or repaired program may take: ``requested``, else
+        :attr:`embedded_max_tokens` for the embedded model, else the task's."""
+        if requested:
+            return requested
+        return self.embedded_max_tokens if lm.capabilities.embedded else self.max_tokens
 
     def effective_table_rows(self, lm: LanguageModel, requested: int | None) -> int | None:
         """The most target-table rows a prompt shows (``None``: as many as fit): ``requested``

@@ -110,3 +110,27 @@ def _by_id(task, ids):
 def test_negative_counts_are_refused_with_the_setting_named(field):
     with pytest.raises(BinderError, match=field):
         AskSettings(**{field: -1})
+
+
+def test_the_embedded_model_writes_programs_of_at_most_256_tokens_unless_asked_otherwise():
+    """A sample caught in a repetition loop runs to the cap while its request's other samples
+    wait: the embedded model's cap is 256 tokens (its programs take at most ~220), others keep 512."""
+    from binder_py.ask import Binder
+
+    embedded = ScriptedLM(["x"], capabilities=EMBEDDED)
+    api = ScriptedLM(["x"])
+    assert WIKITQ.effective_max_tokens(embedded, None) == 256 and WIKITQ.effective_max_tokens(api, None) == 512
+    assert WIKITQ.effective_max_tokens(embedded, 400) == 400
+    seen = []
+
+    def reply(request, purpose):
+        seen.append(request)
+        return 'df["year"].max()' if purpose == "parse" else "x"
+    for capabilities, settings, expected in ((Capabilities(api="chat", embedded=True), {}, 256),
+                                             (Capabilities(api="chat"), {}, 512),
+                                             (Capabilities(api="chat", embedded=True), {"max_tokens": 300}, 300)):
+        seen.clear()
+        lm = ScriptedLM(reply, capabilities=capabilities)
+        Binder(lm=lm, task="wikitq", mode="python", n=2, progress=False, cache=False, **settings).ask(
+            big_table(5), "what is the last year?")
+        assert seen and seen[0].n == 2 and seen[0].max_tokens == expected

@@ -305,3 +305,33 @@ def test_report_shows_calibration_with_a_reliability_plot(binder_run, tmp_path):
                                                     [bool(r["binder"]) for r in answered], n_bins=5)
     assert "## Confidence against accuracy" in rep.markdown and f"{cal['ece']:.3f}" in rep.markdown
     assert (tmp_path / "plots" / "reliability.png").stat().st_size > 1000
+
+
+def test_a_replay_writes_programs_as_long_as_the_recorded_run_allowed(fake_examples, tmp_path, monkeypatch):
+    """``max_tokens`` is part of every recorded request: a replay takes the recorded run's program
+    length (``max_tokens_effective``; 512 for runs recorded before it was written), not today's default."""
+    from binder_py.lm.testserver import LoopbackServer
+    from tests.runs.conftest import question_of
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+
+    def respond(body, api):
+        prompt = "\n".join(str(m["content"]) for m in body["messages"]) if api == "chat" else body["prompt"]
+        return [f"```python\n{p}\n```" for p in CASES[question_of(prompt)][1][: int(body.get("n") or 1)]]
+
+    examples = fake_examples[:2]
+    with LoopbackServer(responder=respond) as server:
+        run_eval("wikitq", "dev", out=tmp_path / "live", mode="python", lm=f"openai:test-model@{server.base_url}",
+                 examples=examples, n=3, progress=False, extra_settings={"max_tokens": 300})
+    config = json.loads((tmp_path / "live" / "config.json").read_text())
+    assert config["max_tokens_effective"] == 300
+    run_eval("wikitq", "dev", out=tmp_path / "replay", mode="python", lm=f"replay:{tmp_path / 'live'}",
+             examples=examples, progress=False)
+    replayed = lines(tmp_path / "replay")
+    assert all(r["error"] is None for r in replayed) and sum(r["usage"]["requests"] for r in replayed) == 0
+    assert [r["prediction"] for r in replayed] == [r["prediction"] for r in lines(tmp_path / "live")]
+    del config["max_tokens_effective"]  # recorded before the field: its requests asked for 512
+    (tmp_path / "live" / "config.json").write_text(json.dumps(config))
+    run_eval("wikitq", "dev", out=tmp_path / "replay-old", mode="python", lm=f"replay:{tmp_path / 'live'}",
+             examples=examples, progress=False)
+    assert all(r["error"] for r in lines(tmp_path / "replay-old"))  # 512, not 300: nothing recorded matches
