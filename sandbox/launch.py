@@ -20,6 +20,7 @@ import threading
 import weakref
 from typing import Sequence
 
+from .leftovers import sweep_in_background
 from .outcome import SandboxUnavailable
 
 STARTUP_TIMEOUT = 120.0      # zygote import of pandas on a loaded machine
@@ -68,6 +69,7 @@ class Zygote:
         self.proc.stdin.write((json.dumps(cfg) + "\n").encode())
         self.proc.stdin.flush()
         self.ready = False
+        sweep_in_background()  # directories of zygotes killed earlier (sandbox/leftovers.py)
         self.finalizer = weakref.finalize(self, Zygote._shutdown, self.proc, self.dir)
         # at interpreter exit the zygote is told to go (EOF) without waiting for it: it kills its
         # workers and exits by itself, and a worker dies with it (PR_SET_PDEATHSIG)
