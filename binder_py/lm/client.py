@@ -30,7 +30,7 @@ from typing import Protocol
 
 from binder_py.lm.accounting import PriceTable, UsageLedger, estimate_tokens
 from binder_py.lm.store import LMStore, cache_key, request_key
-from binder_py.lm.types import Capabilities, Choice, Completion, LMContextTooLong, LMReplayMiss, LMRequest, Usage
+from binder_py.lm.types import EMBEDDED_CAPABILITIES, Capabilities, Choice, Completion, LMContextTooLong, LMReplayMiss, LMRequest, Usage
 
 MESSAGE_OVERHEAD_TOKENS = 4  # role markers and separators per chat message (an estimate)
 
@@ -298,10 +298,16 @@ class ReplayLM(_AsyncMixin):
         self.ledger = ledger if ledger is not None else UsageLedger()
         self._executor = None
         self._executor_lock = threading.Lock()
-        # prompts are built as for the recorded model: its API ("chat" or "completions") and, for the
-        # embedded model, its small-model settings
-        self.capabilities = Capabilities(api=self._recorded_api() or "completions", exact_tokens=True,
-                                         embedded=any(name.startswith("local:") for name in self.recorded))
+        # requests are built as for the recorded model: its API ("chat" or "completions") and what it
+        # takes and returns: for the embedded model its small-model settings, the grammar its programs
+        # were sampled under and the log-probabilities its row-by-row neural calls read; for an
+        # OpenAI-compatible server, log-probabilities
+        api = self._recorded_api() or "completions"
+        if any(name.startswith("local:") for name in self.recorded):
+            self.capabilities = replace(EMBEDDED_CAPABILITIES, api=api)
+        else:
+            remote = any(name.startswith(("openai:", "openai-completions:", "azure:")) for name in self.recorded)
+            self.capabilities = Capabilities(api=api, exact_tokens=True, logprobs=remote)
 
     def with_api(self, api: str) -> ReplayLM:
         """Replay as a model of ``api`` (for runs recorded before the API was stored)."""

@@ -35,7 +35,7 @@ from binder_py.lm.client import RawResult
 from binder_py.lm.local_models import (
     DEFAULT_MODEL_KEY, MODELS, ModelWeights, Verification, check_memory, check_user_file, ensure_model, models_dir,
 )
-from binder_py.lm.types import Capabilities, Choice, LMConfigError, LMContextTooLong, LMError, LMRequest, LMUnavailable
+from binder_py.lm.types import EMBEDDED_CAPABILITIES, Choice, LMConfigError, LMContextTooLong, LMError, LMRequest, LMUnavailable
 
 DEFAULT_N_CTX = 8192
 #: slots: one per prompt kind (parse, repair, neural, ...) plus room for the n - 1 sample children
@@ -88,8 +88,7 @@ class LocalBackend:
 
     api = "chat"
     exact_tokens = True
-    capabilities = Capabilities(api="chat", logprobs=True, grammar=True, json_schema=True, n_in_one_request=True,
-                                parallel_requests=1, exact_tokens=True, embedded=True)
+    capabilities = EMBEDDED_CAPABILITIES
 
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX,
                  n_threads: int = DEFAULT_THREADS, slots: int = DEFAULT_SLOTS, startup_timeout: float = 900.0):

@@ -107,6 +107,12 @@ class Capabilities:
         return self.api == "chat"
 
 
+#: what the embedded local model takes and returns (``binder_py.lm.local``); a replay of a run it
+#: recorded claims the same, so the pipeline builds the same requests (grammars, log-probabilities)
+EMBEDDED_CAPABILITIES = Capabilities(api="chat", logprobs=True, grammar=True, json_schema=True,
+                                     n_in_one_request=True, parallel_requests=1, exact_tokens=True, embedded=True)
+
+
 @dataclass
 class Completion:
     choices: list[Choice]

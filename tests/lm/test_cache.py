@@ -174,3 +174,28 @@ def test_errors_are_not_cached(server, make_lm):
     with pytest.raises(Exception):
         lm.complete(BASE)
     assert not lm.complete(BASE).cached
+
+
+@pytest.mark.parametrize("recorded, grammar, logprobs, embedded", [
+    ("local:qwen2.5-coder-0.5b-instruct-q4_k_m", True, True, True),
+    ("openai:test-model", False, True, False),
+])
+def test_replay_claims_what_the_recorded_model_took(tmp_path, recorded, grammar, logprobs, embedded):
+    """A replay builds its requests as the recorded model did: a run of the embedded model sampled
+    its programs under a grammar and read its row-by-row neural answers from log-probabilities, so
+    a replay that claimed neither sent other requests and missed on every question."""
+    from binder_py.lm.types import Choice
+
+    record = tmp_path / "recorded"
+    record.mkdir()
+    store = LMStore(record / "lm.sqlite")
+    store.put_model(recorded, "", recorded.split(":", 1)[1], 8192)
+    request = LMRequest(messages=(("user", "q"),), grammar='root ::= "x"')
+    store.put("k", "rk", lm=recorded, endpoint="", model="m", api="chat", request=request,
+              choices=[Choice("x")], prompt_tokens=1, completion_tokens=1)
+    store.close()
+    replay = lm_from_spec(f"replay:{record}")
+    assert replay.capabilities.api == "chat"
+    assert replay.capabilities.grammar is grammar
+    assert replay.capabilities.logprobs is logprobs
+    assert replay.capabilities.embedded is embedded
