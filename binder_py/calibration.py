@@ -210,10 +210,14 @@ def load_calibration(path: str | Path) -> Calibrator:
 SHIPPED_DIR = Path(__file__).resolve().parent / "calibrators"
 #: the values of ``AskSettings.calibrator`` / ``--calibrator`` besides a file
 CALIBRATOR_AUTO, CALIBRATOR_NONE = "auto", "none"
+#: how ``ReplayLM`` names a replay of one recorded model (``replay:local:qwen2.5-…``)
+REPLAY_PREFIX = "replay:"
 
 
 def shipped_calibrator(model: str, mode: str) -> Calibrator | None:
-    """The shipped calibrator fitted for ``model`` (a ``LanguageModel.name``) in ``mode``, if any."""
+    """The shipped calibrator fitted for ``model`` (a ``LanguageModel.name``) in ``mode``, if any.
+    A replay of one recorded model (``replay:NAME``) answers as NAME did, so it gets NAME's."""
+    model = model.removeprefix(REPLAY_PREFIX)
     for path in sorted(SHIPPED_DIR.glob("*.json")):
         calibrator = load_calibration(path)
         if calibrator.model == model and mode in calibrator.modes:

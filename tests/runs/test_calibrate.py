@@ -109,3 +109,14 @@ def test_a_shipped_calibrator_is_used_for_its_own_model_and_mode_only(binder_run
     # no shipped calibrator for this model: the vote share
     (shipped / "mine.json").unlink()
     assert not Binder(lm=lm, n=3, progress=False).ask(table, "who?").calibrated
+
+
+def test_a_replay_of_the_embedded_model_gets_its_shipped_calibrator():
+    """``--lm replay:DIR`` of a local-model run reproduces its answers: it must reproduce their
+    calibrated confidences too (the replay is named ``replay:local:…``, not ``local:…``)."""
+    from binder_py.calibration import shipped_calibrator
+
+    model = "local:qwen2.5-coder-0.5b-instruct-q4_k_m"
+    assert shipped_calibrator(model, "binder") is not None
+    assert shipped_calibrator(f"replay:{model}", "binder") == shipped_calibrator(model, "binder")
+    assert shipped_calibrator("replay:another-model", "binder") is None
