@@ -94,9 +94,21 @@ def _warm_up() -> None:
     _sample_job()
 
 
+def _parent_gone(cfg: dict) -> None:
+    """Exit quietly when the parent has already gone and removed the private directory (a command
+    that started the zygote early and then ended at once, e.g. ``binder-py exec --help`` or a
+    missing table file); any other reason for a missing directory is an error."""
+    if not os.path.isdir(cfg["workdir"]):
+        raise SystemExit(0)
+    raise
+
+
 def main(cfg: dict) -> None:
     """Run the zygote with the configuration the parent sent on stdin."""
-    os.chdir(cfg["workdir"])
+    try:
+        os.chdir(cfg["workdir"])
+    except FileNotFoundError:
+        _parent_gone(cfg)
     import gc
     import importlib
 
@@ -113,7 +125,10 @@ def main(cfg: dict) -> None:
 
     set_pdeathsig = _pdeathsig_setter()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(cfg["socket"])
+    try:
+        listener.bind(cfg["socket"])
+    except FileNotFoundError:
+        _parent_gone(cfg)
     listener.listen(256)
     notify_r, notify_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify_r.setblocking(False)  # socket.recv_fds ignores its flags argument

@@ -54,3 +54,21 @@ def test_an_exported_function_wins_over_its_module_of_the_same_name():
 
     assert callable(execute) and execute.__name__ == "execute"
     assert callable(rewrite) and rewrite.__name__ == "rewrite"
+
+
+
+def test_a_command_that_ends_at_once_leaves_no_traceback_from_its_early_sandbox():
+    """``binder-py exec --help`` (or a missing table) starts the zygote early and exits before the
+    zygote has imported pandas; the parent removes the zygote's directory on the way out, and the
+    zygote, still sharing the command's stderr, printed a FileNotFoundError traceback from chdir()
+    or bind() a moment later. Here the directory goes at once, as the exit does at worst."""
+    root = str(Path(__file__).resolve().parents[2])
+    code = ("import shutil\n"
+            "from sandbox.launch import Zygote\n"
+            "zygote = Zygote(1, ())\n"
+            "shutil.rmtree(zygote.dir)\n")  # then the exit closes its stdin without waiting for it
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=root), timeout=120)
+    # the zygote shares the pipes, so this returns when it has gone too
+    assert out.returncode == 0
+    assert out.stderr == "", out.stderr
