@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
     backend = make_backend(args.neural, args.lm, title)
     limits = None
     if args.timeout is not None:
-        if args.timeout <= 0:
-            raise BinderError("--timeout must be a positive number of seconds")
+        if not math.isfinite(args.timeout) or args.timeout <= 0:
+            raise BinderError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
         from dataclasses import replace
 
         from sandbox import Limits  # type: ignore[import-not-found]

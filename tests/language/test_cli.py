@@ -53,3 +53,12 @@ def test_exec_bad_oracle_file_is_input_error(files, capsys, tmp_path):
     table, _, program = files
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{tmp_path / 'missing.json'}"]) == 2
     assert "cannot read oracle answers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf"])
+def test_exec_timeout_must_be_a_positive_finite_number(files, capsys, timeout):
+    """--timeout nan / inf ended in a ValueError / OverflowError traceback from the sandbox's socket."""
+    table, oracle, program = files
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}", "--timeout", timeout]) == 2
+    err = capsys.readouterr().err
+    assert "--timeout must be a positive number of seconds" in err and "Traceback" not in err
