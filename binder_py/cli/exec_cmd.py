@@ -66,12 +66,17 @@ def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> 
 
 
 def _read_program(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
     try:
-        return Path(path).read_text(encoding="utf-8")
+        if path == "-":  # as bytes: a C locale would otherwise let bad bytes through as surrogates
+            stream = getattr(sys.stdin, "buffer", None)
+            return stream.read().decode("utf-8-sig") if stream is not None else sys.stdin.read()
+        return Path(path).read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is not code
     except OSError as error:
         raise BinderError(f"cannot read program {path!r}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        where = "on standard input" if path == "-" else f"in {path!r}"
+        raise BinderError(f"the program {where} is not UTF-8 text (byte {error.start}); "
+                          "save it as UTF-8") from None
 
 
 def format_value(value: Any) -> str:

@@ -62,3 +62,24 @@ def test_exec_timeout_must_be_a_positive_finite_number(files, capsys, timeout):
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}", "--timeout", timeout]) == 2
     err = capsys.readouterr().err
     assert "--timeout must be a positive number of seconds" in err and "Traceback" not in err
+
+
+def test_exec_program_that_is_not_utf8_is_input_error(files, capsys, tmp_path, monkeypatch):
+    """A Latin-1 (or binary) program file ended in a UnicodeDecodeError traceback."""
+    table, oracle, _ = files
+    latin1 = tmp_path / "latin1.py"
+    latin1.write_bytes("df[df['shirt'] == 'Café'].shape[0]\n".encode("latin-1"))
+    assert main(["exec", str(table), str(latin1), "--neural", f"oracle:{oracle}"]) == 2
+    assert "is not UTF-8 text" in capsys.readouterr().err
+    # read as bytes: under a C locale the text stream lets bad bytes through as surrogates
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe1\n"), errors="surrogateescape"))
+    assert main(["exec", str(table), "-", "--neural", f"oracle:{oracle}"]) == 2
+    assert "standard input is not UTF-8 text" in capsys.readouterr().err
+
+
+def test_exec_program_with_a_utf8_bom_runs(files, capsys, tmp_path):
+    table, oracle, _ = files
+    program = tmp_path / "bom.py"
+    program.write_bytes("df.shape[0]\n".encode("utf-8-sig"))
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
+    assert capsys.readouterr().out.strip() == "3"
