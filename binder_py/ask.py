@@ -33,6 +33,24 @@ from sandbox import Sandbox
 _SANDBOX_PRELOAD = ("binder_py.language.worker.bridge",)
 
 
+#: what ``Binder(...)`` takes besides the settings: fixed for the binder, not per question
+_BINDER_ARGUMENTS = ("lm", "neural_lm", "neural", "sandbox", "cache", "record_dir")
+
+
+def _check_setting_names(names: Iterable[str], where: str) -> None:
+    """A TypeError naming the unknown settings and the known ones (not the dataclass's own)."""
+    known = [f.name for f in fields(AskSettings)]
+    unknown = [name for name in names if name not in known]
+    if not unknown:
+        return
+    hint = ""
+    if where == "ask" and any(name in _BINDER_ARGUMENTS for name in unknown):
+        hint = (f"; {', '.join(n for n in unknown if n in _BINDER_ARGUMENTS)} belongs to the Binder, not to one "
+                "question: make one, Binder(lm=...), and call its ask (or df.binder.ask(..., binder=Binder(lm=...)))")
+    raise TypeError(f"{where}() got unknown setting(s) {', '.join(map(repr, unknown))}{hint}; "
+                    f"the settings are {', '.join(known)}")
+
+
 class Binder:
     """Answer questions about tables with LM-written pandas programs that call the LM back.
 
@@ -53,6 +71,7 @@ class Binder:
     def __init__(self, lm: str | LanguageModel | None = None, *, neural_lm: str | LanguageModel | None = None,
                  neural: Any = None, sandbox: Sandbox | None = None, cache: bool = True, record_dir: str | None = None,
                  progress: bool = True, **settings: Any):
+        _check_setting_names(settings, "Binder")
         self.settings = AskSettings(**settings)
         self._lm_arg, self._neural_lm_arg = lm, neural_lm
         self._cache, self._record_dir = cache, record_dir
@@ -106,6 +125,7 @@ class Binder:
         each table by its name, and the first also as ``df`` (and ``table``); ``answer.table``
         is the first and ``answer.tables`` holds them all. ``progress`` overrides the binder's
         for this question."""
+        _check_setting_names(overrides, "ask")
         settings = replace(self.settings, **overrides) if overrides else self.settings
         show = self.progress if progress is None else progress
         notebook = show and in_notebook()  # the notebook bar replaces the stages' stderr messages

@@ -238,3 +238,17 @@ def test_abstain_below_gives_no_answer_and_says_why(shirts_path):
     assert answer.value is None and answer.confidence == 0.5
     assert any("abstained" in w and "75%" in w for w in answer.warnings)
     assert Binder(lm=lm, n=2, abstain_below=0.5).ask(shirts_path, "which shirt?").value is not None
+
+
+def test_an_unknown_setting_names_the_known_ones():
+    """df.binder.ask(q, lm="local") ended in "AskSettings.__init__() got an unexpected keyword
+    argument 'lm'" from dataclasses.replace: the message must say where the model goes."""
+    import binder_py  # noqa: F401 - registers df.binder
+
+    lm = ScriptedLM(lambda request, purpose: 'df["a"].sum()')
+    df = pd.DataFrame({"a": [1, 2]})
+    with pytest.raises(TypeError, match=r"ask\(\) got unknown setting\(s\) 'lm'.*Binder\(lm=\.\.\.\).*mode"):
+        df.binder.ask("total?", binder=Binder(lm=lm, progress=False), lm="local")
+    with pytest.raises(TypeError, match=r"Binder\(\) got unknown setting\(s\) 'bogus'; the settings are task, mode"):
+        Binder(lm=lm, bogus=1)
+    assert Binder(lm=lm, progress=False, n=2).ask(df, "total?", mode="python").value == 3
