@@ -241,6 +241,9 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
             dedup: bool | None = None, tables: Mapping[str, pd.DataFrame] | None = None) -> ProgramRun:
     """Run a Binder-Python program on ``table`` and return its outcome with full provenance.
 
+    ``neural`` answers the program's neural calls: a :class:`NeuralBackend`, any function of a
+    :class:`NeuralRequest` (bound as a :class:`~binder_py.neural.CallableBackend`), or None.
+
     ``table`` is ``df`` (and ``table``) in the program. ``tables`` binds more tables by name
     (``{"orders": table, "customers": other}``; names as :func:`~binder_py.language.table_names.check_table_names`
     accepts them), shipped to the sandbox the same way as ``df``; column names written in a
@@ -264,6 +267,13 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     for name, other in named.items():
         if not isinstance(other, pd.DataFrame):
             raise TypeError(f"execute needs pandas DataFrames as tables, got {type(other).__name__} for {name!r}")
+    if neural is not None and not hasattr(neural, "answer"):
+        if not callable(neural):
+            raise TypeError(f"execute's neural= takes a NeuralBackend, a function of a NeuralRequest or None, "
+                            f"not {type(neural).__name__}")
+        from binder_py.neural.backends import CallableBackend
+
+        neural = CallableBackend(neural)  # as Binder(neural=fn) does
     backend_name = neural.name if neural is not None else None
     try:
         parsed = parse_program(program, filename=filename)

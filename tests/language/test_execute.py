@@ -275,3 +275,16 @@ def test_column_names_resolve_in_the_calling_function_and_comprehensions(runner,
     assert r.ok, r.error
     assert r.value == [2]  # the filtered local `table` (China, Mexico, Canada), not the global df
     assert r.calls[0].n_rows == 3
+
+
+def test_a_plain_function_answers_neural_calls_as_in_binder(runner, shirts):
+    """execute(..., neural=fn) raised "AttributeError: 'function' object has no attribute 'name'",
+    though Binder(neural=fn) takes any function of a NeuralRequest."""
+    def answer(request: NeuralRequest):
+        return {key: "yes" if key in ("usa", "canada", "mexico") else "no" for key in request.keys}
+
+    r = run(runner, 'df[f_col("Made in North America?", ["made in"])].shape[0]', shirts, answer)
+    assert r.ok, r.error
+    assert r.value == 4
+    with pytest.raises(TypeError, match="neural= takes a NeuralBackend"):
+        run(runner, "1", shirts, "oracle:answers.json")
