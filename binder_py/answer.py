@@ -231,6 +231,8 @@ class Answer:
     def explain(self) -> str:
         """A plain-text account: the answer, the vote, the winning program and its neural calls."""
         shown = _show(self.value) if self.winner is not None else "no answer"
+        if self.value is None and any(w.startswith("abstained: ") for w in self.warnings):
+            shown = "no answer (abstained: the confidence is below abstain_below; the vote is below)"
         lines = [f"Question: {self.question}", f"Answer: {shown}  "
                  f"({self.confidence_label()}, mode {self.mode}, task {self.task})"]
         closeness = self.closeness_sentence()

