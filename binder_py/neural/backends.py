@@ -98,7 +98,8 @@ class OracleBackend:
 
     A row's key is its context cells joined with ``" | "`` in context column order,
     lower-cased and stripped; keys in the data are normalised the same way. Questions match
-    exactly, else ignoring case and repeated spaces. A missing question or key means unknown.
+    exactly, else ignoring case and repeated spaces. A missing question or key means unknown; the
+    answer's warnings say so (a misspelt question would otherwise pass unnoticed).
     """
 
     def __init__(self, data: Mapping[str, Any], name: str = "oracle"):
@@ -144,11 +145,26 @@ class OracleBackend:
         if request.kind == "col":
             table = self._col.get(request.question)
             if table is None:
-                table = self._col_folded.get(_norm_question(request.question), {})
-            return NeuralAnswer(answers={k: table.get(k) for k in request.keys})
+                table = self._col_folded.get(_norm_question(request.question))
+            if table is None:  # a misspelt question would otherwise answer silently with all rows unknown
+                return NeuralAnswer(answers=dict.fromkeys(request.keys),
+                                    warnings=[self._no_question("f_col", request.question, self._col)])
+            unknown = [k for k in request.keys if k not in table]
+            warnings = [f"{self.name} has no answer for {len(unknown)} of {len(request.keys)} row key(s) of "
+                        f"{request.question!r}, left unknown: " + "; ".join(repr(k) for k in unknown[:5])
+                        + ("; ..." if len(unknown) > 5 else "")] if unknown else []
+            return NeuralAnswer(answers={k: table.get(k) for k in request.keys}, warnings=warnings)
         if request.question in self._val:
             return NeuralAnswer(value=self._val[request.question])
-        return NeuralAnswer(value=self._val_folded.get(_norm_question(request.question)))
+        folded = _norm_question(request.question)
+        if folded in self._val_folded:
+            return NeuralAnswer(value=self._val_folded[folded])
+        return NeuralAnswer(value=None, warnings=[self._no_question("f_val", request.question, self._val)])
+
+    def _no_question(self, kind: str, question: str, known: Mapping[str, Any]) -> str:
+        shown = ", ".join(repr(q) for q in list(known)[:5]) + (", ..." if len(known) > 5 else "")
+        return (f"{self.name} has no {kind} answers for {question!r}, so it is unknown; the file's {kind} "
+                f"questions are: {shown or '(none)'}")
 
 
 class CallableBackend:

@@ -83,3 +83,22 @@ def test_exec_program_with_a_utf8_bom_runs(files, capsys, tmp_path):
     program.write_bytes("df.shape[0]\n".encode("utf-8-sig"))
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
     assert capsys.readouterr().out.strip() == "3"
+
+
+def test_exec_says_when_the_oracle_has_no_answer(files, capsys, tmp_path):
+    """A misspelt question in an oracle file answered every row unknown and printed 0 with no warning."""
+    table, _, program = files
+    oracle = tmp_path / "typo.json"
+    oracle.write_text(json.dumps({"f_col": {"Made in North-America?": {"usa": "yes"}}}))
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "0"
+    assert "has no f_col answers for 'Made in North America?'" in err and "'Made in North-America?'" in err
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps({"f_col": {"Made in North America?": {"usa": "yes"}}}))
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{partial}"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "80"
+    assert "no answer for 2 of 3 row key(s)" in err and "'china'; 'mexico'" in err
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{files[1]}"]) == 0
+    assert "warning" not in capsys.readouterr().err  # a complete oracle: nothing to say
