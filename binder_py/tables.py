@@ -331,6 +331,7 @@ def prepare_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
+    _check_other_delimiter(path, sep)
     try:
         raw = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, header=None,
                           skip_blank_lines=True, encoding="utf-8-sig")
@@ -344,6 +345,33 @@ def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
             f"{path}: cannot parse the file as {'TSV' if sep == chr(9) else 'CSV'} ({detail}); check that every row "
             "has the same number of fields and that quotes are balanced") from None
     return _header_from_first_row(raw, path)
+
+
+#: the delimiters a file with none of the expected one in its header probably used instead
+_OTHER_DELIMITERS = {";": "semicolons", "\t": "tabs", ",": "commas", "|": "vertical bars"}
+
+
+def _check_other_delimiter(path: Path, sep: str) -> None:
+    """A file whose header row has no ``sep`` at all, while it and the next row both hold another
+    delimiter (a spreadsheet's semicolon "CSV" in many locales, a tab-separated export named .csv)
+    would load as one column named 'a;b;c', or fail to parse on a decimal comma: refuse it with
+    what to do, rather than guess the delimiter (and, for semicolons, whether a comma is a decimal
+    or a thousands separator)."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+        header = handle.readline(1 << 20)
+        first = handle.readline(1 << 20)
+    if sep in header:
+        return
+    for other, name in _OTHER_DELIMITERS.items():
+        if other != sep and other in header and other in first:
+            kind = "TSV (tab-separated)" if sep == "\t" else "CSV (comma-separated)"
+            hint = ("rename it to .tsv, " if other == "\t" else "rename it to .csv, " if other == "," else
+                    "save it with commas as the separator, ")
+            raise TableError(
+                f"{path}: the header row has no {'tab' if sep == chr(9) else 'comma'}, and it and the next row "
+                f"are separated by {name}; binder-py reads {path.suffix} files as {kind}: {hint}or read it with "
+                f"pandas (e.g. pd.read_csv(path, sep={other!r}{', decimal=' + repr(',') if other == ';' else ''})) "
+                "and pass the DataFrame")
 
 
 def _header_from_first_row(raw: pd.DataFrame, path: Path) -> pd.DataFrame:

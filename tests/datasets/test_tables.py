@@ -153,3 +153,23 @@ def test_load_table_directory(tmp_path):
     d.mkdir()
     with pytest.raises(TableError, match="directory"):
         load_table(d)
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("semicolons.csv", "name;score;city\nann;3,5;Paris\nbob;5;Lyon\n", r"separated by semicolons.*sep=';', decimal=','"),
+    ("tabs.csv", "name\tscore\nann\t3\n", r"separated by tabs.*rename it to \.tsv"),
+    ("commas.tsv", "name,score\nann,3\n", r"separated by commas.*rename it to \.csv"),
+])
+def test_a_file_with_another_delimiter_is_refused_not_read_as_one_column(tmp_path, name, content, message):
+    """A semicolon "CSV" (a spreadsheet's export in many locales) loaded as ONE column named
+    'name;score;city', and every question about it went wrong without a word."""
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(TableError, match=message):
+        load_table(path)
+
+
+def test_a_real_one_column_table_still_loads(tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("note\nbuy milk; eggs\nx\n", encoding="utf-8")  # a ';' in a cell, none in the header
+    assert load_table(path)["note"].tolist() == ["buy milk; eggs", "x"]
