@@ -110,7 +110,7 @@ class Binder:
             return arg
         from binder_py.lm import lm_from_spec
 
-        return lm_from_spec(arg, cache=self._cache, record_dir=self._record_dir)
+        return lm_from_spec(arg, cache=self._cache, record_dir=self._record_dir, progress=self.progress)
 
     def _make_neural(self) -> NeuralBackend:
         neural_lm = self._neural_lm_arg

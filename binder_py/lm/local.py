@@ -91,7 +91,9 @@ class LocalBackend:
     capabilities = EMBEDDED_CAPABILITIES
 
     def __init__(self, model: str | Path | None = None, *, n_ctx: int = DEFAULT_N_CTX,
-                 n_threads: int = DEFAULT_THREADS, slots: int = DEFAULT_SLOTS, startup_timeout: float = 900.0):
+                 n_threads: int = DEFAULT_THREADS, slots: int = DEFAULT_SLOTS, startup_timeout: float = 900.0,
+                 progress: bool = True):
+        self.progress = progress  # the "loading ..." line on stderr while the model loads
         if not local_extra_installed():
             raise LMConfigError(f"the local model needs the xllamacpp runtime, which is not installed; {INSTALL_HINT}")
         self.weights, user_path = resolve_model(str(model) if model is not None else None)
@@ -170,7 +172,7 @@ class LocalBackend:
 
         deadline = time.monotonic() + self.startup_timeout
         with tqdm(desc=f"loading {self.model}", bar_format="{desc}: {elapsed}", file=sys.stderr,
-                  leave=not sys.stderr.isatty()) as bar:  # a log (not a terminal) keeps the line, ended
+                  leave=not sys.stderr.isatty(), disable=not self.progress) as bar:  # a log (not a terminal) keeps the line, ended
             while True:
                 try:
                     line = self._lines.get(timeout=1.0)

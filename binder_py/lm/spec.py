@@ -124,7 +124,8 @@ def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str
                  ledger: UsageLedger | None = None, prices: PriceTable | str | Path | dict | None = None,
                  retry: RetryPolicy | None = None, limiter: Limiter | None = None,
                  max_concurrency: int | None = None, rpm: float | None = None, tpm: float | None = None,
-                 context_window: int | None = None, api_key: str | None = None) -> LanguageModel:
+                 context_window: int | None = None, api_key: str | None = None,
+                 progress: bool = True) -> LanguageModel:
     """Build the language model named by ``spec`` (see :func:`parse_spec`).
 
     ``spec=None``: ``$BINDER_LM``, else ``openai:gpt-4o-mini`` when ``OPENAI_API_KEY``
@@ -132,6 +133,7 @@ def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str
     cache (answers are still written and calls logged unless ``log=False``).
     ``record_dir``: also write every answer to ``record_dir/lm.sqlite`` for
     ``replay:record_dir``. Pass one ``ledger`` to several models to sum their usage.
+    ``progress=False``: the embedded model loads without its "loading ..." line on stderr.
     """
     text = spec if spec is not None else default_spec()
     parsed = parse_spec(text)
@@ -152,7 +154,7 @@ def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str
                 "(or set BINDER_LM)")
         backend: Any = LocalBackend(parsed.model, n_ctx=context_window or opts.get("ctx", DEFAULT_N_CTX),
                                     n_threads=opts.get("threads", DEFAULT_THREADS),
-                                    slots=opts.get("slots", DEFAULT_SLOTS))
+                                    slots=opts.get("slots", DEFAULT_SLOTS), progress=progress)
     else:
         from binder_py.lm.openai_backend import DEFAULT_OPENAI_MODEL, OpenAIBackend
 

@@ -301,9 +301,11 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         settings.setdefault("max_tokens", int(replayed_config.get("max_tokens_effective") or 512))
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
-                    progress=False, **settings)
+                    progress=progress, **settings)
     model = binder.lm  # built now: a bad spec or key fails before anything runs
     binder.neural  # and the neural backend (a bad oracle file fails now too)
+    binder.progress = False  # the models were built showing their loading unless --quiet; the questions
+    # report through the run's own bar
     if isinstance(model, ReplayLM) and replayed_config.get("lm_api"):
         model.with_api(replayed_config["lm_api"])  # prompts are built as for the recorded model
     vote_strategy = profile.vote_strategy(vote, mode=mode)

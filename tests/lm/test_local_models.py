@@ -218,3 +218,30 @@ def test_not_enough_memory_names_the_fix(tmp_path, monkeypatch):
 def test_the_pinned_parts_add_up_to_the_pinned_files():
     for weights in local_models.MODELS.values():
         assert sum(p.size for p in weights.parts) == weights.size
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_the_loading_line_follows_progress(progress, tmp_path, capsys):
+    """``binder-py ask --quiet`` (Binder(progress=False)) still printed "loading qwen2.5-…: 00:02"
+    on stderr while the embedded model loaded."""
+    import queue
+
+    from binder_py.lm.local import LocalBackend
+
+    backend = LocalBackend.__new__(LocalBackend)  # the worker's protocol only: no model is loaded
+    backend.progress, backend.model, backend.startup_timeout = progress, "qwen-test", 5.0
+    backend._lines = queue.Queue()
+    backend._lines.put('{"ok": true, "runtime": "test"}')
+    assert backend._wait_ready(None, tmp_path / "log")["ok"]
+    assert ("loading qwen-test" in capsys.readouterr().err) is progress
+
+
+def test_binder_and_lm_from_spec_pass_progress_to_the_embedded_model():
+    from binder_py.lm.local import local_extra_installed
+
+    if not local_extra_installed():
+        pytest.skip("the local extra is not installed")
+    from binder_py import Binder
+
+    assert Binder(lm="local", progress=False).lm.backend.progress is False  # built, not loaded
+    assert Binder(lm="local").lm.backend.progress is True
