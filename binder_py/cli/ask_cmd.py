@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     table = next(iter(loaded.values())) if len(loaded) == 1 else loaded
     binder = Binder(lm=args.lm, neural=args.neural, cache=not args.no_cache, progress=not args.quiet,
                     **ask_settings(args))
+    if args.neural is not None:
+        binder.neural  # built now: a bad --neural (a missing oracle file) fails before any model runs
     title = args.title or (Path(args.tables[0]).stem.replace("_", " ") if len(args.tables) == 1 else None)
     answer = binder.ask(table, args.question, title)
     if args.json:

@@ -119,3 +119,15 @@ def test_an_abstention_is_not_reported_as_programs_that_gave_no_answer(capsys, s
         assert "abstained" in err and "below 90%" in err
         code, out, _ = run(capsys, *argv, "--explain")
         assert "Answer: no answer (abstained" in out and "Answer: None" not in out
+
+
+def test_a_bad_neural_spec_fails_before_the_model_runs(capsys, shirts_path, tmp_path, monkeypatch):
+    """--neural oracle:missing.json was only read when a program made a neural call: with programs
+    that made none, the flag was accepted silently; with some, it failed after sampling."""
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    with LoopbackServer(responder=lambda body, api: 'df["sales"].max()') as srv:
+        code, out, err = run(capsys, "ask", str(shirts_path), "top sales?", "--lm", f"openai:m@{srv.base_url}",
+                             "--neural", f"oracle:{tmp_path / 'missing.json'}", "--n", "1", "--quiet")
+        assert srv.request_count == 0
+    assert code == 2 and out == ""
+    assert "cannot read oracle answers" in err
