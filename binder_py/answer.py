@@ -220,8 +220,10 @@ class Answer:
                     "earliest sample), not by the vote: treat the question as undecided.")
         if closeness == "near_tie":
             first, second = self.distribution[0], self.distribution[1]
-            return (f"Near tie: the runner-up {_show(second.display, 60)} got {second.share:.0%} of the vote "
-                    f"against {first.share:.0%}; sample more programs (a larger n) to separate them.")
+            # shares that round to the same whole percent ("20% against 20%") would read as a tie
+            fmt = ".0%" if f"{first.share:.0%}" != f"{second.share:.0%}" else ".1%"
+            return (f"Near tie: the runner-up {_show(second.display, 60)} got {second.share:{fmt}} of the vote "
+                    f"against {first.share:{fmt}}; sample more programs (a larger n) to separate them.")
         return None
 
     def confidence_label(self) -> str:

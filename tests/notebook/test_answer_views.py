@@ -127,3 +127,18 @@ def test_several_tables_a_call_on_a_joined_table_and_a_failure_name_every_table(
     assert page.count('<div class="table" data-table=') == 2
     failed = answer_html(ask(['orders["origin"].max()'], tables=orders_and_customers(), question="origin?"))
     assert "orders: order_id, customer_id, product, amount; customers: customer_id, name, country" in failed
+
+
+def test_a_near_tie_between_shares_of_the_same_whole_percent_shows_them_apart():
+    """--mode discriminate's likelihood vote printed "the runner-up Canada got 20% of the vote against
+    20%" (19.6% against 19.7%), which reads as a tie, not the near tie it reports."""
+    from dataclasses import replace
+
+    from binder_py.views.examples import NEURAL_PROGRAM, PLAIN_PROGRAM
+
+    answer = ask([NEURAL_PROGRAM] * 6 + [PLAIN_PROGRAM] * 5)
+    first, second = answer.distribution[:2]
+    close = replace(answer, distribution=[replace(first, share=0.197, weight=1.53158),
+                                          replace(second, share=0.196, weight=1.52456)])
+    assert close.near_tie and not close.tie
+    assert "got 19.6% of the vote against 19.7%" in close.closeness_sentence()
