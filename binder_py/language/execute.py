@@ -102,6 +102,7 @@ class _NeuralHandler:
         self._lock = threading.Lock()
         self.prefetches: dict[int, Future] = {}  # site id → Future[Resolution] of its prefetched request
         self._claimed: set[int] = set()
+        self._called: set[int] = set()  # sites the program called (whether or not the prefetch answered)
 
     def prefetch(self, requests: list[NeuralRequest], pool: ThreadPoolExecutor) -> None:
         assert self.backend is not None
@@ -136,7 +137,9 @@ class _NeuralHandler:
                                     line=site.line, col=site.col, text=site.text, question="", columns=[],
                                     rows=[], keys=[], n_rows=0, backend=self.backend.name if self.backend is not None else "none")
             trace.prefetched = True
-            trace.warnings.append("prefetched, but the program never made this call")
+            trace.warnings.append(
+                "prefetched; the rows it left unanswered were asked again by the program's own call"
+                if site_id in self._called else "prefetched, but the program never made this call")
             self._record(trace, computed)
             out.append(trace)
         return out
@@ -153,6 +156,7 @@ class _NeuralHandler:
                                 title=self.title, meta={META_KEY: answer_type} if answer_type is not None else {})
         with self._lock:
             order = len(self.calls)
+            self._called.add(site.id)
             trace = NeuralCallTrace(
                 order=order, site=site.id, name=site.name, kind=request.kind, span=site.span, line=site.line,
                 col=site.col, text=site.text, question=request.question, columns=request.columns,

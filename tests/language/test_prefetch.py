@@ -84,3 +84,15 @@ def test_calls_are_known_until_the_table_is_rebound(shirts):
     assert reqs('df = df[df.price > 10]\nf_val("Best?", df[["shirt"]])') == []
     assert reqs('df["x"] = 1\nf_val("Best?", df)') == []
     assert reqs('df["x"] = 1\nf_val("Best?", df[["shirt"]])') == [("val", "Best?", ["shirt"])]
+
+
+def test_a_prefetch_that_answered_nothing_does_not_claim_the_program_never_called(runner, shirts):
+    """A prefetched request whose rows the backend left unanswered is asked again by the program's
+    own call; its trace said "prefetched, but the program never made this call", which is false."""
+    backend = CallableBackend(lambda request: {})  # answers no row: nothing is cached
+    program = 'df[f_col("Made in North America?", ["made in"])].shape[0]'
+    result = execute(program, shirts, neural=backend, sandbox=runner, prefetch=True)
+    assert result.ok, result.error
+    early = [c for c in result.calls if c.order == -1]
+    assert early and all("never made this call" not in w for c in early for w in c.warnings)
+    assert any("asked again by the program's own call" in w for c in early for w in c.warnings)
