@@ -427,7 +427,18 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
         if diffs and not force:
             raise BinderError(f"{out} holds a run with other settings ({'; '.join(diffs)}); resuming would mix "
                               "answers. Use a new --out, or --force to move the old results aside and start over")
-        if diffs:
+        # a resume may extend the selection (--limit 20, then --limit 50), not leave finished questions
+        # outside it: config.json would describe a selection results.jsonl does not hold ("4 of 1")
+        selected_ids = {str(e.id) for e in selected}
+        outside = sorted({str(r["id"]) for r in read_results(results_path).records} - selected_ids
+                         if results_path.exists() else set())
+        if outside and not force:
+            shown = ", ".join(outside[:3]) + (", ..." if len(outside) > 3 else "")
+            raise BinderError(
+                f"{out} holds {len(outside)} finished question(s) outside this selection ({shown}; it was "
+                f"{_selection_text(old)}, now {_selection_text(config)}); resuming would mix the two. Use the "
+                "same or a larger selection, a new --out, or --force to move the old results aside and start over")
+        if diffs or outside:
             stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
             for name in (RESULTS_FILE, CONFIG_FILE):
                 if (out / name).exists():
@@ -438,13 +449,13 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
             config["resumed_at"] = list(old.get("resumed_at", [])) + [_now()]
     elif results_path.exists() and results_path.stat().st_size and not force:
         raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force")
+    selected_ids = {e.id for e in selected}
     write_config(out, config)
 
     found = read_results(results_path, repair=True)
     if found.truncated_bytes and progress:
         print(f"binder-py eval: dropped a cut-off last line ({found.truncated_bytes} bytes) in {results_path}; "
               "that question runs again", file=sys.stderr)
-    selected_ids = {e.id for e in selected}
     finished = {str(r["id"]): r for r in found.records if str(r["id"]) in selected_ids}
     if retry_errors:
         finished = {k: r for k, r in finished.items() if not r.get("error")}
@@ -507,6 +518,18 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     bar.close()
     _finish(summary, runner, started)
     return summary
+
+
+def _selection_text(config: dict[str, Any]) -> str:
+    """How a run chose its questions, as its command said it (``--sample 3 --sample-seed 11``)."""
+    parts = []
+    if config.get("ids") is not None:
+        parts.append(f"--ids ({len(config['ids'])} ids)")
+    if config.get("sample") is not None:
+        parts.append(f"--sample {config['sample']} --sample-seed {config.get('sample_seed') or 0}")
+    if config.get("limit") is not None:
+        parts.append(f"--limit {config['limit']}")
+    return " ".join(parts) or "the whole split"
 
 
 def _finish(summary: RunSummary, runner: Any, started: float) -> None:

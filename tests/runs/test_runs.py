@@ -336,3 +336,19 @@ def test_a_replay_writes_programs_as_long_as_the_recorded_run_allowed(fake_examp
     run_eval("wikitq", "dev", out=tmp_path / "replay-old", mode="python", lm=f"replay:{tmp_path / 'live'}",
              examples=examples, progress=False)
     assert all(r["error"] for r in lines(tmp_path / "replay-old"))  # 512, not 300: nothing recorded matches
+
+
+def test_resuming_with_a_selection_that_leaves_finished_questions_out_refuses(fake_examples, tmp_path):
+    """A run of --sample 3 resumed with --limit 1 ran question 1, rewrote config.json for "--limit 1,
+    1 question" and kept the sample's lines: 'binder-py report' then said "4 of 1" questions."""
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, sample=3, sample_seed=11)
+    sampled = [r["id"] for r in lines(out)]
+    with pytest.raises(BinderError, match=r"outside this selection.*--sample 3 --sample-seed 11, now --limit 1"):
+        e2e_run(fake_examples, out, limit=1)
+    assert json.loads((out / "config.json").read_text())["sample"] == 3  # nothing was rewritten
+    assert [r["id"] for r in lines(out)] == sampled
+    summary, _ = e2e_run(fake_examples, out, limit=5)  # a selection that holds them all resumes
+    assert summary.skipped == 3 and summary.finished == 5
+    summary, _ = e2e_run(fake_examples, out, limit=1, force=True)  # --force starts over
+    assert summary.skipped == 0 and [r["id"] for r in lines(out)] == ["q0"]
