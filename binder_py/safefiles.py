@@ -24,8 +24,8 @@ from typing import BinaryIO
 
 from binder_py.errors import BinderError
 
-__all__ = ["contained_path", "open_regular", "read_regular_bytes", "redact_spec", "replace_regular",
-           "require_regular_or_absent", "truncate_regular"]
+__all__ = ["contained_path", "open_regular", "output_directory", "read_regular_bytes", "redact_spec",
+           "replace_regular", "require_regular_or_absent", "truncate_regular", "write_output_text"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -136,6 +136,32 @@ def replace_regular(path: str | os.PathLike[str], data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def output_directory(path: str | os.PathLike[str], *, what: str) -> Path:
+    """``path`` as a directory to write into, created with its parents; a one-line
+    :class:`BinderError` when it is a file or cannot be created (``what``: the option, ``--out``)."""
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        raise BinderError(f"{what} {path} is a file, not a directory; give a directory (new or existing)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BinderError(f"{what} {path}: cannot create the directory ({error.strerror or error})") from None
+    return path
+
+
+def write_output_text(path: str | os.PathLike[str], text: str, *, what: str) -> None:
+    """Write an output file the user named (``--out FILE``), its folder created; a one-line
+    :class:`BinderError` when it is a directory or cannot be written."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise BinderError(f"{what} {path} is a directory; give a file name in it, e.g. {path / 'out'}")
+    output_directory(path.parent, what=f"the folder of {what}")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise BinderError(f"{what} {path}: cannot write the file ({error.strerror or error})") from None
 
 
 def contained_path(root: str | os.PathLike[str], relative: str, *, what: str) -> Path:

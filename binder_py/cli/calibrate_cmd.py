@@ -20,10 +20,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from binder_py.errors import BinderError
     from binder_py.runs.calibrate import fit_from_runs
 
+    out = Path(args.out).expanduser()
+    if out.is_dir():  # said before the fit, not after
+        raise BinderError(f"--out {out} is a directory; give a file name in it, e.g. {out / 'calibrator.json'}")
     fit = fit_from_runs(args.runs, l2=args.l2)
-    fit.calibrator.save(args.out)
+    try:
+        fit.calibrator.save(out)
+    except OSError as error:
+        raise BinderError(f"--out {out}: cannot write the file ({error.strerror or error})") from None
     print(fit.summary())
     print(f"written to {args.out}")
     return 0

@@ -34,6 +34,7 @@ from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, 
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
+from binder_py.safefiles import output_directory
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 
 TASKS = BENCHMARK_TASKS
@@ -255,6 +256,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         raise BinderError("--ray-address needs --engine ray")
     profile = task_profile(task)
     out = Path(out).expanduser()
+    if out.exists() and not out.is_dir():  # before any model loads
+        raise BinderError(f"--out {out} is a file, not a directory; give a run directory (new or existing)")
     spec = _spec_text(lm)
     replayed: Path | None = None
     replayed_config: dict[str, Any] = {}
@@ -352,7 +355,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
                            ray_address=ray_address,
                            lost=partial(error_record, task=task, split=split, data_dir=resolved_data))
 
-    out.mkdir(parents=True, exist_ok=True)
+    output_directory(out, what="--out")
     lock = RunLock(out).acquire()
     waves = (partial(PlanWaves, binder.neural, size=config["plan_wave"], first_fit=plan_packing >= 2)
              if config["plan_wave"] else None)

@@ -21,6 +21,7 @@ from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
 from binder_py.runs.escape import markdown_text
+from binder_py.safefiles import output_directory, write_output_text
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 
@@ -347,14 +348,12 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
             curves[run.name] = [{"k": k, **acc.as_dict()} for k, acc in accuracy_vs_candidates(run)]
     markdown = format_markdown(metrics, curves)
     if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(markdown, encoding="utf-8")
+        write_output_text(out, markdown, what="--out")
     plots: list[Path] = []
     if plots_dir is not None:
         from binder_py.runs.plots import plot_accuracy_by_subset, plot_accuracy_vs_candidates, plot_reliability
 
-        directory = Path(plots_dir)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory = output_directory(plots_dir, what="--plots")
         plots.append(plot_accuracy_by_subset(runs, metrics, directory / "accuracy_by_subset.png"))
         if curves:
             plots.append(plot_accuracy_vs_candidates(runs, metrics, curves, directory / "accuracy_vs_candidates.png"))

@@ -352,3 +352,23 @@ def test_resuming_with_a_selection_that_leaves_finished_questions_out_refuses(fa
     assert summary.skipped == 3 and summary.finished == 5
     summary, _ = e2e_run(fake_examples, out, limit=1, force=True)  # --force starts over
     assert summary.skipped == 0 and [r["id"] for r in lines(out)] == ["q0"]
+
+
+def test_output_paths_of_the_wrong_kind_are_one_line_errors(fake_examples, tmp_path, capsys):
+    """eval --out FILE, report --out DIR / --plots FILE / --out in an unwritable place, calibrate
+    --out DIR ended in FileExistsError / IsADirectoryError / FileNotFoundError tracebacks."""
+    from binder_py.cli import main
+
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    a_file = tmp_path / "a.csv"
+    a_file.write_text("x\n1\n")
+    with pytest.raises(BinderError, match="is a file, not a directory"):
+        e2e_run(fake_examples, a_file, limit=1)
+    for argv, message in [(["report", str(out), "--out", str(tmp_path)], "is a directory; give a file name"),
+                          (["report", str(out), "--plots", str(a_file)], "is a file, not a directory"),
+                          (["report", str(out), "--out", str(a_file / "r.md")], "a.csv is a file, not a directory"),
+                          (["calibrate", str(out), "--out", str(tmp_path)], "is a directory; give a file name")]:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (argv, err)
