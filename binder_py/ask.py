@@ -22,7 +22,7 @@ from binder_py.errors import BinderError
 from binder_py.language.table_names import check_table_names
 from binder_py.lm.types import LanguageModel
 from binder_py.neural import NeuralBackend, NeuralCache
-from binder_py.neural.build import build_neural_backend
+from binder_py.neural.build import build_neural_backend, check_neural_spec
 from binder_py.pipeline import MODES, STAGES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
 from binder_py.progress import StageProgress, in_notebook, progress_bar
 from binder_py.tables import load_table, prepare_table
@@ -73,6 +73,7 @@ class Binder:
                  progress: bool = True, **settings: Any):
         _check_setting_names(settings, "Binder")
         self.settings = AskSettings(**settings)
+        check_neural_spec(neural)  # built on the first neural call, but a typo must fail now
         self._lm_arg, self._neural_lm_arg = lm, neural_lm
         self._cache, self._record_dir = cache, record_dir
         self._neural_arg = neural

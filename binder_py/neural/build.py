@@ -29,6 +29,25 @@ def lm_backend(lm: LanguageModel, protocol: str | None = None, *, title: str | N
     return RowwiseNeuralBackend(lm, title=title) if protocol == "rows" else LMNeuralBackend(lm, title=title)
 
 
+def check_neural_spec(spec: Any) -> None:
+    """Refuse at once what :func:`build_neural_backend` would refuse later, without building anything
+    (no model is loaded, an oracle file is read): the backend is built only when a program first
+    makes a neural call, and a typo must not pass unnoticed until then, or at all."""
+    if spec is None or spec in LM_SPECS or isinstance(spec, NeuralBackend) or callable(spec):
+        return
+    if isinstance(spec, str):
+        if spec.startswith("oracle:"):
+            OracleBackend.from_file(spec[len("oracle:"):])
+            return
+        if spec.startswith("lm:"):
+            from binder_py.lm.spec import parse_spec
+
+            parse_spec(spec[3:])
+            return
+        raise BinderError(f"unknown neural backend {spec!r}; use {SPEC_FORMS}")
+    raise BinderError(f"neural= takes {SPEC_FORMS}, not {type(spec).__name__}")
+
+
 def build_neural_backend(spec: Any, *, lm: Callable[[], LanguageModel],
                          make_lm: Callable[[str], LanguageModel]) -> NeuralBackend:
     """The backend for ``spec``: ``None`` or ``"lm"`` → the program-writing model ``lm()``

@@ -252,3 +252,18 @@ def test_an_unknown_setting_names_the_known_ones():
     with pytest.raises(TypeError, match=r"Binder\(\) got unknown setting\(s\) 'bogus'; the settings are task, mode"):
         Binder(lm=lm, bogus=1)
     assert Binder(lm=lm, progress=False, n=2).ask(df, "total?", mode="python").value == 3
+
+
+@pytest.mark.parametrize("neural, message", [
+    ("nope", "unknown neural backend 'nope'"),
+    ("oracle:/nonexistent/answers.json", "cannot read oracle answers"),
+    ("lm:nope", "unknown --lm spec 'nope'"),
+    (42, "neural= takes"),
+])
+def test_a_bad_neural_spec_fails_when_the_binder_is_made(neural, message):
+    """Binder(neural="nope") was accepted, and a question whose programs made no neural call was
+    answered without a word; the spec was read only at the first neural call."""
+    from binder_py.lm.types import LMConfigError
+
+    with pytest.raises((BinderError, LMConfigError), match=message):
+        Binder(lm=ScriptedLM(lambda request, purpose: "1"), neural=neural)
