@@ -74,6 +74,10 @@ class Binder:
         _check_setting_names(settings, "Binder")
         self.settings = AskSettings(**settings)
         check_neural_spec(neural)  # built on the first neural call, but a typo must fail now
+        for name, arg in (("lm", lm), ("neural_lm", neural_lm)):
+            if arg is not None and not isinstance(arg, str) and not callable(getattr(arg, "complete", None)):
+                raise TypeError(f"{name}= takes a spec string ('local', 'openai:gpt-4o-mini', ...; docs/LM.md) "
+                                f"or a LanguageModel, not {type(arg).__name__}")
         self._lm_arg, self._neural_lm_arg = lm, neural_lm
         self._cache, self._record_dir = cache, record_dir
         self._neural_arg = neural

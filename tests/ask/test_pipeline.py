@@ -267,3 +267,11 @@ def test_a_bad_neural_spec_fails_when_the_binder_is_made(neural, message):
 
     with pytest.raises((BinderError, LMConfigError), match=message):
         Binder(lm=ScriptedLM(lambda request, purpose: "1"), neural=neural)
+
+
+def test_a_model_of_the_wrong_type_is_a_type_error_that_says_what_lm_takes():
+    """Binder(lm=123).ask(...) failed deep in the pipeline: 'int' object has no attribute 'capabilities'."""
+    with pytest.raises(TypeError, match=r"lm= takes a spec string .* not int"):
+        Binder(lm=123)
+    with pytest.raises(TypeError, match=r"neural_lm= takes a spec string .* not dict"):
+        Binder(lm="local", neural_lm={"model": "x"})
