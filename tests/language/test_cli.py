@@ -102,3 +102,15 @@ def test_exec_says_when_the_oracle_has_no_answer(files, capsys, tmp_path):
     assert "no answer for 2 of 3 row key(s)" in err and "'china'; 'mexico'" in err
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{files[1]}"]) == 0
     assert "warning" not in capsys.readouterr().err  # a complete oracle: nothing to say
+
+
+def test_exec_oracle_warning_shortens_long_row_keys(capsys, tmp_path):
+    table = tmp_path / "long.csv"
+    table.write_text("a,b\n1," + "x" * 50_000 + "\n2,y\n")
+    oracle = tmp_path / "o.json"
+    oracle.write_text(json.dumps({"f_col": {"Long?": {"y": "yes"}}}))
+    program = tmp_path / "p.py"
+    program.write_text('f_col("Long?", ["b"]).isna().sum()\n')
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
+    err = capsys.readouterr().err
+    assert "no answer for 1 of 2 row key(s)" in err and len(err) < 500
