@@ -22,7 +22,7 @@ from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
-from binder_py.neural.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest, shown_key
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
@@ -180,7 +180,7 @@ class _NeuralHandler:
                 missing = [k for k in request.keys if k not in res.answers]  # (refused rows are reported above)
                 if missing:
                     trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
-                                          + "; ".join(repr(k) for k in missing[:5]))
+                                          + "; ".join(shown_key(k) for k in missing[:5]))
                 result: Any = _shared_texts(trace.answers)
             else:
                 res = self.cache.resolve_val(backend_id, request, self.backend.answer)

@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
-from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, parse_number
+from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, parse_number, shown_key
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
@@ -156,7 +156,7 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
         except TypeError:  # an unhashable answer (a list)
             bad = parse_typed_answer(raw, answer_type).error is not None
         if bad:
-            refused.append(f"{key!r}: {str(raw)[:40]!r}")
+            refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
             continue
         kept[key] = raw
     warnings = [f"{len(refused)} answer(s) are not {HINTS[answer_type.kind]} as the program uses them; those "

@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from binder_py.errors import BinderError
-from binder_py.neural.requests import NeuralRequest, normalize_key, plain_scalar
+from binder_py.neural.requests import NeuralRequest, normalize_key, plain_scalar, shown_key
 from binder_py.lm.types import Usage
 
 
@@ -89,11 +89,6 @@ def plain_answer(value: Any) -> Any:
     return str(value)
 
 
-def _short_key(key: str, limit: int = 60) -> str:
-    """A row key for a warning: a 100,000-character cell must not fill the screen."""
-    return repr(key if len(key) <= limit else key[: limit - 1] + "…")
-
-
 def _norm_question(q: str) -> str:
     return " ".join(str(q).split()).lower()
 
@@ -156,7 +151,7 @@ class OracleBackend:
                                     warnings=[self._no_question("f_col", request.question, self._col)])
             unknown = [k for k in request.keys if k not in table]
             warnings = [f"{self.name} has no answer for {len(unknown)} of {len(request.keys)} row key(s) of "
-                        f"{request.question!r}, left unknown: " + "; ".join(_short_key(k) for k in unknown[:5])
+                        f"{request.question!r}, left unknown: " + "; ".join(shown_key(k) for k in unknown[:5])
                         + ("; ..." if len(unknown) > 5 else "")] if unknown else []
             return NeuralAnswer(answers={k: table.get(k) for k in request.keys}, warnings=warnings)
         if request.question in self._val:

@@ -33,7 +33,7 @@ from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.parse import _Parsed, parse_map_output, parse_multi_output, parse_tables_output
 from binder_py.neural.render import (cell_text, chat_turns, fill_template, fill_until_output, load_pool,
                                      load_templates, rank_demonstrations, render_table)
-from binder_py.neural.requests import NeuralRequest, row_key
+from binder_py.neural.requests import NeuralRequest, row_key, shown_key
 
 
 @dataclass
@@ -345,7 +345,7 @@ class LMNeuralBackend:
                 result.warnings.append(f"{len(pending)} row(s) missing from the model's output; asking again")
         if pending:
             result.warnings.append(f"{len(pending)} row(s) still missing after asking again; left NA: "
-                                   + "; ".join(repr(request.keys[r]) for r in pending[:5]))
+                                   + "; ".join(shown_key(request.keys[r]) for r in pending[:5]))
         result.answers = {request.keys[rid]: ans for rid, ans in answers.items()}
         return result
 

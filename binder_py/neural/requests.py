@@ -72,6 +72,12 @@ def cell_text(value: Any) -> str:
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").strip()
 
 
+def shown_key(key: str, limit: int = 60) -> str:
+    """A row key as a warning shows it: quoted, and shortened past ``limit`` characters (a key holds
+    whole cells, and a 100,000-character cell must not fill the screen)."""
+    return repr(key if len(key) <= limit else key[: limit - 1] + "…")
+
+
 def row_key(cells: list[str] | tuple[str, ...]) -> str:
     """A row's key: its context cells (display strings) joined with ``" | "`` in context
     column order, lower-cased and stripped. Used by the oracle and by every cache."""

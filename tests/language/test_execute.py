@@ -288,3 +288,14 @@ def test_a_plain_function_answers_neural_calls_as_in_binder(runner, shirts):
     assert r.value == 4
     with pytest.raises(TypeError, match="neural= takes a NeuralBackend"):
         run(runner, "1", shirts, "oracle:answers.json")
+
+
+def test_warnings_shorten_long_row_keys(runner):
+    """A row the backend left unanswered was named in full: a 100 KB cell made a 100 KB warning."""
+    table = pd.DataFrame({"b": ["x" * 50_000, "y"]})
+    r = run(runner, 'f_col("Long?", ["b"]).isna().sum()', table, CallableBackend(lambda request: {}))
+    assert r.ok and r.value == 2
+    assert r.warnings and all(len(w) < 300 for w in r.warnings), r.warnings
+    typed = run(runner, 'df[f_col("Long?", ["b"])].shape[0]', table,
+                CallableBackend(lambda request: {k: "maybe" for k in request.keys}))
+    assert typed.ok and typed.warnings and all(len(w) < 300 for w in typed.warnings), typed.warnings
