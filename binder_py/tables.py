@@ -408,6 +408,11 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     except Exception as error:
         raise TableError(f"{path}: cannot read the file as Parquet ({type(error).__name__}: {error}); "
                          "check the file or save the table as CSV") from None
+    named = [name for name in df.index.names if name is not None]
+    if named:  # a named index (df.set_index("name").to_parquet(...)) holds data: keep it as columns
+        if any(name in df.columns for name in named):
+            raise TableError(f"{path}: the index {named} has the name of a column; rename one of them")
+        df = df.reset_index(level=named)
     if df.columns.duplicated().any():
         raise TableError(f"{path}: duplicate column names {sorted(set(df.columns[df.columns.duplicated()]))}; "
                          "rename the columns so that every name is different")

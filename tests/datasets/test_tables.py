@@ -173,3 +173,16 @@ def test_a_real_one_column_table_still_loads(tmp_path):
     path = tmp_path / "notes.csv"
     path.write_text("note\nbuy milk; eggs\nx\n", encoding="utf-8")  # a ';' in a cell, none in the header
     assert load_table(path)["note"].tolist() == ["buy milk; eggs", "x"]
+
+
+def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
+    """df.set_index("name").to_parquet(...) stores the names as the index; load_table dropped them
+    without a word, so questions about names had nothing to read."""
+    df = pd.DataFrame({"name": ["x", "y"], "year": [2001, 2002], "n": [1, 2]})
+    df.set_index("name").to_parquet(tmp_path / "one.parquet")
+    assert load_table(tmp_path / "one.parquet").to_dict("list") == {"name": ["x", "y"], "year": [2001, 2002],
+                                                                   "n": [1, 2]}
+    df.set_index(["name", "year"]).to_parquet(tmp_path / "two.parquet")
+    assert list(load_table(tmp_path / "two.parquet").columns) == ["name", "year", "n"]
+    df.iloc[[1]].to_parquet(tmp_path / "filtered.parquet")  # an unnamed index is only row numbers
+    assert list(load_table(tmp_path / "filtered.parquet").columns) == ["name", "year", "n"]
