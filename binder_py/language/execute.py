@@ -64,8 +64,10 @@ class ProgramRun:
 
     @property
     def warnings(self) -> list[str]:
+        cut = (["the program printed more than the sandbox keeps (Limits.stdout_bytes); the rest of its output "
+                "was cut"] if self.outcome.stdout_truncated else [])
         return ([str(fix) for fix in self.column_fixes]
-                + [f"site {c.site} (line {c.line}): {w}" for c in self.calls for w in c.warnings])
+                + [f"site {c.site} (line {c.line}): {w}" for c in self.calls for w in c.warnings] + cut)
 
     def to_json(self) -> dict[str, Any]:
         out = self.outcome

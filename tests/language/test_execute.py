@@ -299,3 +299,13 @@ def test_warnings_shorten_long_row_keys(runner):
     typed = run(runner, 'df[f_col("Long?", ["b"])].shape[0]', table,
                 CallableBackend(lambda request: {k: "maybe" for k in request.keys}))
     assert typed.ok and typed.warnings and all(len(w) < 300 for w in typed.warnings), typed.warnings
+
+
+def test_output_cut_by_the_sandbox_is_said(real_sandbox, shirts):
+    """print() of more than the sandbox keeps was cut at 64 KB without a word (exec's stderr ended
+    mid-line, --json had no warning)."""
+    r = run(real_sandbox, 'print("a" * 200_000)\n1', shirts, None)
+    assert r.ok and r.value == 1 and r.outcome.stdout_truncated
+    assert any("output was cut" in w for w in r.warnings)
+    small = run(real_sandbox, 'print("a")\n1', shirts, None)
+    assert not any("output was cut" in w for w in small.warnings)
