@@ -138,8 +138,9 @@ question; otherwise use a new --out or --force (moves the old results aside).
 Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
 On a Ray cluster (--engine ray [--ray-address ADDR]) each question is a Ray task; the results come
 back here and go into the same run directory (docs/SCALE.md).
-Per-question failures are recorded as lines with an "error" field and the run goes on; a bad key or
-unknown model stops it at once. Ctrl-C stops it; finished lines are kept.
+Per-question failures are recorded as lines with an "error" field and the run goes on; a bad key, an
+unknown model or a server that nothing answers at (connection refused, unknown host) stops it at once.
+Ctrl-C stops it; finished lines are kept.
 
 Example:
   binder-py eval wikitq --split unsolvable-squall --mode binder --lm local --limit 20 --out runs/local-binder-squall20

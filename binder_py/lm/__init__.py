@@ -14,12 +14,13 @@ from binder_py.lm.scripted import ScriptedLM
 from binder_py.lm.spec import ACCEPTED_FORMS, LMSpec, default_spec, is_local_spec, lm_from_spec, parse_spec
 from binder_py.lm.store import LMStore, default_cache_path
 from binder_py.lm.types import (Choice, Completion, LanguageModel, LMAuthError, LMConfigError, LMContextTooLong,
-                                LMError, LMModelNotFound, LMReplayMiss, LMRequest, LMUnavailable, Usage)
+                                LMError, LMModelNotFound, LMReplayMiss, LMRequest, LMUnavailable, LMUnreachable,
+                                Usage)
 
 __all__ = [
     "ACCEPTED_FORMS", "DEFAULT_PRICES", "Choice", "Completion", "LMAuthError", "LMClient", "LMConfigError",
     "LMContextTooLong", "LMError", "LMModelNotFound", "LMReplayMiss", "LMRequest", "LMSpec", "LMStore",
-    "LMUnavailable", "LanguageModel", "Limiter", "PriceTable", "ReplayLM", "RetryPolicy", "ScriptedLM", "Usage",
+    "LMUnavailable", "LMUnreachable", "LanguageModel", "Limiter", "PriceTable", "ReplayLM", "RetryPolicy", "ScriptedLM", "Usage",
     "UsageLedger", "default_cache_path", "default_spec", "estimate_tokens", "is_local_spec", "lm_from_spec",
     "parse_spec",
 ]

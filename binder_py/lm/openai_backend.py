@@ -26,7 +26,7 @@ from binder_py.lm.accounting import estimate_tokens
 from binder_py.lm.client import RawResult, request_text
 from binder_py.lm.reliability import Limiter, RetryPolicy, parse_retry_after
 from binder_py.lm.types import (Capabilities, Choice, LMAuthError, LMContextTooLong, LMError, LMModelNotFound, LMRequest,
-                                LMUnavailable)
+                                LMUnavailable, LMUnreachable)
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -224,10 +224,10 @@ class OpenAIBackend:
         hint = "Check the URL after '@' in --lm (or OPENAI_BASE_URL)."
         if any(isinstance(c, socket.gaierror) for c in chain) or "name or service not known" in detail.lower() \
                 or "name resolution" in detail.lower() or "nodename nor servname" in detail.lower():
-            return LMUnavailable(f"{self.name}: unknown host {host!r} (tried {self.endpoint}): {detail}. {hint}")
+            return LMUnreachable(f"{self.name}: unknown host {host!r} (tried {self.endpoint}): {detail}. {hint}")
         if any(isinstance(c, ConnectionRefusedError) or getattr(c, "errno", None) == errno.ECONNREFUSED
                for c in chain) or "connection refused" in detail.lower():
-            return LMUnavailable(f"{self.name}: connection refused by {self.endpoint}: nothing is listening "
+            return LMUnreachable(f"{self.name}: connection refused by {self.endpoint}: nothing is listening "
                                  f"there. Is the server running? {hint}")
         return LMUnavailable(f"{self.name}: cannot reach {self.endpoint}: {detail or type(error).__name__}. {hint}")
 

@@ -179,3 +179,9 @@ class LMReplayMiss(LMError):
 
 class LMUnavailable(LMError):
     """Retries were exhausted (rate limits, server errors, timeouts, connection errors)."""
+
+
+class LMUnreachable(LMUnavailable, LMConfigError):
+    """Nothing answers at the model's address (connection refused, unknown host): a wrong URL or a
+    server that is not running. A configuration error too, so an evaluation stops at once instead of
+    recording the same failure for every question."""

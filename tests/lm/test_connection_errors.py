@@ -78,3 +78,14 @@ def test_lm_check_on_a_dead_server_says_where_at_once(dead_url, capsys):
     assert time.monotonic() - started < 5.0
     err = capsys.readouterr().err
     assert "connection refused" in err and dead_url.rstrip("/") in err and "Traceback" not in err
+
+
+def test_an_unreachable_server_is_a_configuration_error_too(dead_url):
+    """So an evaluation stops at once (it stops on LMConfigError) instead of writing one
+    "connection refused" error line per question of the split (2,545 in a minute, measured)."""
+    from binder_py.lm import LMConfigError, LMUnreachable
+
+    lm = lm_from_spec(f"openai:m@{dead_url}", cache=False, log=False)
+    with pytest.raises(LMUnreachable) as info:
+        ask(lm)
+    assert isinstance(info.value, LMUnavailable) and isinstance(info.value, LMConfigError)

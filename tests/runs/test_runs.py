@@ -372,3 +372,17 @@ def test_output_paths_of_the_wrong_kind_are_one_line_errors(fake_examples, tmp_p
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err, (argv, err)
+
+
+def test_an_unreachable_model_stops_the_run_at_once(fake_examples, tmp_path):
+    """Each question used to record the same 'connection refused' error line, through the whole split."""
+    from binder_py.lm import LMUnreachable
+
+    def refuse(request, purpose):
+        raise LMUnreachable("openai:m: connection refused by http://127.0.0.1:9/v1: nothing is listening there")
+
+    lm = ScriptedLM(refuse)
+    with pytest.raises(LMUnreachable):
+        e2e_run(fake_examples, tmp_path / "r", lm=lm)
+    assert len(lm.calls) == 1
+    assert not (tmp_path / "r" / "results.jsonl").exists() or lines(tmp_path / "r") == []
