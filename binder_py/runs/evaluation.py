@@ -111,10 +111,18 @@ def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: S
 def read_ids_file(path: str | os.PathLike[str]) -> list[str]:
     """One id per line; blank lines and ``#`` comments are ignored."""
     p = Path(path)
+    if p.is_dir():
+        raise BinderError(f"--ids {p} is a directory; give a file with one question id per line")
     if not p.is_file():
         raise BinderError(f"--ids {p}: no such file (one question id per line)")
-    ids = [line.split("#", 1)[0].strip() for line in p.read_text(encoding="utf-8").splitlines()]
-    return [i for i in ids if i]
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BinderError(f"--ids {p} is not UTF-8 text; give a file with one question id per line") from None
+    ids = [i for i in (line.split("#", 1)[0].strip() for line in text.splitlines()) if i]
+    if not ids:  # would select nothing, and the run would report "0/0 questions finished"
+        raise BinderError(f"--ids {p} holds no question ids (one per line; blank lines and # comments are skipped)")
+    return ids
 
 
 def _versions() -> dict[str, str]:

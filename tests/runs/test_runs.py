@@ -386,3 +386,20 @@ def test_an_unreachable_model_stops_the_run_at_once(fake_examples, tmp_path):
         e2e_run(fake_examples, tmp_path / "r", lm=lm)
     assert len(lm.calls) == 1
     assert not (tmp_path / "r" / "results.jsonl").exists() or lines(tmp_path / "r") == []
+
+
+def test_an_ids_file_that_selects_nothing_is_refused(tmp_path):
+    """An empty --ids file ran nothing and reported "0/0 questions finished" (exit 0); a directory was
+    called "no such file"."""
+    from binder_py.runs.evaluation import read_ids_file
+
+    empty = tmp_path / "ids.txt"
+    empty.write_text("# none yet\n\n")
+    with pytest.raises(BinderError, match="holds no question ids"):
+        read_ids_file(empty)
+    with pytest.raises(BinderError, match="is a directory"):
+        read_ids_file(tmp_path)
+    with pytest.raises(BinderError, match="no such file"):
+        read_ids_file(tmp_path / "missing.txt")
+    empty.write_text("nt-1  # first\nnt-2\n")
+    assert read_ids_file(empty) == ["nt-1", "nt-2"]
