@@ -89,7 +89,8 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None, dataset: st
             continue
         path = Path(value).expanduser()
         if not path.is_dir():
-            raise BinderError(f"data directory {path} (from {source}) does not exist; {hint}")
+            problem = "is a file, not a directory" if path.exists() else "does not exist"
+            raise BinderError(f"data directory {path} (from {source}) {problem}; {hint}")
         if dataset is not None and not (path / dataset).is_dir():
             raise BinderError(f"data directory {path} (from {source}) has no '{dataset}' folder; {hint}")
         return path.resolve()

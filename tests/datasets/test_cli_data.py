@@ -25,3 +25,12 @@ def test_data_dir_absent(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "does not exist" in captured.err
     assert "WikiTableQuestions v1.0.2" in captured.out
+
+
+def test_data_dir_that_is_a_file(tmp_path, capsys):
+    """--data-dir FILE was reported as "does not exist"."""
+    a_file = tmp_path / "data.csv"
+    a_file.write_text("a\n1\n")
+    assert main(["data", "--data-dir", str(a_file)]) == 1
+    err = capsys.readouterr().err
+    assert "is a file, not a directory" in err and "does not exist" not in err
