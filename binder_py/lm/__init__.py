@@ -20,7 +20,8 @@ from binder_py.lm.types import (Choice, Completion, LanguageModel, LMAuthError, 
 __all__ = [
     "ACCEPTED_FORMS", "DEFAULT_PRICES", "Choice", "Completion", "LMAuthError", "LMClient", "LMConfigError",
     "LMContextTooLong", "LMError", "LMModelNotFound", "LMReplayMiss", "LMRequest", "LMSpec", "LMStore",
-    "LMUnavailable", "LMUnreachable", "LanguageModel", "Limiter", "PriceTable", "ReplayLM", "RetryPolicy", "ScriptedLM", "Usage",
+    "LMUnavailable", "LMUnreachable", "LanguageModel", "Limiter", "PriceTable", "ReplayLM", "RetryPolicy",
+    "ScriptedLM", "Usage",
     "UsageLedger", "default_cache_path", "default_spec", "estimate_tokens", "is_local_spec", "lm_from_spec",
     "parse_spec",
 ]

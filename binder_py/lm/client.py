@@ -30,7 +30,8 @@ from typing import Protocol
 
 from binder_py.lm.accounting import PriceTable, UsageLedger, estimate_tokens
 from binder_py.lm.store import LMStore, cache_key, request_key
-from binder_py.lm.types import EMBEDDED_CAPABILITIES, Capabilities, Choice, Completion, LMContextTooLong, LMReplayMiss, LMRequest, Usage
+from binder_py.lm.types import (EMBEDDED_CAPABILITIES, Capabilities, Choice, Completion, LMContextTooLong, LMReplayMiss,
+                                LMRequest, Usage)
 
 MESSAGE_OVERHEAD_TOKENS = 4  # role markers and separators per chat message (an estimate)
 

@@ -35,7 +35,8 @@ from binder_py.lm.client import RawResult
 from binder_py.lm.local_models import (
     DEFAULT_MODEL_KEY, MODELS, ModelWeights, Verification, check_memory, check_user_file, ensure_model, models_dir,
 )
-from binder_py.lm.types import EMBEDDED_CAPABILITIES, Choice, LMConfigError, LMContextTooLong, LMError, LMRequest, LMUnavailable
+from binder_py.lm.types import (EMBEDDED_CAPABILITIES, Choice, LMConfigError, LMContextTooLong, LMError, LMRequest,
+                                LMUnavailable)
 
 DEFAULT_N_CTX = 8192
 #: slots: one per prompt kind (parse, repair, neural, ...) plus room for the n - 1 sample children
@@ -171,8 +172,9 @@ class LocalBackend:
         from tqdm.auto import tqdm
 
         deadline = time.monotonic() + self.startup_timeout
+        # a log (not a terminal) keeps the line, ended
         with tqdm(desc=f"loading {self.model}", bar_format="{desc}: {elapsed}", file=sys.stderr,
-                  leave=not sys.stderr.isatty(), disable=not self.progress) as bar:  # a log (not a terminal) keeps the line, ended
+                  leave=not sys.stderr.isatty(), disable=not self.progress) as bar:
             while True:
                 try:
                     line = self._lines.get(timeout=1.0)

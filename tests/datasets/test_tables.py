@@ -156,7 +156,8 @@ def test_load_table_directory(tmp_path):
 
 
 @pytest.mark.parametrize("name, content, message", [
-    ("semicolons.csv", "name;score;city\nann;3,5;Paris\nbob;5;Lyon\n", r"separated by semicolons.*sep=';', decimal=','"),
+    ("semicolons.csv", "name;score;city\nann;3,5;Paris\nbob;5;Lyon\n",
+     r"separated by semicolons.*sep=';', decimal=','"),
     ("tabs.csv", "name\tscore\nann\t3\n", r"separated by tabs.*rename it to \.tsv"),
     ("commas.tsv", "name,score\nann,3\n", r"separated by commas.*rename it to \.csv"),
 ])
