@@ -12,6 +12,7 @@ Grammar (see docs/LM.md)::
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -66,9 +67,15 @@ def parse_spec(spec: str) -> LMSpec:
                 raise LMConfigError(f"unknown option {pair!r} in --lm {spec!r}; options: "
                                     f"{', '.join(sorted(OPTION_KEYS))} (KEY=VALUE joined by &)")
             try:
-                options[key] = OPTION_KEYS[key](value)
+                number = OPTION_KEYS[key](value)
             except ValueError:
                 raise LMConfigError(f"option {key} in --lm {spec!r} needs a number, not {value!r}") from None
+            least = 0 if key == "retries" else 1 if OPTION_KEYS[key] is int else None
+            if (not math.isfinite(number) or (number < least if least is not None else number <= 0)):
+                wanted = f"a whole number of at least {least}" if least is not None else "a positive number"
+                # concurrency=0 waited forever for a free slot; rpm=-1 failed with an IndexError
+                raise LMConfigError(f"option {key} in --lm {spec!r} must be {wanted}, not {value!r}")
+            options[key] = number
     base_url = None
     if provider in ("openai", "openai-completions", "azure"):
         m = re.match(r"^(.*?)@(https?://.+)$", rest)

@@ -88,3 +88,17 @@ def test_known_context_windows():
 
     assert known_context_window("gpt-4o-mini-2024-07-18") == 128_000
     assert known_context_window("my-local-model") == 0
+
+
+@pytest.mark.parametrize("option", ["concurrency=0", "slots=0", "threads=0", "ctx=-5", "rpm=-1", "tpm=0",
+                                    "timeout=0", "timeout=nan", "tpm=inf", "retries=-1"])
+def test_spec_options_out_of_range_are_refused(option):
+    """openai:M@URL?concurrency=0 waited forever for a free slot; ?rpm=-1 raised an IndexError;
+    ?timeout=0 / nan were reported as 'cannot reach' / 'malformed response'."""
+    with pytest.raises(LMConfigError, match=f"option {option.split('=')[0]} in --lm .* must be"):
+        parse_spec(f"openai:m@http://127.0.0.1:8000/v1?{option}")
+
+
+def test_spec_options_in_range_are_kept():
+    assert parse_spec("openai:m@http://h/v1?retries=0&rpm=0.5&timeout=2.5").options == {
+        "retries": 0, "rpm": 0.5, "timeout": 2.5}
