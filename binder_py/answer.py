@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from binder_py.neural.plan import NeuralPlan
     from binder_py.vote import VoteShare
 
+#: how the vote stage starts the warning of an answer withheld by ``abstain_below``
+ABSTAINED = "abstained: "
+
 
 #: origins of programs derived from another candidate (``repaired_from``), not sampled: ``repair``
 #: (the model rewrote a failing program), ``rescope`` (an f_col answer asked once, as f_val)
@@ -185,6 +188,14 @@ class Answer:
     def counts(self) -> ProgramCounts:
         return ProgramCounts.of(self.candidates)
 
+    @property
+    def abstention(self) -> str | None:
+        """Why there is no answer although programs voted (``abstain_below``: "the answer 17 has
+        confidence 49%, below 90% ..."), or None when the answer was not withheld."""
+        if self.value is not None:
+            return None
+        return next((w[len(ABSTAINED):] for w in self.warnings if w.startswith(ABSTAINED)), None)
+
     def lm_columns(self) -> pd.DataFrame | None:
         """The table with one column per ``f_col`` call of the winning program, beside the table's
         own columns (rows matched by their cells, see :func:`lm_made_columns`).
@@ -233,7 +244,7 @@ class Answer:
     def explain(self) -> str:
         """A plain-text account: the answer, the vote, the winning program and its neural calls."""
         shown = _show(self.value) if self.winner is not None else "no answer"
-        if self.value is None and any(w.startswith("abstained: ") for w in self.warnings):
+        if self.abstention is not None:
             shown = "no answer (abstained: the confidence is below abstain_below; the vote is below)"
         lines = [f"Question: {self.question}", f"Answer: {shown}  "
                  f"({self.confidence_label()}, mode {self.mode}, task {self.task})"]

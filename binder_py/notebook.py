@@ -105,6 +105,9 @@ def _outcome_html(answer: Answer) -> str:
         return ('<div class="value none">no answer</div>'
                 '<div class="banner fail">No program gave an answer: every one failed or returned nothing. '
                 "The most sampled programs and their errors are below.</div>")
+    if answer.abstention is not None:
+        return ('<div class="value none">no answer</div>'
+                f'<div class="banner near-tie">Abstained: {_esc(answer.abstention)}. The vote is below.</div>')
     meaning = ("the chance this answer is right, from a calibrator fitted on dev runs (the vote's share, "
                "margin and the agreement of distinct programs)" if answer.calibrated else
                "the share of the vote weight that went to this answer: how much the sampled programs agree, "

@@ -62,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
         from binder_py.cli.exec_cmd import format_value
 
         if answer.value is None:
-            abstained = next((w for w in answer.warnings if w.startswith("abstained: ")), None)
-            if abstained is not None:  # programs answered, not confidently enough
-                print(f"binder-py ask: no answer: {abstained.replace('(abstain_below)', '(--abstain-below)')}; "
+            if answer.abstention is not None:  # programs answered, not confidently enough
+                reason = answer.abstention.replace("(abstain_below)", "(--abstain-below)")
+                print(f"binder-py ask: no answer: abstained: {reason}; "
                       "run with --explain to see the vote", file=sys.stderr)
                 return 1
             print(f"binder-py ask: no answer: no program gave one ({answer.counts.sentence(answer.mode)}); "

@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from binder_py.answer import Answer, Candidate
+from binder_py.answer import ABSTAINED, Answer, Candidate
 from binder_py.calibration import confidence, resolve_calibrator
 from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
@@ -77,7 +77,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if calibrator is not None:
         confidence_value = confidence(result, calibrator=calibrator).value
     if settings.abstain_below is not None and value is not None and confidence_value < settings.abstain_below:
-        warnings += (f"abstained: the answer {result.value!r} has confidence {confidence_value:.0%}, below "
+        warnings += (f"{ABSTAINED}the answer {result.value!r} has confidence {confidence_value:.0%}, below "
                      f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)
         value = None
     prompt = state.prompt

@@ -142,3 +142,18 @@ def test_a_near_tie_between_shares_of_the_same_whole_percent_shows_them_apart():
                                           replace(second, share=0.196, weight=1.52456)])
     assert close.near_tie and not close.tie
     assert "got 19.6% of the vote against 19.7%" in close.closeness_sentence()
+
+
+def test_an_abstention_is_said_in_every_view():
+    """With abstain_below, the notebook showed '—' as the answer and the reason only among the
+    warnings at the bottom; explain() said 'Answer: None'."""
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    lm = ScriptedLM(lambda request, purpose: ['df["a"].sum()', 'df["a"].sum()', 'df["a"].max()'])
+    answer = Binder(lm=lm, progress=False, n=3, abstain_below=0.9).ask(pd.DataFrame({"a": [1, 2]}), "total?")
+    assert answer.value is None and answer.abstention.startswith("the answer 3 has confidence 67%, below 90%")
+    assert "Answer: no answer (abstained" in answer.explain()
+    html = answer_html(answer)
+    assert "Abstained: the answer 3 has confidence 67%" in html and "no answer" in html
+    assert Binder(lm=lm, progress=False, n=3).ask(pd.DataFrame({"a": [1, 2]}), "total?").abstention is None
