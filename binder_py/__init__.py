@@ -19,6 +19,6 @@ _EXPORTS = {"Answer": "binder_py.answer", "Candidate": "binder_py.answer", "AskS
             "Binder": "binder_py.ask"}
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)  # imported on first use
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["Answer", "AskSettings", "Binder", "BinderAccessor", "BinderError", "Candidate", "ProgramError",
            "TableError", "set_default_binder", "__version__"]
