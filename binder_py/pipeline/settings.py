@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -13,6 +14,15 @@ from binder_py.errors import BinderError
 MODES = ("binder", "python", "e2e", "discriminate")
 #: likelihood: each program weighs count × exp(β·(its mean token log-probability − the best's))
 VOTE_STRATEGIES = ("majority", "probability", "answer_biased", "program_biased", "likelihood")
+
+
+#: the most candidates one question may sample (a run's records refuse larger sample positions too:
+#: binder_py.runs.records.MAX_SAMPLES)
+MAX_N = 10_000
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -68,11 +78,17 @@ class AskSettings:
             raise BinderError(f"unknown mode {self.mode!r}; use one of {', '.join(MODES)}")
         if self.vote is not None and self.vote not in VOTE_STRATEGIES:
             raise BinderError(f"unknown vote strategy {self.vote!r}; use one of {', '.join(VOTE_STRATEGIES)}")
-        if self.n is not None and self.n < 1:
-            raise BinderError(f"n must be at least 1, got {self.n}")
-        for name in ("num_shots", "core_shots", "table_rows"):
+        if self.n is not None and (not _is_int(self.n) or not 1 <= self.n <= MAX_N):
+            raise BinderError(f"n must be a whole number from 1 to {MAX_N:,}, got {self.n!r}")
+        if self.temperature is not None and (not isinstance(self.temperature, numbers.Real)
+                                             or isinstance(self.temperature, bool)
+                                             or not 0.0 <= self.temperature < float("inf")):
+            raise BinderError(f"temperature is a finite number of 0 or more, got {self.temperature!r}")
+        if self.max_tokens is not None and (not _is_int(self.max_tokens) or self.max_tokens < 1):
+            raise BinderError(f"max_tokens must be a whole number of at least 1, got {self.max_tokens!r}")
+        for name in ("num_shots", "core_shots", "table_rows", "repair_below", "repair_attempts"):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            if value is not None and (not _is_int(value) or value < 0):
                 raise BinderError(f"{name} is a count of 0 or more, got {value!r}")
         if self.neural_weight is not None and not 0.0 <= self.neural_weight < float("inf"):
             raise BinderError(f"neural_weight is a finite weight of 0 or more, got {self.neural_weight!r}")

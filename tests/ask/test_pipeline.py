@@ -147,6 +147,25 @@ def test_empty_question_and_bad_settings_are_clear_errors(shirts):
         Binder(lm=scripted([PLAIN_PROGRAM]), task="spider")
 
 
+@pytest.mark.parametrize("setting, message", [
+    ({"temperature": -1}, "temperature is a finite number of 0 or more"),
+    ({"temperature": float("nan")}, "temperature is a finite number"),
+    ({"temperature": "hot"}, "temperature is a finite number"),
+    ({"max_tokens": 0}, "max_tokens must be a whole number of at least 1"),
+    ({"repair_attempts": -1}, "repair_attempts is a count of 0 or more"),
+    ({"repair_below": -1}, "repair_below is a count of 0 or more"),
+    ({"n": 10**9}, "n must be a whole number from 1 to 10,000"),
+    ({"n": 2.5}, "n must be a whole number"),
+])
+def test_out_of_range_settings_are_refused_before_any_model_call(shirts, setting, message):
+    lm = scripted([PLAIN_PROGRAM])
+    with pytest.raises(BinderError, match=message):
+        Binder(lm=lm, **setting)
+    with pytest.raises(BinderError, match=message):
+        Binder(lm=lm).ask(shirts, QUESTION, **setting)
+    assert lm.calls == []
+
+
 def test_usage_sums_parse_and_neural_requests(shirts):
     def respond(request, purpose):
         if purpose == "neural":
