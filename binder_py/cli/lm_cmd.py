@@ -41,7 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.set_defaults(func=_lm_check)
     log = lm_sub.add_parser("log", help="show the most recent calls from the log")
     log.add_argument("--cache-path")
-    log.add_argument("-n", "--limit", type=int, default=20)
+    log.add_argument("-n", "--limit", type=int, default=20, metavar="N",
+                     help="how many of the most recent calls (default 20)")
     log.set_defaults(func=_lm_log)
 
 
@@ -129,6 +130,8 @@ def _check_local(backend: LocalBackend) -> None:
 def _lm_log(args: argparse.Namespace) -> int:
     from binder_py.lm.store import default_cache_path
 
+    if args.limit < 1:  # SQLite reads a negative LIMIT as no limit, and 0 shows nothing
+        raise BinderError(f"-n must be at least 1 (how many recent calls to show), got {args.limit}")
     target = Path(args.cache_path).expanduser() if args.cache_path else default_cache_path()
     if not target.exists():
         raise BinderError(f"no cache/log at {target}")

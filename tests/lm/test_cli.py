@@ -36,3 +36,16 @@ def test_lm_check_bad_key(server, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     assert main(["lm", "check", f"openai:test-model@{server.base_url}"]) == 2
     assert "refused the API key" in capsys.readouterr().err
+
+
+def test_lm_log_refuses_a_count_below_one(server, make_lm, tmp_path, capsys):
+    lm = make_lm()
+    for prompt in ("a", "b", "c"):
+        lm.complete(LMRequest(prompt=prompt))
+    path = str(tmp_path / "cache.sqlite")
+    assert main(["lm", "log", "--cache-path", path, "-n", "2"]) == 0
+    assert capsys.readouterr().out.count("openai:test-model") == 2
+    for bad in ("-1", "0"):  # -1 printed the whole log (SQLite: a negative LIMIT is no limit)
+        assert main(["lm", "log", "--cache-path", path, "-n", bad]) == 2
+        captured = capsys.readouterr()
+        assert "-n must be at least 1" in captured.err and captured.out == ""
