@@ -99,6 +99,10 @@ def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: S
     if sample is not None:
         if sample < 1:
             raise BinderError(f"--sample must be at least 1, got {sample}")
+        if sample > len(chosen):
+            where = "the ids of --ids" if ids is not None else "this split"
+            raise BinderError(f"--sample {sample} is more than the {len(chosen)} question(s) of {where}; "
+                              f"use --sample {len(chosen)} or less, or leave --sample out for all of them")
         drawn = set(random.Random(sample_seed).sample(range(len(chosen)), min(sample, len(chosen))))
         chosen = [e for i, e in enumerate(chosen) if i in drawn]
     if limit is not None:

@@ -291,6 +291,21 @@ def test_a_seeded_sample_is_the_same_each_time_and_keeps_file_order():
     assert first == sorted(first, key=lambda i: int(i[1:])) and first != [f"q{i}" for i in range(100)]
 
 
+def test_a_sample_larger_than_the_split_is_refused():
+    from binder_py.runs.evaluation import select_examples
+
+    class E:
+        def __init__(self, i: int):
+            self.id = f"q{i}"
+
+    examples = [E(i) for i in range(5)]
+    assert len(select_examples(examples, sample=5)) == 5
+    with pytest.raises(BinderError, match=r"--sample 6 is more than the 5 question\(s\) of this split"):
+        select_examples(examples, sample=6)  # it silently took the whole split
+    with pytest.raises(BinderError, match="more than the 2 question.s. of the ids of --ids"):
+        select_examples(examples, ids=["q1", "q3"], sample=3)
+
+
 def test_report_shows_calibration_with_a_reliability_plot(binder_run, tmp_path):
     out, _ = binder_run
     rep = report([out], plots_dir=tmp_path / "plots")
