@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -321,10 +322,48 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+    outcome = name_the_columns(outcome, table, named)
     calls = list(handler.calls) + handler.unused_prefetches()
     return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,
                       rewritten_code=rewritten_source(module), title=title, backend=backend_name,
                       seconds=time.perf_counter() - start, column_fixes=column_fixes)
+
+
+#: a KeyError that names one missing key (``KeyError: 'nope'``), or pandas' for several columns
+_MISSING_KEY = re.compile(r"""^KeyError: (?:(['"])(?P<key>.*)\1|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index")$""",
+                          re.DOTALL)
+#: the most columns listed per table after such an error
+_COLUMNS_SHOWN = 30
+
+
+def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, pd.DataFrame]) -> Outcome:
+    """A program that read a column no table has (``df["nope"]`` fails with a bare ``KeyError: 'nope'``,
+    ``df.nope`` with an AttributeError): its error message also lists the tables' columns, for the
+    user and for the repair prompt, which quotes it."""
+    error = outcome.error
+    if outcome.ok or error is None or error.kind != "runtime":
+        return outcome
+    message = error.message
+    if error.exception_type == "KeyError":
+        match = _MISSING_KEY.match(message)
+        if match is None:
+            return outcome
+        key = match.group("key")
+        if key is not None and any(key in t.columns for t in (table, *named.values())):
+            return outcome  # a column that exists: the KeyError is about something else (a row label, a dict)
+    elif error.exception_type != "AttributeError" or "'DataFrame' object has no attribute" not in message:
+        return outcome
+    def shown(other: pd.DataFrame) -> str:
+        columns = [repr(c) for c in other.columns[:_COLUMNS_SHOWN]]
+        more = len(other.columns) - len(columns)
+        return ", ".join(columns) + (f" and {more} more" if more > 0 else "")
+
+    if not named:
+        hint = f"; the table's columns are {shown(table)}"
+    else:
+        hint = "; the tables' columns are " + "; ".join(
+            f"{name}{' (df)' if other is table else ''}: {shown(other)}" for name, other in named.items())
+    return replace(outcome, error=replace(error, message=message + hint))
 
 
 def failed_outcome(kind: str, message: str, line: int | None, exception_type: str | None = None) -> Outcome:

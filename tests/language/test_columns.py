@@ -65,3 +65,28 @@ def test_neural_contexts_keep_working_with_resolved_columns():
     oracle = OracleBackend({"f_col": {"Is it in North America?": {"canada": "yes", "china": "no"}}})
     run = execute('df[f_col("Is it in North America?", ["Made In"])]["Sales"].sum()', table, neural=oracle)
     assert run.ok and run.value == 1
+
+
+@pytest.mark.parametrize("program", ['df["nope"].max()', "df.nope.max()", 'df[["shirt", "nope"]]',
+                                     'df[["nope", "other"]]', 'df.loc[df["price"] > 1, "nope"]'])
+def test_a_column_no_table_has_is_an_error_that_lists_the_columns(program):
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [1, 2]})
+    error = execute(program, table, neural=None).outcome.error
+    # was a bare "KeyError: 'nope'", which neither the user nor the repair prompt could act on
+    assert error.kind == "runtime" and error.message.endswith("; the table's columns are 'shirt', 'price'")
+
+
+def test_the_columns_of_every_named_table_are_listed():
+    orders = pd.DataFrame({"id": [1], "customer": ["x"]})
+    customers = pd.DataFrame({"name": ["x"], "country": ["y"]})
+    error = execute('customers["nation"]', orders, neural=None,
+                    tables={"orders": orders, "customers": customers}).outcome.error
+    assert error.message == ("KeyError: 'nation'; the tables' columns are orders (df): 'id', 'customer'; "
+                             "customers: 'name', 'country'")
+
+
+@pytest.mark.parametrize("program", ['df.loc[5, "price"]', 'df.set_index("price").loc["shirt"]'])
+def test_a_key_error_about_a_row_is_left_alone(program):
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [1, 2]})
+    error = execute(program, table, neural=None).outcome.error
+    assert error.exception_type == "KeyError" and "columns are" not in error.message
