@@ -69,6 +69,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)
+    winning = next((s for s in result.distribution if s.key == result.key), None)
+    if winning is not None and winning.note:  # e.g. a wide DataFrame answered by its first column only
+        warnings += (winning.note,)
     value = profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
     confidence_value = result.confidence
     calibrator = resolve_calibrator(settings.calibrator, state.lm.name, settings.mode)

@@ -166,6 +166,15 @@ def test_out_of_range_settings_are_refused_before_any_model_call(shirts, setting
     assert lm.calls == []
 
 
+def test_a_wide_table_answer_says_only_its_first_column_was_kept(shirts):
+    program = 'df[df["price"] > 40][["shirt", "price"]]'
+    answer = Binder(lm=scripted([program]), n=2, progress=False).ask(shirts, "which shirts cost over 40?")
+    assert answer.value == ["pure cotton oxford shirt", "linen summer shirt"]
+    # the price column was dropped without a word in explain(), the notebook view or the CLI
+    note = "answer is the first column of a 2×2 DataFrame; the other columns were ignored"
+    assert note in answer.warnings and note in answer.explain() and note in answer._repr_html_()
+
+
 def test_usage_sums_parse_and_neural_requests(shirts):
     def respond(request, purpose):
         if purpose == "neural":
