@@ -114,7 +114,9 @@ class ProgramCounts:
 
     def sentence(self, mode: str = "binder") -> str:
         unit = "answer(s)" if mode == "e2e" else "program(s)"
-        text = f"{self.sampled} {unit} sampled ({self.distinct} distinct)"
+        # discriminate: the symbolic proposer builds the programs (distinct by construction); none is sampled
+        made = "proposed" if mode == "discriminate" else "sampled"
+        text = f"{self.sampled} {unit} {made} ({self.distinct} distinct)"
         if self.repairs:
             text += f" + {self.repairs} written by repair"
         if self.rescopes:

@@ -393,8 +393,10 @@ def _candidate_label(candidate: Candidate) -> str:
         return f"written by repair of candidate {candidate.repaired_from}"
     if candidate.origin == "rescope":
         return f"candidate {candidate.repaired_from}'s question asked once (f_val), not row by row"
+    if candidate.origin == "propose":  # discriminate mode: built by the symbolic proposer, ranked by the model
+        return f"proposed, rank {min(candidate.sample_orders or (0,)) + 1}"
     times = f"sampled {candidate.count}×" if candidate.count > 1 else "sampled once"
-    return times if candidate.origin == "sample" else f"{times} (end to end)"
+    return f"{times} (end to end)" if candidate.origin == "e2e" else times
 
 
 def _text(value: Any, limit: int = 120) -> str:

@@ -48,3 +48,20 @@ def test_likelihood_vote_asks_for_log_probabilities(shirts_path=Path("examples/s
     lm = ScriptedLM(lambda request, purpose: "df['shirt'].iloc[0]")
     Binder(lm=lm, n=2, vote="likelihood", progress=False).ask(shirts_path, "which shirt?")
     assert lm.requests[0].logprobs
+
+
+def test_proposed_programs_are_called_proposed_in_every_view():
+    from binder_py.answer import ProgramCounts
+    from binder_py.notebook import answer_html
+
+    binder = Binder(lm=preference_lm(prefer), neural=CallableBackend.per_row(answer_row), mode="discriminate",
+                    progress=False)
+    answer = binder.ask("examples/shirts.csv", QUESTION)
+    n = len(answer.candidates)
+    assert answer.counts.sentence(answer.mode).startswith(f"{n} program(s) proposed ({n} distinct)")
+    assert f"{n} program(s) proposed" in answer.explain()
+    html = answer_html(answer)
+    # every proposed program was labelled "sampled once (end to end)", as if e2e mode had sampled it
+    assert "end to end" not in html and "sampled once" not in html
+    assert "Winning program <span class=\"muted\">(proposed, rank " in html
+    assert ProgramCounts(2, 1, 0, 0, 2).sentence("binder").startswith("2 program(s) sampled (1 distinct)")
