@@ -58,6 +58,7 @@ def repair(state: QuestionState) -> QuestionState:
     repaired: list[Candidate] = []
     order = n
     warnings = state.warnings
+    unused = 0  # repair requests whose program was empty or one already tried
     for candidate in failing:
         message = failure_message(candidate, state)
         try:
@@ -73,12 +74,16 @@ def repair(state: QuestionState) -> QuestionState:
                                      "repair")
         program = extract_program(completion.text)
         if not program.strip() or program_identity(program) in known:
+            unused += 1
             continue
         known.add(program_identity(program))
         repaired.append(Candidate(program=program, count=1, origin="repair", sample_orders=(order,),
                                   mean_logprob=completion.choices[0].mean_logprob if completion.choices else None,
                                   repaired_from=index_of[id(candidate)]))
         order += 1
+    if unused:
+        warnings += (f"repair: {unused} of {len(failing)} repair request(s) gave no new program (an empty one, "
+                     "or one already tried), so they added no candidate",)
     state = state.evolve(warnings=warnings)
     if not repaired:
         return state

@@ -175,6 +175,16 @@ def test_a_wide_table_answer_says_only_its_first_column_was_kept(shirts):
     assert note in answer.warnings and note in answer.explain() and note in answer._repr_html_()
 
 
+def test_a_repair_that_gives_no_new_program_is_said(shirts):
+    lm = scripted([BROKEN_PROGRAM] * 2 + ['df["nope"].max()'] * 2, repair=BROKEN_PROGRAM)
+    answer = Binder(lm=lm, n=4, progress=False).ask(shirts, QUESTION)
+    assert sum(1 for _, purpose, _ in lm.calls if purpose == "repair") == 2
+    assert answer.counts.repairs == 0  # both repairs wrote a program already tried
+    # two repair requests were sent (and paid for) but no view said a repair had been tried
+    said = "repair: 2 of 2 repair request(s) gave no new program (an empty one, or one already tried)"
+    assert any(w.startswith(said) for w in answer.warnings) and said in answer.explain()
+
+
 def test_usage_sums_parse_and_neural_requests(shirts):
     def respond(request, purpose):
         if purpose == "neural":
