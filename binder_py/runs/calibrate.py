@@ -14,6 +14,7 @@ small fit, beside the raw vote share's error on the same questions.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -73,6 +74,10 @@ def fit_from_runs(directories: Sequence[str | os.PathLike[str]], *, l2: float = 
     ``min_examples``, right and wrong ones among them)."""
     runs = [load_run(d) for d in directories]
     for run in runs:
+        if run.truncated_bytes:
+            print(f"binder-py calibrate: {run.path}: the last line of results.jsonl is cut off "
+                  f"({run.truncated_bytes:,} bytes: the eval was killed or is still writing it); fitting without it",
+                  file=sys.stderr)
         split = str(run.config.get("split") or "")
         if split in HELD_OUT_SPLITS:
             raise BinderError(f"{run.path}: a {split} split run; fit the calibration on dev runs (WikiTQ dev "

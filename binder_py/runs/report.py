@@ -211,7 +211,7 @@ def run_metrics(run: Run) -> dict[str, Any]:
         "name": run.name, "path": str(run.path), "task": run.task, "split": run.config.get("split"),
         "mode": run.mode, "lm": run.config.get("lm_name") or run.config.get("lm"), "n": run.config.get("n"),
         "questions": len(records), "planned": run.config.get("questions"),
-        "errors": sum(1 for r in records if r.get("error")),
+        "errors": sum(1 for r in records if r.get("error")), "truncated_bytes": run.truncated_bytes,
         "accuracy": {name: acc.as_dict() for name, acc in by_subset.items()},
         "requests_per_question": usage.get("requests", 0.0) / q,
         "tokens_per_question": (usage.get("prompt_tokens", 0.0) + usage.get("completion_tokens", 0.0)) / q,
@@ -293,6 +293,12 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
             *accuracies, f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
             f"{m['cached_requests_per_question']:.1f}", f"{m['cached_tokens_per_question']:,.0f}",
             f"{m['cost_usd']:.4f}", f"{m['seconds_per_question']:.1f}"]))
+    cut = [m for m in metrics if m.get("truncated_bytes")]
+    if cut:
+        lines.append("")
+    for m in cut:  # a killed eval, or one still writing: the question runs again when the eval is resumed
+        lines.append(f"{m['name']}: the last line of results.jsonl is cut off ({m['truncated_bytes']:,} bytes: the "
+                     "eval was killed or is still writing it) and is left out of every figure.")
     subsets = ["all"] + sorted({s for m in metrics for s in m["accuracy"] if s != "all"})
     lines += ["", "## Accuracy by subset", "",
               "Each WikiTQ cell: official / binder / semantic (questions); docs/RESULTS.md describes the three "

@@ -46,6 +46,17 @@ def test_a_test_split_run_is_refused(binder_run, tmp_path):  # noqa: F811
         fit_from_runs([copy], min_examples=3)
 
 
+def test_a_run_with_a_cut_off_last_line_is_fitted_without_it_and_says_so(binder_run, tmp_path, capsys):  # noqa: F811
+    out, _ = binder_run
+    copy = tmp_path / "cut"
+    copy.mkdir()
+    (copy / "config.json").write_text((out / "config.json").read_text())
+    (copy / "results.jsonl").write_text((out / "results.jsonl").read_text() + '{"id": "q9", "dataset"')
+    assert fit_from_runs([copy], min_examples=3).examples == fit_from_runs([out], min_examples=3).examples
+    assert "cut: the last line of results.jsonl is cut off (22 bytes" in capsys.readouterr().err.replace(
+        str(tmp_path) + "/", "")
+
+
 def test_an_answer_with_a_calibrator_reports_p_right_and_abstains_on_it(binder_run, tmp_path):  # noqa: F811
     out, _ = binder_run
     path = tmp_path / "c.json"

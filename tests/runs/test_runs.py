@@ -112,6 +112,8 @@ def test_a_truncated_last_line_is_dropped_and_its_question_rerun(fake_examples, 
     assert [r["id"] for r in found.records] == ["q0", "q1"] and found.truncated_bytes == 40
     assert [r.id for r in []] == []
     assert load_run(out).records[-1]["id"] == "q1"  # the report ignores the cut line too
+    # ... and says so (it left the question out without a word)
+    assert "r: the last line of results.jsonl is cut off (40 bytes" in report([out]).markdown
     summary, lm = e2e_run(fake_examples, out, limit=3)
     assert summary.truncated_bytes == 40 and asked(lm) == [fake_examples[2].question]
     assert [r["id"] for r in lines(out)] == ["q0", "q1", "q2"]  # the file is valid JSON Lines again
