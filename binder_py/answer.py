@@ -315,7 +315,9 @@ class Answer:
         return text
 
     def __str__(self) -> str:
-        return _show(self.value)
+        if self.abstention is not None:
+            return "no answer (abstained)"
+        return _show(self.value) if self.winner is not None else "no answer"
 
     def to_json(self) -> dict[str, Any]:
         return {

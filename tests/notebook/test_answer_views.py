@@ -157,3 +157,12 @@ def test_an_abstention_is_said_in_every_view():
     html = answer_html(answer)
     assert "Abstained: the answer 3 has confidence 67%" in html and "no answer" in html
     assert Binder(lm=lm, progress=False, n=3).ask(pd.DataFrame({"a": [1, 2]}), "total?").abstention is None
+
+
+def test_printing_an_answer_without_a_value_says_no_answer(no_answer, tie):
+    assert str(no_answer) == "no answer"  # print(answer) printed "None"
+    assert str(tie) == str(tie.value)
+    from dataclasses import replace
+
+    abstained = replace(tie, value=None, warnings=[*tie.warnings, "abstained: the answer has confidence 33%, below 90%"])
+    assert abstained.abstention is not None and str(abstained) == "no answer (abstained)"
