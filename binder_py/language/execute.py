@@ -330,8 +330,8 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
 
 
 #: a KeyError that names one missing key (``KeyError: 'nope'``), or pandas' for several columns
-_MISSING_KEY = re.compile(r"""^KeyError: (?:(['"])(?P<key>.*)\1|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index")$""",
-                          re.DOTALL)
+_MISSING_KEY = re.compile(r"""^KeyError: (?:(['"])(?P<key>.*)\1|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index"|"""
+                          r"""(?P<number>-?\d+))$""", re.DOTALL)
 #: the most columns listed per table after such an error
 _COLUMNS_SHOWN = 30
 
@@ -348,9 +348,11 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
         match = _MISSING_KEY.match(message)
         if match is None:
             return outcome
-        key = match.group("key")
+        key, number = match.group("key"), match.group("number")
         if key is not None and any(key in t.columns for t in (table, *named.values())):
             return outcome  # a column that exists: the KeyError is about something else (a row label, a dict)
+        if number is not None and not any(number in t.columns for t in (table, *named.values())):
+            return outcome  # df[0] where a column is named "0" reads as a column; any other number is a row label
     elif error.exception_type != "AttributeError" or "'DataFrame' object has no attribute" not in message:
         return outcome
     def shown(other: pd.DataFrame) -> str:

@@ -90,3 +90,9 @@ def test_a_key_error_about_a_row_is_left_alone(program):
     table = pd.DataFrame({"shirt": ["a", "b"], "price": [1, 2]})
     error = execute(program, table, neural=None).outcome.error
     assert error.exception_type == "KeyError" and "columns are" not in error.message
+
+
+def test_a_number_read_as_a_column_named_by_its_digits_lists_the_columns():
+    table = pd.DataFrame({"0": [1, 2], "1": [3, 4]})  # a DataFrame with int column names, as binder-py keeps it
+    error = execute("df[0].sum()", table, neural=None).outcome.error
+    assert error.message == "KeyError: 0; the table's columns are '0', '1'"
