@@ -235,8 +235,11 @@ class Answer:
             first, second = self.distribution[0], self.distribution[1]
             # shares that round to the same whole percent ("20% against 20%") would read as a tie
             fmt = ".0%" if f"{first.share:.0%}" != f"{second.share:.0%}" else ".1%"
+            advice = ("the proposer's programs do not separate them: treat the question as undecided, or ask it "
+                      "in binder or python mode" if self.mode == "discriminate"
+                      else "sample more programs (a larger n) to separate them")
             return (f"Near tie: the runner-up {_show(second.display, 60)} got {second.share:{fmt}} of the vote "
-                    f"against {first.share:{fmt}}; sample more programs (a larger n) to separate them.")
+                    f"against {first.share:{fmt}}; {advice}.")
         return None
 
     def confidence_label(self) -> str:

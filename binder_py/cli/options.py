@@ -35,7 +35,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                              "e2e: the model answers from the table directly")
     parser.add_argument("--n", type=int, metavar="N",
                         help="candidate programs per question (default: the task's, 20 for wikitq, 50 for "
-                             "tabfact; 5 with the embedded model; 1 answer in e2e mode)")
+                             "tabfact; 5 with the embedded model; 1 answer in e2e mode; not used in discriminate mode)")
     if tasks is not None:
         parser.add_argument("--task", default=task_default, choices=tuple(tasks),
                             help="the task profile: prompts, sampling, voting (default analyst: your own data, "

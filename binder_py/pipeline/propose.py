@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from binder_py.answer import Candidate
 from binder_py.lm.types import Completion, LanguageModel, LMRequest, Usage
-from binder_py.discriminate.proposer import propose as propose_programs
+from binder_py.discriminate.proposer import ProposerSettings, propose as propose_programs
 from binder_py.pipeline.state import QuestionState
 
 
@@ -47,6 +47,9 @@ def propose(state: QuestionState) -> QuestionState:
     candidates = tuple(Candidate(program=p.code, count=1, origin="propose", sample_orders=(p.rank,),
                                  mean_logprob=p.score) for p in proposal.programs)
     warnings = tuple(w for step in proposal.steps for w in step.warnings)
+    if state.settings.n is not None:  # n=... (--n) was given: say that it does not apply here
+        warnings += (f"n={state.settings.n} is not used in discriminate mode: the proposer builds its programs "
+                     f"itself (at most {ProposerSettings().max_programs}) instead of sampling n of them",)
     if not candidates:
         warnings += ("the proposer found no program for this question over this table",)
     return state.evolve(candidates=state.candidates + candidates, proposal=proposal,

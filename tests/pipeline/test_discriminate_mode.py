@@ -65,3 +65,21 @@ def test_proposed_programs_are_called_proposed_in_every_view():
     assert "end to end" not in html and "sampled once" not in html
     assert "Winning program <span class=\"muted\">(proposed, rank " in html
     assert ProgramCounts(2, 1, 0, 0, 2).sentence("binder").startswith("2 program(s) sampled (1 distinct)")
+
+
+def test_an_n_given_in_discriminate_mode_is_said_not_to_apply():
+    from dataclasses import replace
+
+    from binder_py.vote import VoteShare
+
+    binder = Binder(lm=preference_lm(prefer), neural=CallableBackend.per_row(answer_row), mode="discriminate",
+                    progress=False)
+    assert not any("not used in discriminate mode" in w for w in binder.ask("examples/shirts.csv", QUESTION).warnings)
+    answer = binder.ask("examples/shirts.csv", QUESTION, n=3)  # n was ignored without a word
+    assert any(w.startswith("n=3 is not used in discriminate mode") for w in answer.warnings)
+    near = replace(answer, distribution=[VoteShare(key=("a",), display="a", weight=5, count=1, share=0.52,
+                                                   candidate_orders=[0]),
+                                         VoteShare(key=("b",), display="b", weight=4.6, count=1, share=0.48,
+                                                   candidate_orders=[1])])
+    assert near.near_tie and "larger n" not in near.closeness_sentence()  # n does not change the proposer's programs
+    assert "larger n" in replace(near, mode="binder").closeness_sentence()
