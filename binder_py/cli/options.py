@@ -32,7 +32,8 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     ``tasks``) ``--task``: how candidates are sampled and voted."""
     parser.add_argument("--mode", choices=MODES, default="binder",
                         help="binder: programs with neural calls (default); python: plain pandas only; "
-                             "e2e: the model answers from the table directly")
+                             "e2e: the model answers from the table directly; discriminate: a symbolic proposer "
+                             "builds programs over the table and the model scores their steps (docs/DISCRIMINATE.md)")
     parser.add_argument("--n", type=int, metavar="N",
                         help="candidate programs per question (default: the task's, 20 for wikitq, 50 for "
                              "tabfact; 5 with the embedded model; 1 answer in e2e mode; not used in discriminate mode)")

@@ -131,3 +131,15 @@ def test_a_bad_neural_spec_fails_before_the_model_runs(capsys, shirts_path, tmp_
         assert srv.request_count == 0
     assert code == 2 and out == ""
     assert "cannot read oracle answers" in err
+
+
+def test_the_mode_help_describes_every_mode():
+    import argparse
+
+    from binder_py.cli.options import add_sampling_options
+    from binder_py.pipeline.settings import MODES
+
+    parser = argparse.ArgumentParser()
+    add_sampling_options(parser)
+    text = next(a.help for a in parser._actions if a.dest == "mode")
+    assert all(f"{mode}: " in text for mode in MODES)  # discriminate was a choice the help did not describe
