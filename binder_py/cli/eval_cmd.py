@@ -219,9 +219,11 @@ def _register_report(subparsers: argparse._SubParsersAction) -> None:
         "report", help="compare run directories: a markdown table and PNG plots",
         description="Read run directories written by 'binder-py eval' and print a side-by-side markdown table "
                     "(accuracy overall and by subset under the official, binder and semantic evaluators; requests, "
-                    "tokens, cost and time per question). With --plots, also draw accuracy by subset and mode, "
-                    "and accuracy against the number of voting candidates (recomputed from the recorded candidates, "
-                    "no model calls).")
+                    "tokens, cost and time per question; accuracy against the number of voting candidates, "
+                    "recomputed from the recorded candidates with no model calls; confidence against accuracy, "
+                    "with the expected calibration error). With --plots, also draw accuracy by subset and mode "
+                    "(accuracy_by_subset.png), accuracy against the number of voting candidates "
+                    "(accuracy_vs_candidates.png) and the reliability plot of the confidence (reliability.png).")
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (binder-py eval --out)")
     parser.add_argument("--out", metavar="FILE.md", help="also write the markdown to this file")
     parser.add_argument("--plots", metavar="DIR", help="write PNG plots into this directory")
