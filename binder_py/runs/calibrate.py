@@ -98,7 +98,7 @@ def fit_from_runs(directories: Sequence[str | os.PathLike[str]], *, l2: float = 
     models = {str(run.config.get("lm_name") or run.config.get("lm") or "") for run in runs}
     calibrator = replace(fit_logistic(features, right, l2=l2, fitted_on=fitted_on),
                          model=models.pop() if len(models) == 1 else "",
-                         modes=tuple(sorted({str(run.config.get("mode") or "") for run in runs})))
+                         modes=tuple(sorted({run.mode for run in runs} - {"?"})))
     held_out = [fit_logistic(features[:i] + features[i + 1:], right[:i] + right[i + 1:], l2=l2).predict(features[i])
                 for i in range(len(features))]
     return CalibrationFit(calibrator=calibrator, examples=len(features), right=sum(right),

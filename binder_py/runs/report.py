@@ -42,7 +42,8 @@ class Run:
 
     @property
     def mode(self) -> str:
-        return str(self.config.get("mode", "?"))
+        # a config.json from an older version may lack the mode; every results line records it too
+        return str(self.config.get("mode") or (self.records[0].get("mode") if self.records else None) or "?")
 
     @property
     def label(self) -> str:
@@ -125,8 +126,8 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     from binder_py.vote import sample_prefix, shape_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
-    mode = str(config.get("mode") or "binder")
-    strategy = profile.vote_strategy(recorded_vote(config), mode=mode)
+    mode = str(config.get("mode") or record.get("mode") or "binder")  # a config from before it recorded the mode
+    strategy = profile.vote_strategy(recorded_vote({**config, "mode": mode}), mode=mode)
     question = record.get("question") or ""
     voters = shape_fit(sample_prefix(vote_candidates(record), k), expects_number=profile.expects_number(question),
                        choice_question=profile.choice_question(question))
@@ -289,7 +290,8 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
         else:
             accuracies = [_pct(acc[f"{name}_accuracy"]) for name in wikitq]
         lines.append(_md_row([
-            m["name"], f"{m['task']} / {m['split']}", m["mode"], m["lm"], m["n"], done, m["errors"],
+            m["name"], f"{m['task']} / {m['split'] or '?'}", m["mode"], m["lm"] or "?",
+            "?" if m["n"] is None else m["n"], done, m["errors"],
             *accuracies, f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
             f"{m['cached_requests_per_question']:.1f}", f"{m['cached_tokens_per_question']:,.0f}",
             f"{m['cost_usd']:.4f}", f"{m['seconds_per_question']:.1f}"]))

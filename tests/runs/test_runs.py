@@ -420,3 +420,18 @@ def test_an_ids_file_that_selects_nothing_is_refused(tmp_path):
         read_ids_file(tmp_path / "missing.txt")
     empty.write_text("nt-1  # first\nnt-2\n")
     assert read_ids_file(empty) == ["nt-1", "nt-2"]
+
+
+def test_a_run_whose_config_is_from_an_older_version_reads_the_mode_from_its_results(binder_run, tmp_path):
+    out, _ = binder_run
+    old = tmp_path / "old"
+    old.mkdir()
+    config = json.loads((out / "config.json").read_text())
+    (old / "config.json").write_text(json.dumps({k: config[k] for k in ("task", "split", "lm")}))
+    shutil.copy(out / "results.jsonl", old / "results.jsonl")
+    assert load_run(old).mode == "binder"  # was "?"
+    row = next(line for line in report([old]).markdown.splitlines() if line.startswith("| old |"))
+    assert "| binder |" in row and "None" not in row  # the missing n showed as "None"
+    from binder_py.runs.calibrate import fit_from_runs
+
+    assert fit_from_runs([old], min_examples=3).calibrator.modes == ("binder",)  # was ("",)
