@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import argparse
 import json
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -138,6 +139,8 @@ def _lm_log(args: argparse.Namespace) -> int:
     conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True)
     rows = conn.execute("SELECT ts, lm, purpose, source, prompt_tokens, completion_tokens, latency, error, tags "
                         "FROM log ORDER BY id DESC LIMIT ?", (args.limit,)).fetchall()
+    if not rows:
+        print(f"no calls logged in {target}", file=sys.stderr)
     for ts, lm, purpose, source, pt, ct, latency, error, tags in reversed(rows):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
         print(f"{when} {lm} {purpose or '-'} {source} {pt}+{ct} tok {latency:.2f}s {tags}"

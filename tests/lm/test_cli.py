@@ -49,3 +49,13 @@ def test_lm_log_refuses_a_count_below_one(server, make_lm, tmp_path, capsys):
         assert main(["lm", "log", "--cache-path", path, "-n", bad]) == 2
         captured = capsys.readouterr()
         assert "-n must be at least 1" in captured.err and captured.out == ""
+
+
+def test_lm_log_of_an_empty_log_says_so(make_lm, tmp_path, capsys):
+    make_lm().close()
+    path = str(tmp_path / "cache.sqlite")
+    assert main(["cache", "stats", "--cache-path", path]) == 0  # the file exists, with no call logged
+    capsys.readouterr()
+    assert main(["lm", "log", "--cache-path", path]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no calls logged in" in captured.err  # it printed nothing at all
