@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from binder_py.answer import ABSTAINED, Answer, Candidate
-from binder_py.calibration import confidence, resolve_calibrator
+from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, REPLAY_PREFIX, confidence,
+                                   resolve_calibrator)
 from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.state import QuestionState
@@ -79,6 +80,14 @@ def vote_candidates(state: QuestionState) -> QuestionState:
         calibrator = None  # nothing voted: the confidence is 0 whatever the calibrator
     if calibrator is not None:
         confidence_value = confidence(result, calibrator=calibrator).value
+        if settings.calibrator not in (CALIBRATOR_AUTO, CALIBRATOR_NONE):  # a file: said when fitted elsewhere
+            model = state.lm.name.removeprefix(REPLAY_PREFIX)
+            other_model = bool(calibrator.model) and calibrator.model != model
+            other_mode = bool(calibrator.modes) and settings.mode not in calibrator.modes
+            if other_model or other_mode:
+                warnings += (f"the calibrator {settings.calibrator} was fitted on runs of "
+                             f"{calibrator.model or 'several models'} in {'/'.join(calibrator.modes) or '?'} mode, "
+                             f"not of {model} in {settings.mode} mode: its P(right) may not hold for this answer",)
     if settings.abstain_below is not None and value is not None and confidence_value < settings.abstain_below:
         warnings += (f"{ABSTAINED}the answer {result.value!r} has confidence {confidence_value:.0%}, below "
                      f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)

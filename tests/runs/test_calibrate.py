@@ -76,6 +76,21 @@ def test_an_answer_with_a_calibrator_reports_p_right_and_abstains_on_it(binder_r
     assert expected.n >= 3
 
 
+def test_a_calibrator_file_fitted_on_another_model_or_mode_is_said(binder_run, tmp_path):  # noqa: F811
+    out, _ = binder_run
+    path = tmp_path / "c.json"
+    fitted = fit_from_runs([out], min_examples=3).calibrator  # the run's model is "scripted", in binder mode
+    fitted.save(path)
+    table = pd.DataFrame({"name": ["a", "b"], "points": [1, 2]})
+    lm = ScriptedLM(lambda r, p: 'df["name"].iloc[0]')
+    same = Binder(lm=lm, n=2, progress=False, calibrator=str(path)).ask(table, "who?")
+    assert same.calibrated and not any("was fitted on" in w for w in same.warnings)
+    other = Binder(lm=lm, n=2, progress=False, calibrator=str(path), mode="python").ask(table, "who?")
+    # it was applied without a word, though fitted on binder-mode runs
+    assert other.calibrated and any(w.startswith(f"the calibrator {path} was fitted on runs of scripted in binder mode, "
+                                                 "not of scripted in python mode") for w in other.warnings)
+
+
 def test_a_missing_or_bad_calibrator_is_a_clear_error_before_any_model_call(tmp_path):
     lm = ScriptedLM([])
     with pytest.raises(BinderError, match="binder-py calibrate"):
