@@ -41,11 +41,15 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _ints(text: str) -> tuple[int, ...]:
+def _ints(text: str, option: str = "") -> tuple[int, ...]:
+    """Comma-separated whole numbers of at least 1 (``option`` names them in the error)."""
     try:
-        return tuple(int(float(x)) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise BinderError(f"expected comma-separated numbers, got {text!r}") from None
+        numbers = tuple(int(float(x)) for x in text.split(",") if x.strip())
+    except (ValueError, OverflowError):
+        raise BinderError(f"{option or 'expected'}: comma-separated numbers, got {text!r}") from None
+    if not numbers or min(numbers) < 1:
+        raise BinderError(f"{option or 'expected'}: comma-separated numbers of at least 1, got {text!r}")
+    return numbers
 
 
 def machine() -> str:
@@ -82,6 +86,14 @@ def run(args: argparse.Namespace) -> int:
     unknown = set(parts) - set(PARTS)
     if unknown:
         raise BinderError(f"unknown part(s) {sorted(unknown)}; use {', '.join(PARTS)}")
+    for name, value, least in (("--n", args.n, 1), ("--questions", args.questions, 1)):
+        if value is not None and value < least:
+            raise BinderError(f"{name} must be at least {least}, got {value}")
+    if not 0 <= args.latency < float("inf"):
+        raise BinderError(f"--latency is a finite number of seconds, 0 or more, got {args.latency}")
+    if "scale" in parts:  # checked before the other parts run for minutes
+        _ints(args.rows, "--rows")
+        _ints(args.distinct, "--distinct")
     out: dict[str, Any] = {"machine": machine(), "argv": sys.argv[1:]}
     md: list[str] = [f"Machine: {out['machine']}", ""]
 
@@ -116,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
 
         backends = tuple(b.strip() for b in args.scale_backends.split(",") if b.strip())
         say(f"scale: rows {args.rows}, distinct {args.distinct}, backends {backends}")
-        results_s = scale.run(sizes=_ints(args.rows), distincts=_ints(args.distinct), backends=backends,
+        results_s = scale.run(sizes=_ints(args.rows, "--rows"), distincts=_ints(args.distinct, "--distinct"),
+                              backends=backends,
                               progress=lambda r: say(f"  {r.rows:>9,} rows {r.distinct:>6,} distinct {r.backend:8s} "
                                                      f"{r.requests:5d} requests {r.seconds:6.2f} s ok={r.ok}"))
         from dataclasses import asdict

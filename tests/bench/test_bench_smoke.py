@@ -155,3 +155,21 @@ def test_cli_bench_scale_part(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["scale"][0]["rows_sent"] == 10
     assert "Scale: one f_col" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rows", "-5"], "--rows: comma-separated numbers of at least 1"),  # a numpy traceback
+    (["--rows", "0"], "--rows: comma-separated numbers of at least 1"),  # a meaningless table of 0 rows
+    (["--distinct", "0"], "--distinct: comma-separated numbers of at least 1"),
+    (["--rows", "ten"], "--rows: comma-separated numbers"),
+])
+def test_bad_scale_sizes_are_a_clear_error(argv, message, capsys):
+    assert main(["bench", "--parts", "scale", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_macro_settings_are_refused_before_anything_runs(capsys):
+    assert main(["bench", "--parts", "macro", "--n", "0"]) == 2
+    assert "--n must be at least 1" in capsys.readouterr().err
+    assert main(["bench", "--parts", "macro", "--latency", "-1"]) == 2
+    assert "--latency is a finite number" in capsys.readouterr().err
