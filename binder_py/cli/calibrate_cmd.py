@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from binder_py.errors import BinderError
     from binder_py.runs.calibrate import fit_from_runs
 
+    if not 0 < args.l2 < float("inf"):  # the fit would fail with a traceback
+        raise BinderError(f"--l2 is the fit's penalty, a finite number above 0, got {args.l2}")
     out = Path(args.out).expanduser()
     if out.is_dir():  # said before the fit, not after
         raise BinderError(f"--out {out} is a directory; give a file name in it, e.g. {out / 'calibrator.json'}")

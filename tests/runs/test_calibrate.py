@@ -146,3 +146,12 @@ def test_a_replay_of_the_embedded_model_gets_its_shipped_calibrator():
     assert shipped_calibrator(model, "binder") is not None
     assert shipped_calibrator(f"replay:{model}", "binder") == shipped_calibrator(model, "binder")
     assert shipped_calibrator("replay:another-model", "binder") is None
+
+
+@pytest.mark.parametrize("l2", ["0", "-1", "nan", "inf"])
+def test_calibrate_refuses_a_penalty_that_is_not_a_positive_number(l2, tmp_path, capsys):
+    from binder_py.cli import main
+
+    # each ended in a ValueError traceback after reading the runs
+    assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "c.json"), "--l2", l2]) == 2
+    assert "--l2 is the fit's penalty, a finite number above 0" in capsys.readouterr().err
