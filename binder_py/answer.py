@@ -106,7 +106,8 @@ class ProgramCounts:
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
         samples = [c for c in candidates if c.origin not in DERIVED_ORIGINS]
-        return cls(sampled=sum(c.count for c in samples), distinct=len(samples),
+        # e2e answers, and programs run one by one (group_identical=False), are not merged: count texts
+        return cls(sampled=sum(c.count for c in samples), distinct=len({c.program for c in samples}),
                    repairs=sum(c.count for c in candidates if c.origin == "repair"),
                    failed=sum(c.count for c in candidates if not c.ok),
                    voted=sum(c.count for c in candidates if c.voted),

@@ -185,6 +185,15 @@ def test_a_repair_that_gives_no_new_program_is_said(shirts):
     assert any(w.startswith(said) for w in answer.warnings) and said in answer.explain()
 
 
+def test_distinct_counts_identical_answers_once_when_they_are_not_merged(shirts):
+    e2e = Binder(lm=ScriptedLM(lambda request, purpose: ["52", "52", "45"]), n=3, mode="e2e",
+                 progress=False).ask(shirts, "what is the highest price?")
+    assert e2e.counts.sentence(e2e.mode).startswith("3 answer(s) sampled (2 distinct)")  # said 3 distinct
+    one_by_one = Binder(lm=scripted([PLAIN_PROGRAM] * 3), n=3, group_identical=False,
+                        progress=False).ask(shirts, QUESTION)
+    assert len(one_by_one.candidates) == 3 and one_by_one.counts.distinct == 1
+
+
 def test_usage_sums_parse_and_neural_requests(shirts):
     def respond(request, purpose):
         if purpose == "neural":
