@@ -243,6 +243,11 @@ class Answer:
                     f"against {first.share:{fmt}}; {advice}.")
         return None
 
+    @property
+    def unit(self) -> str:
+        """What the candidates are: "answer(s)" in e2e mode (the model answers directly), else "program(s)"."""
+        return "answer(s)" if self.mode == "e2e" else "program(s)"
+
     def confidence_label(self) -> str:
         """``confidence 80% (calibrated)`` or ``confidence 80% (vote share)``: says which it is."""
         return f"confidence {self.confidence:.0%} ({'calibrated' if self.calibrated else 'vote share'})"
@@ -261,7 +266,7 @@ class Answer:
             lines.append("Votes:")
             for share in self.distribution[:8]:
                 lines.append(f"  {share.share:6.1%}  {_show(share.display)}  "
-                             f"({share.count} program(s), weight {share.weight:g})")
+                             f"({share.count} {self.unit}, weight {share.weight:g})")
         lines.append(f"Candidates: {self.counts.sentence(self.mode)}.")
         failures: dict[str, int] = {}
         for c in self.candidates:

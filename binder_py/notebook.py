@@ -110,8 +110,9 @@ def _outcome_html(answer: Answer) -> str:
                 f'<div class="banner near-tie">Abstained: {_esc(answer.abstention)}. The vote is below.</div>')
     meaning = ("the chance this answer is right, from a calibrator fitted on dev runs (the vote's share, "
                "margin and the agreement of distinct programs)" if answer.calibrated else
-               "the share of the vote weight that went to this answer: how much the sampled programs agree, "
-               "not a calibrated probability of being right")
+               f"the share of the vote weight that went to this answer: how much the "
+               f"{'proposed' if answer.mode == 'discriminate' else 'sampled'} {answer.unit[:-3]}s agree, not a "
+               "calibrated probability of being right")
     parts = [f'<div class="value">{_esc(_text(answer.value))}</div>',
              f'<div class="confidence">confidence {answer.confidence:.0%} <span class="muted">— {meaning}'
              "</span></div>"]
@@ -135,7 +136,7 @@ def vote_bar_html(answer: Answer) -> str:
                         f'title="{_esc(label)}"></span>')
         legend.append(f'<tr><td><span class="swatch" style="background:{colour}"></span>'
                       f"{_esc(_text(share.display, 80))}</td><td>{share.share:.0%}</td>"
-                      f"<td class=\"muted\">{share.count} program(s), weight {share.weight:g}</td></tr>")
+                      f"<td class=\"muted\">{share.count} {answer.unit}, weight {share.weight:g}</td></tr>")
     if rest:
         other = sum(s.share for s in rest)
         segments.append(f'<span style="width:{100 * other:.2f}%;background:#d0d7de" '
@@ -384,7 +385,8 @@ def _candidates_html(answer: Answer) -> str:
                    f"answer {_text(candidate.value, 80)} (did not vote: empty)")
         items.append(f'<div class="muted">{_candidate_label(candidate)} → {_esc(outcome)}</div>'
                      f"<pre>{_esc(candidate.program)}</pre>")
-    return (f'<details class="candidates"><summary>All {len(answer.candidates)} distinct candidates</summary>'
+    distinct = " distinct" if len({c.program for c in answer.candidates}) == len(answer.candidates) else ""
+    return (f'<details class="candidates"><summary>All {len(answer.candidates)}{distinct} candidates</summary>'
             + "".join(items) + "</details>")
 
 

@@ -166,3 +166,17 @@ def test_printing_an_answer_without_a_value_says_no_answer(no_answer, tie):
 
     abstained = replace(tie, value=None, warnings=[*tie.warnings, "abstained: the answer has confidence 33%, below 90%"])
     assert abstained.abstention is not None and str(abstained) == "no answer (abstained)"
+
+
+def test_an_e2e_vote_counts_answers_not_programs():
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [52, 45]})
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: ["52", "52", "45"]), n=3, mode="e2e",
+                    progress=False).ask(table, "what is the highest price?")
+    html = answer_html(answer)
+    # the model answered directly: the vote said "2 program(s)" and "how much the sampled programs agree"
+    assert "(2 answer(s), weight 2)" in answer.explain() and "program(s)" not in answer.explain()
+    assert "2 answer(s), weight 2" in html and "program(s)" not in html and "sampled programs" not in html
+    assert "All 3 candidates" in html  # "All 3 distinct candidates", beside "3 answer(s) sampled (2 distinct)"
