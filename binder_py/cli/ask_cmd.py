@@ -74,4 +74,7 @@ def run(args: argparse.Namespace) -> int:
         closeness = answer.closeness_sentence()
         if closeness:  # the value alone would read as a clear answer
             print(f"binder-py ask: {closeness}", file=sys.stderr)
+        note = next((s.note for s in answer.distribution if s.note and s.display == answer.value), None)
+        if note:  # e.g. only the first column of a wide table: the value alone would read as the whole answer
+            print(f"binder-py ask: {note}", file=sys.stderr)
     return 0 if answer.value is not None else 1

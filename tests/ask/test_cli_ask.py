@@ -143,3 +143,14 @@ def test_the_mode_help_describes_every_mode():
     add_sampling_options(parser)
     text = next(a.help for a in parser._actions if a.dest == "mode")
     assert all(f"{mode}: " in text for mode in MODES)  # discriminate was a choice the help did not describe
+
+
+def test_ask_says_when_only_the_first_column_of_a_wide_answer_was_kept(capsys, shirts_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    program = 'df[df["price"] > 40][["shirt", "price"]]'
+    with LoopbackServer(responder=lambda body, api: program) as srv:
+        code, out, err = run(capsys, "ask", str(shirts_path), "which shirts cost over 40?", "--lm",
+                             f"openai:m@{srv.base_url}", "--n", "1", "--quiet")
+    assert code == 0 and "pure cotton oxford shirt" in out
+    # the price column was dropped without a word
+    assert "binder-py ask: answer is the first column of a 2×2 DataFrame; the other columns were ignored" in err
