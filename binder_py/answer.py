@@ -317,6 +317,9 @@ class Answer:
     def usage_sentence(usage: Usage) -> str:
         """Model requests and tokens: ``requests`` were sent to a model, ``cached_requests`` were read
         from the LM cache instead (neural-call answers reused inside a question are counted per call)."""
+        if not usage.requests and usage.cached_requests:  # "0 model request(s) sent (0 prompt + 0 ...), 1 more ..."
+            return (f"no model request sent: {usage.cached_requests} read from the LM cache "
+                    f"({usage.cached_prompt_tokens} prompt + {usage.cached_completion_tokens} completion tokens)")
         text = (f"{usage.requests} model request(s) sent ({usage.prompt_tokens} prompt + {usage.completion_tokens} "
                 f"completion tokens, ~${usage.cost_usd:.4f})")
         if usage.cached_requests:

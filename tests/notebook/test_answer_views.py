@@ -180,3 +180,15 @@ def test_an_e2e_vote_counts_answers_not_programs():
     assert "(2 answer(s), weight 2)" in answer.explain() and "program(s)" not in answer.explain()
     assert "2 answer(s), weight 2" in html and "program(s)" not in html and "sampled programs" not in html
     assert "All 3 candidates" in html  # "All 3 distinct candidates", beside "3 answer(s) sampled (2 distinct)"
+
+
+def test_usage_read_all_from_the_cache_does_not_say_more():
+    from binder_py.answer import Answer
+    from binder_py.lm.types import Usage
+
+    cached = Usage(requests=0, cached_requests=1, cached_prompt_tokens=1104, cached_completion_tokens=117)
+    # was "0 model request(s) sent (0 prompt + 0 completion tokens, ~$0.0000), 1 more read from the LM cache"
+    assert Answer.usage_sentence(cached) == ("no model request sent: 1 read from the LM cache "
+                                             "(1104 prompt + 117 completion tokens)")
+    both = Usage(requests=2, prompt_tokens=10, completion_tokens=3, cached_requests=1)
+    assert Answer.usage_sentence(both).endswith(", 1 more read from the LM cache")
