@@ -256,7 +256,7 @@ class Answer:
         """A plain-text account: the answer, the vote, the winning program and its neural calls."""
         shown = _show(self.value) if self.winner is not None else "no answer"
         if self.abstention is not None:
-            shown = "no answer (abstained: the confidence is below abstain_below; the vote is below)"
+            shown = "no answer (abstained: the confidence is below abstain_below; the vote follows)"
         lines = [f"Question: {self.question}", f"Answer: {shown}  "
                  f"({self.confidence_label()}, mode {self.mode}, task {self.task})"]
         closeness = self.closeness_sentence()

@@ -107,7 +107,7 @@ def _outcome_html(answer: Answer) -> str:
                 "The most sampled programs and their errors are below.</div>")
     if answer.abstention is not None:
         return ('<div class="value none">no answer</div>'
-                f'<div class="banner near-tie">Abstained: {_esc(answer.abstention)}. The vote is below.</div>')
+                f'<div class="banner near-tie">Abstained: {_esc(answer.abstention)}. The vote follows.</div>')
     meaning = ("the chance this answer is right, from a calibrator fitted on dev runs (the vote's share, "
                "margin and the agreement of distinct programs)" if answer.calibrated else
                f"the share of the vote weight that went to this answer: how much the "

@@ -90,7 +90,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                              f"not of {model} in {settings.mode} mode: its P(right) may not hold for this answer",)
     if settings.abstain_below is not None and value is not None and confidence_value < settings.abstain_below:
         warnings += (f"{ABSTAINED}the answer {result.value!r} has confidence {confidence_value:.0%}, below "
-                     f"{settings.abstain_below:.0%} (abstain_below); its votes are in the distribution",)
+                     f"{settings.abstain_below:.0%} (abstain_below)",)
         value = None
     prompt = state.prompt
     prompt_info: dict = {"lowercased_table": state.lowercased}

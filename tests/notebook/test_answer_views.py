@@ -192,3 +192,17 @@ def test_usage_read_all_from_the_cache_does_not_say_more():
                                              "(1104 prompt + 117 completion tokens)")
     both = Usage(requests=2, prompt_tokens=10, completion_tokens=3, cached_requests=1)
     assert Answer.usage_sentence(both).endswith(", 1 more read from the LM cache")
+
+
+def test_an_abstention_reads_plainly_in_every_view():
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [52, 45]})
+    lm = ScriptedLM(lambda request, purpose: ['df["price"].max()', 'df["price"].min()'])
+    answer = Binder(lm=lm, n=2, progress=False, abstain_below=0.9).ask(table, "what is the highest price?")
+    assert answer.abstention == "the answer 52 has confidence 50%, below 90% (abstain_below)"
+    text = answer.explain() + answer_html(answer)
+    # "the vote is below" beside "below abstain_below", and "its votes are in the distribution" (an attribute)
+    assert "the vote is below" not in text.lower() and "distribution" not in text
+    assert "the vote follows" in answer.explain() and "The vote follows." in answer_html(answer)
