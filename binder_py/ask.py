@@ -141,8 +141,12 @@ class Binder:
 
     def _initial_state(self, settings: AskSettings, table: TablesArg, question: str,
                        title: str | None, question_id: str | None, *, progress: bool) -> QuestionState:
-        if not isinstance(question, str) or not question.strip():
+        if not isinstance(question, str):
+            raise BinderError(f"the question must be text, got {type(question).__name__}: {question!r}"[:200])
+        if not question.strip():
             raise BinderError("the question is empty: ask something about the table")
+        if title is not None and not isinstance(title, str):  # failed later with an AttributeError
+            raise BinderError(f"the title must be text (or None), got {type(title).__name__}: {title!r}"[:200])
         originals = read_tables(table)
         profile = task_profile(settings.task)
         lowercase = profile.lowercase_cells if settings.lowercase is None else settings.lowercase

@@ -141,6 +141,10 @@ def test_no_usable_program_is_a_clear_error(shirts):
 def test_empty_question_and_bad_settings_are_clear_errors(shirts):
     with pytest.raises(BinderError, match="question is empty"):
         Binder(lm=scripted([PLAIN_PROGRAM])).ask(shirts, "  ")
+    with pytest.raises(BinderError, match="the question must be text, got int: 42"):  # was "the question is empty"
+        Binder(lm=scripted([PLAIN_PROGRAM])).ask(shirts, 42)
+    with pytest.raises(BinderError, match="the title must be text .or None., got int"):  # was an AttributeError
+        Binder(lm=scripted([PLAIN_PROGRAM])).ask(shirts, QUESTION, 42)
     with pytest.raises(BinderError, match="unknown mode"):
         Binder(lm=scripted([PLAIN_PROGRAM]), mode="sql")
     with pytest.raises(BinderError, match="unknown task"):
