@@ -156,6 +156,8 @@ def curve_length(run: Run) -> int:
     """How many points the accuracy-vs-candidates curve has: the run's ``n``, bounded by the last
     recorded sample position (a config's ``n`` is data: it never sizes a loop by itself)."""
     recorded = max(recorded_sample_positions(run), default=0) + 1
+    if run.mode == "discriminate":  # n does not apply: the proposer built up to its own limit of programs
+        return recorded
     configured = run.config.get("n")
     return min(configured, recorded) if isinstance(configured, int) and configured > 0 else recorded
 
@@ -291,7 +293,7 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
             accuracies = [_pct(acc[f"{name}_accuracy"]) for name in wikitq]
         lines.append(_md_row([
             m["name"], f"{m['task']} / {m['split'] or '?'}", m["mode"], m["lm"] or "?",
-            "?" if m["n"] is None else m["n"], done, m["errors"],
+            "–" if m["mode"] == "discriminate" else "?" if m["n"] is None else m["n"], done, m["errors"],
             *accuracies, f"{m['requests_per_question']:.1f}", f"{m['tokens_per_question']:,.0f}",
             f"{m['cached_requests_per_question']:.1f}", f"{m['cached_tokens_per_question']:,.0f}",
             f"{m['cost_usd']:.4f}", f"{m['seconds_per_question']:.1f}"]))

@@ -30,3 +30,23 @@ def test_an_old_discriminate_run_resumes_under_its_own_vote() -> None:
     assert config_differences(old, {**old, "vote": "likelihood"}) == []
     asked = {**old, "command": ["binder-py", "eval", "--vote", "program_biased"]}
     assert config_differences(asked, {**old, "vote": "likelihood"}) == ["vote: 'program_biased' -> 'likelihood'"]
+
+
+def test_a_discriminate_run_s_curve_spans_every_proposed_program() -> None:
+    from pathlib import Path
+
+    from binder_py.runs.report import Run, accuracy_vs_candidates, curve_length, format_markdown, run_metrics
+
+    proposed = [{"program": f"p{i}", "value": "oslo" if i == 7 else "lima", "count": 1, "ok": True,
+                 "origin": "propose", "sample_orders": [i], "mean_logprob": 0.0 if i == 7 else -9.0}
+                for i in range(10)]
+    record = {"id": "q0", "dataset": "wikitq", "question": "which city is the largest?", "gold": ["oslo"],
+              "prediction": "oslo", "candidates": proposed, "mode": "discriminate"}
+    # the config records the default n (5) though the proposer builds up to 10 programs
+    run = Run(name="d", path=Path("d"), records=[record],
+              config={"task": "wikitq", "mode": "discriminate", "vote": "likelihood", "n": 5})
+    assert curve_length(run) == 10  # was 5: the curve stopped before the program that decided the answer
+    curve = accuracy_vs_candidates(run)
+    assert curve[-1][0] == 10 and curve[-1][1].as_dict()["official_accuracy"] == 1.0
+    row = next(line for line in format_markdown([run_metrics(run)]).splitlines() if line.startswith("| d |"))
+    assert "| discriminate | ? | – |" in row  # n does not apply to the run (no lm in this config: ?)
