@@ -330,8 +330,10 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
 
 
 #: a KeyError that names one missing key (``KeyError: 'nope'``), or pandas' for several columns
-_MISSING_KEY = re.compile(r"""^KeyError: (?:(['"])(?P<key>.*)\1|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index"|"""
-                          r"""(?P<number>-?\d+))$""", re.DOTALL)
+_MISSING_KEY = re.compile(r"^KeyError: (?:"
+                          r"""(['"])(?P<key>.*)\1"""  # one key: 'nope'
+                          r'|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index"'  # pandas', for columns
+                          r"|(?P<number>-?\d+))$", re.DOTALL)  # a number: df[0]
 #: the most columns listed per table after such an error
 _COLUMNS_SHOWN = 30
 

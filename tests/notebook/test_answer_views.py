@@ -164,7 +164,8 @@ def test_printing_an_answer_without_a_value_says_no_answer(no_answer, tie):
     assert str(tie) == str(tie.value)
     from dataclasses import replace
 
-    abstained = replace(tie, value=None, warnings=[*tie.warnings, "abstained: the answer has confidence 33%, below 90%"])
+    abstained = replace(tie, value=None,
+                        warnings=[*tie.warnings, "abstained: the answer has confidence 33%, below 90%"])
     assert abstained.abstention is not None and str(abstained) == "no answer (abstained)"
 
 

@@ -87,8 +87,8 @@ def test_a_calibrator_file_fitted_on_another_model_or_mode_is_said(binder_run, t
     assert same.calibrated and not any("was fitted on" in w for w in same.warnings)
     other = Binder(lm=lm, n=2, progress=False, calibrator=str(path), mode="python").ask(table, "who?")
     # it was applied without a word, though fitted on binder-mode runs
-    assert other.calibrated and any(w.startswith(f"the calibrator {path} was fitted on runs of scripted in binder mode, "
-                                                 "not of scripted in python mode") for w in other.warnings)
+    said = f"the calibrator {path} was fitted on runs of scripted in binder mode, not of scripted in python mode"
+    assert other.calibrated and any(w.startswith(said) for w in other.warnings)
 
 
 def test_a_missing_or_bad_calibrator_is_a_clear_error_before_any_model_call(tmp_path):
