@@ -154,7 +154,13 @@ class Binder:
         services = Services(lm=self.lm, neural=lambda: self.neural, sandbox=lambda: self.sandbox,
                             neural_cache=self.neural_cache, progress=progress)
         named = not isinstance(table, (pd.DataFrame, str, os.PathLike))
-        return QuestionState(question=question.strip(), table=next(iter(seen.values())),
+        warnings: tuple[str, ...] = ()
+        given = [name for name, arg in (("neural", self._neural_arg), ("neural_lm", self._neural_lm_arg))
+                 if arg is not None]
+        if given and settings.mode not in ("binder", "discriminate"):  # said, rather than dropped unsaid
+            why = "its programs make no neural calls" if settings.mode == "python" else "the model answers directly"
+            warnings += (f"{' and '.join(given)} is not used in {settings.mode} mode: {why}",)
+        return QuestionState(question=question.strip(), table=next(iter(seen.values())), warnings=warnings,
                              original_table=next(iter(originals.values())), title=title,
                              tags={"question_id": question_id} if question_id else {},
                              settings=settings, profile=profile, services=services, lowercased=lowercase,

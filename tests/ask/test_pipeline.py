@@ -326,3 +326,14 @@ def test_a_model_of_the_wrong_type_is_a_type_error_that_says_what_lm_takes():
         Binder(lm=123)
     with pytest.raises(TypeError, match=r"neural_lm= takes a spec string .* not dict"):
         Binder(lm="local", neural_lm={"model": "x"})
+
+
+@pytest.mark.parametrize("mode, why", [("python", "its programs make no neural calls"),
+                                       ("e2e", "the model answers directly")])
+def test_a_neural_backend_given_to_a_mode_without_neural_calls_is_said(shirts, oracle_spec, mode, why):
+    lm = scripted([PLAIN_PROGRAM], e2e="A: polyester performance tee")
+    answer = Binder(lm=lm, neural=oracle_spec, n=1, mode=mode, progress=False).ask(shirts, QUESTION)
+    assert answer.value == "polyester performance tee"
+    assert f"neural is not used in {mode} mode: {why}" in answer.warnings  # it was dropped without a word
+    plain = Binder(lm=lm, n=1, mode=mode, progress=False).ask(shirts, QUESTION)
+    assert not any("is not used in" in w for w in plain.warnings)
