@@ -264,7 +264,7 @@ def _failure_text(candidate: Candidate) -> str:
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
         return f"{error.kind} error{where}: {_text(error.message, 400)}"
-    return "returned an empty result (None, an empty table or an empty list)"
+    return "returned an empty result (None, NaN, an empty table or an empty list)"
 
 
 # --- the table and the candidates ----------------------------------------------------------

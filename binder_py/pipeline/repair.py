@@ -30,7 +30,7 @@ def failure_message(candidate: Candidate, state: QuestionState | None = None) ->
         where = f" (line {error.line})" if error.line else ""
         message = f"{error.kind} error{where}: {error.message}"
     else:
-        message = "the program returned an empty result (None, an empty table or an empty list)"
+        message = "the program returned an empty result (None, NaN, an empty table or an empty list)"
     if state is not None:
         hints = literal_hints(candidate.program, {"df": state.table, "table": state.table, **state.tables})
         message += "".join(f"\n{hint}" for hint in hints)

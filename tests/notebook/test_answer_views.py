@@ -207,3 +207,14 @@ def test_an_abstention_reads_plainly_in_every_view():
     # "the vote is below" beside "below abstain_below", and "its votes are in the distribution" (an attribute)
     assert "the vote is below" not in text.lower() and "distribution" not in text
     assert "the vote follows" in answer.explain() and "The vote follows." in answer_html(answer)
+
+
+def test_a_nan_answer_is_named_among_the_empty_results():
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [52, 45]})
+    lm = ScriptedLM(lambda request, purpose: 'df["price"].where(df["price"] > 100).max()')
+    answer = Binder(lm=lm, n=1, progress=False, repair_attempts=0).ask(table, "the highest price over 100?")
+    assert answer.value is None  # the program returned NaN, which the view called "None, an empty table or ..."
+    assert "returned an empty result (None, NaN, an empty table or an empty list)" in answer_html(answer)
