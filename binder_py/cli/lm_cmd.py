@@ -143,6 +143,17 @@ def _lm_log(args: argparse.Namespace) -> int:
         print(f"no calls logged in {target}", file=sys.stderr)
     for ts, lm, purpose, source, pt, ct, latency, error, tags in reversed(rows):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
-        print(f"{when} {lm} {purpose or '-'} {source} {pt}+{ct} tok {latency:.2f}s {tags}"
+        print(f"{when} {lm} {purpose or '-'} {source} {pt}+{ct} tok {latency:.2f}s{_tags_text(tags)}"
               + (f" ERROR {error}" if error else ""))
     return 0
+
+
+def _tags_text(tags: str | None) -> str:
+    """A call's tags as `` key=value ...`` (nothing when it has none; the stored JSON printed ``{}``)."""
+    try:
+        parsed = json.loads(tags) if tags else {}
+    except ValueError:
+        return f" {tags}"
+    if not isinstance(parsed, dict):
+        return f" {tags}"
+    return "".join(f" {key}={value}" for key, value in parsed.items())

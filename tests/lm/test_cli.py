@@ -59,3 +59,14 @@ def test_lm_log_of_an_empty_log_says_so(make_lm, tmp_path, capsys):
     assert main(["lm", "log", "--cache-path", path]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "no calls logged in" in captured.err  # it printed nothing at all
+
+
+def test_lm_log_shows_tags_as_key_value_pairs(make_lm, tmp_path, capsys):
+    lm = make_lm()
+    lm.complete(LMRequest(prompt="a"), tags={"question_id": "nt-7"})
+    lm.complete(LMRequest(prompt="b"))
+    path = str(tmp_path / "cache.sqlite")
+    assert main(["lm", "log", "--cache-path", path]) == 0
+    tagged, plain = capsys.readouterr().out.splitlines()
+    assert tagged.endswith("s question_id=nt-7") and "{" not in tagged  # was {"question_id": "nt-7"}
+    assert plain.endswith("s") and "{}" not in plain  # was a trailing {}
