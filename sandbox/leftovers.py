@@ -5,13 +5,15 @@ its socket ``zygote.sock``) when it exits, even when its parent was killed. A zy
 with SIGKILL cannot: Ray kills the child processes of a worker it stops, and the kernel's
 out-of-memory killer picks large processes. :func:`sweep` removes such leftovers: directories
 of this user, at least ``min_age`` seconds old, whose socket is no longer bound by any process
-(Linux lists bound sockets in ``/proc/net/unix``; elsewhere nothing is swept). It removes only
-the socket file and the then-empty directory, never anything else, and follows no symlink.
+and on which nothing listens (Linux lists bound sockets in ``/proc/net/unix``, and a connection
+attempt to the socket is refused; elsewhere nothing is swept). It removes only the socket file and
+the then-empty directory, never anything else, and follows no symlink.
 :func:`sweep_in_background` runs it once per process, off the caller's path.
 """
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import tempfile
 import threading
@@ -48,26 +50,73 @@ def sweep(directory: str | None = None, *, min_age: float = MIN_AGE) -> list[str
     root = directory or tempfile.gettempdir()
     uid, now, removed = os.getuid(), time.time(), []
     try:
-        names = [n for n in os.listdir(root) if n.startswith(PREFIX)]
+        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
         return []
-    for name in names:
-        path = os.path.join(root, name)
+    try:
         try:
-            info = os.lstat(path)
-            if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or now - info.st_mtime < min_age:
-                continue
-            if os.listdir(path) != [SOCKET]:
-                continue  # not a zygote's directory as a zygote leaves it: not ours to judge
-            socket_path = os.path.join(path, SOCKET)
-            if not stat.S_ISSOCK(os.lstat(socket_path).st_mode) or socket_path in bound:
-                continue
-            os.unlink(socket_path)
-            os.rmdir(path)
-            removed.append(path)
+            names = [n for n in os.listdir(root_fd) if n.startswith(PREFIX)]
         except OSError:
-            continue  # gone meanwhile, or not ours
+            return []
+        for name in names:
+            path = os.path.join(root, name)
+            if _remove_if_left_over(root_fd, name, path, uid=uid, now=now, min_age=min_age, bound=bound):
+                removed.append(path)
+    finally:
+        os.close(root_fd)
     return removed
+
+
+def _remove_if_left_over(root_fd: int, name: str, path: str, *, uid: int, now: float, min_age: float,
+                         bound: set[str]) -> bool:
+    """Check and remove one entry, through a descriptor of the directory itself (opened without
+    following a symlink), so every step is about the directory that was checked."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=root_fd)
+    except OSError:
+        return False  # a symlink, a file, gone meanwhile, or not ours to open
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != uid or now - info.st_mtime < min_age:
+            return False
+        if os.listdir(fd) != [SOCKET]:
+            return False  # not a zygote's directory as a zygote leaves it: not ours to judge
+        if not stat.S_ISSOCK(os.stat(SOCKET, dir_fd=fd, follow_symlinks=False).st_mode):
+            return False
+        if os.path.join(path, SOCKET) in bound or _listening(fd):
+            return False
+        os.unlink(SOCKET, dir_fd=fd)
+    except OSError:
+        return False  # gone meanwhile, or not ours
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(name, dir_fd=root_fd)  # removes an empty directory only
+    except OSError:
+        return False
+    return True
+
+
+def _listening(dir_fd: int) -> bool:
+    """Whether a process listens on the socket in the directory ``dir_fd``.
+
+    /proc/net/unix is not enough to call a socket dead: it lists only the sockets of this
+    process's network namespace (a zygote started in a container sharing /tmp, or under
+    ``unshare -n``, is missing), under the path as the zygote spelled it (``TMPDIR`` through a
+    symlink, or ``//tmp``, is another string). A connection attempt finds the socket by its file:
+    refused means nothing listens; accepted, queued or any other answer means keep it. (A live
+    zygote's worker takes the connection, sees it close, and is replaced.)"""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.setblocking(False)
+        probe.connect(f"/proc/self/fd/{dir_fd}/{SOCKET}")
+    except ConnectionRefusedError:
+        return False
+    except OSError:
+        return True  # busy (its backlog is full) or cannot tell: keep it
+    finally:
+        probe.close()
+    return True
 
 
 _started = threading.Event()
