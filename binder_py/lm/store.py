@@ -83,6 +83,21 @@ CREATE TABLE IF NOT EXISTS models (
 """
 
 
+#: the columns of each table of :data:`_SCHEMA`, and its indexes (as SQLite stores their text)
+_COLUMNS = {
+    "meta": ("k", "v"),
+    "responses": ("key", "request_key", "lm", "endpoint", "model", "api", "request_json", "response_json",
+                  "prompt_tokens", "completion_tokens", "created"),
+    "log": ("id", "ts", "lm", "purpose", "tags", "key", "source", "requests", "prompt_tokens", "completion_tokens",
+            "latency", "cost", "error", "request_json"),
+    "token_counts": ("lm", "text_hash", "n"),
+    "models": ("lm", "endpoint", "model", "context_window"),
+}
+_INDEXES = {"responses_request_key": "CREATE INDEX responses_request_key ON responses(request_key)"}
+#: the largest value (a recorded response, a request) SQLite may hold in memory for one of these files
+MAX_VALUE_BYTES = 256 * 1024 * 1024
+
+
 def default_cache_dir() -> Path:
     if os.environ.get("BINDER_CACHE_DIR"):
         return Path(os.environ["BINDER_CACHE_DIR"]).expanduser()
@@ -199,13 +214,55 @@ class LMStore:
                                    (str(SCHEMA_VERSION),))
 
     def _check_database(self) -> None:
-        """One line, not a traceback, when the file is not an SQLite database."""
+        """One line, not a traceback, when the file is not an SQLite database of this schema.
+
+        A recording may come from someone else, and SQLite runs what a file's schema says: a view is
+        a query run on every read (one that computes without end hung replay), a trigger runs on every
+        write, a column default, an index expression or a CHECK constraint on every insert. So the
+        schema may hold only this module's tables (their known columns, nothing generated) and
+        indexes, and no view or trigger; SQLite's own limits bound any one value."""
         try:
             self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            problem = self._schema_problem()
         except sqlite3.DatabaseError as error:
             self._conn.close()
             raise LMConfigError(f"{self.path} is not a binder-py recording or cache ({error}); give the file "
                                 "written by 'binder-py eval --out DIR', or remove it") from None
+        if problem is not None:
+            self._conn.close()
+            raise LMConfigError(f"{self.path} is not a binder-py recording or cache: it has {problem}; give the "
+                                "file written by 'binder-py eval --out DIR', or remove it")
+        self._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        self._conn.execute("PRAGMA trusted_schema = OFF")
+        self._conn.execute("PRAGMA ignore_check_constraints = ON")
+
+    def _schema_problem(self) -> str | None:
+        """What in the file's schema is not this module's (``None`` when nothing is)."""
+        rows = self._conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        tables = set()
+        for kind, name, table, sql in rows:
+            name = str(name)
+            if kind == "table":
+                if name not in _COLUMNS and name not in ("sqlite_sequence", "sqlite_stat1", "sqlite_stat4"):
+                    return f"a table {name!r} of its own"
+                if str(sql or "").lstrip().upper().startswith("CREATE VIRTUAL"):
+                    return f"a virtual table {name!r}"
+                tables.add(name)
+            elif kind == "index":
+                if sql is not None and " ".join(str(sql).split()) != _INDEXES.get(name):
+                    return f"an index {name!r} of its own"
+            else:
+                return f"a {kind} {name!r}"
+        if self.readonly:
+            for name in _COLUMNS:
+                if name not in tables:
+                    return f"no table {name!r}"
+        for name in tables & set(_COLUMNS):
+            for column in self._conn.execute(f"PRAGMA table_xinfo({name})").fetchall():
+                # (cid, name, type, notnull, default, pk, hidden): hidden marks a generated column
+                if column[1] not in _COLUMNS[name] or column[6]:
+                    return f"a column {column[1]!r} of its own in table {name!r}"
+        return None
 
     # --- responses -------------------------------------------------------------------
     def get(self, key: str) -> tuple[list[Choice], int, int] | None:

@@ -347,3 +347,50 @@ def test_an_integer_too_large_for_a_float_keeps_its_column_as_text(tmp_path):
     path = tmp_path / "t.csv"  # found by the fuzzer: an empty cell beside a 400-digit number
     path.write_text("a,b\n,1\n" + "9" * 400 + ",2\n")
     assert load_table(path)["a"].tolist() == ["", "9" * 400]
+
+
+# --- recordings (lm.sqlite) of the wrong schema -------------------------------------------
+
+_ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c"
+
+
+def _recording(directory, *statements):
+    from binder_py.lm.store import LMStore
+
+    directory.mkdir(exist_ok=True)
+    LMStore(directory / "lm.sqlite")._conn.close()
+    with sqlite3.connect(directory / "lm.sqlite") as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+    return directory / "lm.sqlite"
+
+
+@pytest.mark.parametrize("statements, named", [
+    # replay read 'models' and answered from 'responses' whatever they were: a view computing
+    # without end made 'binder-py eval --lm replay:DIR' hang before the first question
+    (["DROP TABLE models", "CREATE VIEW models AS SELECT 'a' AS lm, 'b' AS endpoint, 'c' AS model, "
+      f"({_ENDLESS}) AS context_window"], "view 'models'"),
+    (["DROP TABLE responses"], "no table 'responses'"),
+    (["CREATE TRIGGER t AFTER INSERT ON log BEGIN SELECT 1; END"], "trigger 't'"),
+    (["ALTER TABLE responses ADD COLUMN extra TEXT DEFAULT (printf('%.*c', 900000000, 'x'))"],
+     "column 'extra'"),
+    (["CREATE INDEX big ON responses(printf('%.*c', 900000000, key))"], "index 'big'"),
+    (["DROP TABLE token_counts", "CREATE VIRTUAL TABLE token_counts USING fts4(lm, text_hash, n)"],
+     "virtual table 'token_counts'"),
+])
+def test_a_recording_of_another_schema_is_one_line_for_replay_and_resume(tmp_path, statements, named):
+    from binder_py.lm.client import ReplayLM
+    from binder_py.lm.store import LMStore
+    from binder_py.lm.types import LMConfigError
+
+    path = _recording(tmp_path / "run", *statements)
+    before = path.read_bytes()
+    with pytest.raises(LMConfigError, match=named) as error:
+        ReplayLM(tmp_path / "run")
+    one_line(error.value)
+    if not named.startswith("no table"):  # (resume creates a missing table)
+        # resume (--out DIR) writes into DIR/lm.sqlite: a trigger there runs on every answer recorded
+        with pytest.raises(LMConfigError, match=named):
+            LMStore(path)
+    assert path.read_bytes() == before
