@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -36,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from binder_py.errors import BinderError
+from binder_py.jsonfile import Shape, parse_json
 from binder_py.safefiles import require_regular_or_absent
 from binder_py.lm.types import Choice, LMConfigError, LMRequest
 
@@ -94,6 +97,8 @@ _COLUMNS = {
     "models": ("lm", "endpoint", "model", "context_window"),
 }
 _INDEXES = {"responses_request_key": "CREATE INDEX responses_request_key ON responses(request_key)"}
+#: the largest token count (of an answer, a text, a context window) a file may record
+MAX_TOKEN_COUNT = 10**9
 #: the largest value (a recorded response, a request) SQLite may hold in memory for one of these files
 MAX_VALUE_BYTES = 256 * 1024 * 1024
 
@@ -167,17 +172,42 @@ def choices_to_json(choices: list[Choice]) -> str:
     return json.dumps([_choice_dict(c) for c in choices], ensure_ascii=False)
 
 
-def _choice_from_dict(data: dict[str, Any]) -> Choice:
-    tokens = data.get("token_logprobs")
-    top = data.get("top_logprobs")
-    return Choice(text=data["text"], mean_logprob=data.get("mean_logprob"), finish_reason=data.get("finish_reason"),
-                  token_logprobs=tuple((str(t), float(lp)) for t, lp in tokens) if tokens is not None else None,
-                  top_logprobs=(tuple(tuple((str(t), float(lp)) for t, lp in row) for row in top)
-                                if top is not None else None))
+_PAIR = Shape(list, items=(str, float))
+_CHOICES_SHAPE = Shape(list, items=Shape(dict, {
+    "text": str, "mean_logprob": (float, type(None)), "finish_reason": (str, type(None)),
+    "token_logprobs": Shape((list, type(None)), items=_PAIR),
+    "top_logprobs": Shape((list, type(None)), items=Shape(list, items=_PAIR)),
+}))
 
 
-def choices_from_json(text: str) -> list[Choice]:
-    return [_choice_from_dict(c) for c in json.loads(text)]
+def _logprob(value: Any, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value) or value == math.inf:
+        raise BinderError(f"{where}: a log-probability must be a number below infinity, not {value!r}")
+    return float(value)
+
+
+def _pairs(rows: list[Any], where: str) -> tuple[tuple[str, float], ...]:
+    if any(len(row) != 2 or not isinstance(row[0], str) for row in rows):
+        raise BinderError(f"{where}: a log-probability entry must be [token text, number]")
+    return tuple((row[0], _logprob(row[1], where)) for row in rows)
+
+
+def _choice_from_dict(data: dict[str, Any], where: str = "a recorded answer") -> Choice:
+    if "text" not in data:
+        raise BinderError(f"{where}: field 'text' is missing")
+    tokens, top, mean = data.get("token_logprobs"), data.get("top_logprobs"), data.get("mean_logprob")
+    return Choice(text=data["text"], mean_logprob=None if mean is None else _logprob(mean, where),
+                  finish_reason=data.get("finish_reason"),
+                  token_logprobs=_pairs(tokens, where) if tokens is not None else None,
+                  top_logprobs=tuple(_pairs(row, where) for row in top) if top is not None else None)
+
+
+def choices_from_json(text: str | bytes, where: str = "a recorded answer") -> list[Choice]:
+    """The choices of a stored answer; :class:`BinderError` (one line, naming ``where``) unless it is
+    a list of choices as :func:`choices_to_json` writes them (depth and shape checked before use)."""
+    if not isinstance(text, (str, bytes)):
+        raise BinderError(f"{where}: not JSON text but {type(text).__name__}")
+    return [_choice_from_dict(c, where) for c in parse_json(text, where, _CHOICES_SHAPE)]
 
 
 class LMStore:
@@ -272,7 +302,7 @@ class LMStore:
                 (key,)).fetchone()
         if row is None:
             return None
-        return choices_from_json(row[0]), int(row[1] or 0), int(row[2] or 0)
+        return self._answer(row, key)
 
     def get_by_request(self, req_key: str, lm: str | None = None) -> tuple[list[Choice], int, int, str] | None:
         """The most recent answer to a request from any model (or the named one)."""
@@ -282,13 +312,18 @@ class LMStore:
             row = self._conn.execute(sql, (req_key, lm) if lm else (req_key,)).fetchone()
         if row is None:
             return None
-        return choices_from_json(row[0]), int(row[1] or 0), int(row[2] or 0), row[3]
+        choices, prompt_tokens, completion_tokens = self._answer(row, req_key)
+        return choices, prompt_tokens, completion_tokens, self._text(row[3], f"the model of answer {req_key[:12]}")
 
     def recorded_apis(self, lm: str | None = None) -> set[str]:
         """The APIs ("chat", "completions") the stored answers came from (of one model, if named)."""
         sql = "SELECT DISTINCT api FROM responses" + (" WHERE lm = ?" if lm else "")
         with self._lock:
-            return {row[0] for row in self._conn.execute(sql, (lm,) if lm else ()) if row[0]}
+            apis = {row[0] for row in self._conn.execute(sql, (lm,) if lm else ()) if row[0]}
+        for api in apis:
+            if api not in ("chat", "completions"):
+                self._damaged(f"an answer's api is {api!r}, not 'chat' or 'completions'")
+        return apis
 
     def put(self, key: str, req_key: str, *, lm: str, endpoint: str, model: str, api: str,
             request: LMRequest, choices: list[Choice], prompt_tokens: int, completion_tokens: int) -> None:
@@ -322,7 +357,7 @@ class LMStore:
         sql = "SELECT n FROM token_counts WHERE text_hash = ?" + (" AND lm = ?" if lm else "") + " LIMIT 1"
         with self._lock:
             row = self._conn.execute(sql, (text_hash(text), lm) if lm else (text_hash(text),)).fetchone()
-        return None if row is None else int(row[0])
+        return None if row is None else self._count(row[0], "a count in table 'token_counts'")
 
     def put_model(self, lm: str, endpoint: str, model: str, context_window: int | None) -> None:
         with self._lock:
@@ -331,8 +366,38 @@ class LMStore:
 
     def models(self) -> list[tuple[str, str, str, int | None]]:
         with self._lock:
-            return [tuple(r) for r in self._conn.execute(  # type: ignore[misc]
-                "SELECT lm, endpoint, model, context_window FROM models ORDER BY lm")]
+            rows = self._conn.execute("SELECT lm, endpoint, model, context_window FROM models ORDER BY lm").fetchall()
+        return [(self._text(lm, "a model's name ('lm')"), self._text(endpoint, "a model's 'endpoint'", optional=True),
+                 self._text(model, "a model's 'model'", optional=True),
+                 self._count(window, f"the context_window of model {lm!r}", optional=True))
+                for lm, endpoint, model, window in rows]
+
+    # --- values read back: checked, since a recording may come from someone else ------------
+    def _damaged(self, what: str) -> Any:
+        raise LMConfigError(f"{self.path}: {what}; the recording is damaged or crafted (give the file written by "
+                            "'binder-py eval --out DIR', or remove it)")
+
+    def _count(self, value: Any, what: str, *, optional: bool = False) -> Any:
+        if value is None and optional:
+            return None
+        if not isinstance(value, int) or not 0 <= value <= MAX_TOKEN_COUNT:
+            self._damaged(f"{what} is {value!r}, not a token count from 0 to {MAX_TOKEN_COUNT:,}")
+        return value
+
+    def _text(self, value: Any, what: str, *, optional: bool = False) -> Any:
+        if not isinstance(value, str) and not (value is None and optional):
+            self._damaged(f"{what} is {value!r}, not a text")
+        return value
+
+    def _answer(self, row: Any, key: str) -> tuple[list[Choice], int, int]:
+        """(choices, prompt tokens, completion tokens) of a stored answer, each checked."""
+        try:
+            choices = choices_from_json(row[0], f"the response_json of answer {key[:12]}")
+        except BinderError as error:
+            self._damaged(str(error))
+        prompt_tokens = self._count(row[1], f"the prompt_tokens of answer {key[:12]}", optional=True)
+        completion_tokens = self._count(row[2], f"the completion_tokens of answer {key[:12]}", optional=True)
+        return choices, prompt_tokens or 0, completion_tokens or 0
 
     # --- maintenance -------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

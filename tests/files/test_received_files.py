@@ -394,3 +394,76 @@ def test_a_recording_of_another_schema_is_one_line_for_replay_and_resume(tmp_pat
         with pytest.raises(LMConfigError, match=named):
             LMStore(path)
     assert path.read_bytes() == before
+
+
+def _replay_with(tmp_path, *statements):
+    """A recording with one answer (to the request below), changed by ``statements``."""
+    from binder_py.lm.client import ReplayLM
+    from binder_py.lm.store import LMStore, cache_key, request_key
+    from binder_py.lm.types import Choice, LMRequest
+
+    run = tmp_path / "run"
+    run.mkdir()
+    request = LMRequest(prompt="q", max_tokens=8)
+    store = LMStore(run / "lm.sqlite")
+    store.put_model("m", "e", "m", 4096)
+    store.put_token_count("m", "some text", 3)
+    store.put(cache_key("e", "m", "completions", request), request_key(request), lm="m", endpoint="e", model="m",
+              api="completions", request=request, choices=[Choice(text="answer", mean_logprob=-0.5)],
+              prompt_tokens=5, completion_tokens=2)
+    store.close()
+    with sqlite3.connect(run / "lm.sqlite") as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+    return ReplayLM(run), request
+
+
+def test_a_sound_recording_replays(tmp_path):
+    lm, request = _replay_with(tmp_path)
+    completion = lm.complete(request)
+    assert [c.text for c in completion.choices] == ["answer"] and completion.usage.cached_prompt_tokens == 5
+    assert lm.context_window == 4096 and lm.count_tokens("some text") == 3
+
+
+@pytest.mark.parametrize("statement, named", [
+    # each was an error on every question that did not say which file was wrong
+    # ('JSONDecodeError: Expecting value', "AttributeError: 'int' object has no attribute 'get'")
+    ("UPDATE responses SET response_json = 'not json'", "response_json"),
+    ("UPDATE responses SET response_json = '[7]'", "response_json"),
+    ("UPDATE responses SET response_json = '[{\"text\": 5}]'", "response_json"),
+    ("UPDATE responses SET response_json = '[{\"text\": \"a\", \"token_logprobs\": [[\"t\", \"x\"]]}]'",
+     "response_json"),
+    ("UPDATE responses SET response_json = '[{\"text\": \"a\", \"mean_logprob\": NaN}]'", "response_json"),
+    ("DEEP", "response_json"),  # 100,000 '[': a RecursionError in json.loads
+    ("UPDATE responses SET response_json = x'00ff'", "response_json"),
+    # counted as usage: a recording could make a run report any number of tokens, negative ones too
+    ("UPDATE responses SET prompt_tokens = -5", "prompt_tokens"),
+    ("UPDATE responses SET completion_tokens = 9000000000000000000", "completion_tokens"),
+    ("UPDATE responses SET prompt_tokens = 'many'", "prompt_tokens"),
+])
+def test_a_recorded_answer_of_the_wrong_shape_is_one_line_naming_the_file(tmp_path, statement, named):
+    from binder_py.lm.types import LMConfigError
+
+    if statement == "DEEP":
+        statement = "UPDATE responses SET response_json = '" + "[" * 100_000 + "'"
+    lm, request = _replay_with(tmp_path, statement)
+    with pytest.raises(LMConfigError, match=named) as error:
+        lm.complete(request)
+    assert "lm.sqlite" in one_line(error.value)
+
+
+@pytest.mark.parametrize("statement, named", [
+    ("UPDATE models SET context_window = 'abc'", "context_window"),  # was a TypeError on every question
+    ("UPDATE models SET context_window = -5", "context_window"),
+    ("UPDATE models SET lm = x'07'", "lm"),  # a blob: was an AttributeError
+    ("UPDATE token_counts SET n = 'zz'", "token_counts"),  # was a ValueError on every question
+    ("UPDATE token_counts SET n = -100000000", "token_counts"),  # every prompt 'fitted'
+])
+def test_recorded_models_and_token_counts_of_the_wrong_type_are_one_line(tmp_path, statement, named):
+    from binder_py.lm.types import LMConfigError
+
+    with pytest.raises(LMConfigError, match=named) as error:
+        lm, _ = _replay_with(tmp_path, statement)
+        lm.count_tokens("some text")
+    assert "lm.sqlite" in one_line(error.value)
