@@ -37,6 +37,12 @@ MAX_CONFIG_BYTES = 1024 * 1024
 MAX_RESULT_LINE_BYTES = int(os.environ.get("BINDER_MAX_RESULT_LINE_BYTES", 64 * 1024 * 1024))
 #: a recorded sample position or count above this is not one a run can have made
 MAX_SAMPLES = 10_000
+#: the settings a replay takes over from the recorded config, and the largest value each may have
+#: (``n`` is not bounded here: a report reads it clamped to the recorded sample positions, and a
+#: replay asks the recording for that many samples, which it then does not find)
+REPLAYED_SETTINGS = {"shots": MAX_SAMPLES, "shots_effective": MAX_SAMPLES,
+                     "core_shots_effective": MAX_SAMPLES, "table_rows_effective": 10**7,
+                     "max_tokens_effective": 10**7, "plan_wave": 10**6, "plan_packing": 10**6}
 
 #: the usage figures a results line records (summed by the runner and the report)
 USAGE_KEYS = ("requests", "prompt_tokens", "completion_tokens", "cached_requests", "cached_prompt_tokens",
@@ -51,7 +57,8 @@ CONFIG_SHAPE = Shape(dict, {
     "lm": _OPTIONAL_TEXT, "lm_name": _OPTIONAL_TEXT, "neural": _OPTIONAL_TEXT, "n": _OPTIONAL_INT,
     "seed": _OPTIONAL_INT, "vote": _OPTIONAL_TEXT, "shots": _OPTIONAL_INT, "shots_effective": _OPTIONAL_INT,
     "lm_api": _OPTIONAL_TEXT, "neural_weight": _OPTIONAL_NUMBER, "questions": _OPTIONAL_INT,
-    "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT,
+    "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT, "core_shots_effective": _OPTIONAL_INT,
+    "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT,
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "versions": (dict, type(None)), "ids": (list, type(None)),
 })
@@ -168,6 +175,11 @@ def read_config(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
 
     if config.get("vote") is not None and config["vote"] not in STRATEGIES:
         raise BinderError(f"{path}: field 'vote' must be one of {', '.join(STRATEGIES)}, not {config['vote']!r}")
+    for key, most in REPLAYED_SETTINGS.items():
+        value = config.get(key)
+        if value is not None and not 0 <= value <= most:
+            raise BinderError(f"{path}: field {key!r} must be from 0 to {most:,}, not {value!r}; the file was not "
+                              "written by binder-py")
     weight = config.get("neural_weight")
     if weight is not None and not 0 <= weight < float("inf"):
         raise BinderError(f"{path}: field 'neural_weight' must be a finite number >= 0, not {weight!r}")

@@ -467,3 +467,22 @@ def test_recorded_models_and_token_counts_of_the_wrong_type_are_one_line(tmp_pat
         lm, _ = _replay_with(tmp_path, statement)
         lm.count_tokens("some text")
     assert "lm.sqlite" in one_line(error.value)
+
+
+@pytest.mark.parametrize("text, field", [
+    # settings a replay takes from the recorded config: int() of these was a traceback
+    ('{"core_shots_effective": [1]}', "'core_shots_effective'"),
+    ('{"table_rows_effective": "20"}', "'table_rows_effective'"),
+    ('{"plan_wave": {"a": 1}}', "'plan_wave'"),
+    ('{"core_shots_effective": NaN}', "'core_shots_effective'"),
+    ('{"table_rows_effective": 1e400}', "'table_rows_effective'"),
+    # and out of any range a run can have recorded
+    ('{"max_tokens_effective": -5}', "'max_tokens_effective'"),
+    ('{"plan_wave": 1000000000000}', "'plan_wave'"),
+    ('{"shots_effective": 1000000000000}', "'shots_effective'"),
+])
+def test_recorded_settings_a_replay_reuses_are_checked(tmp_path, text, field):
+    (tmp_path / "config.json").write_text(text)
+    with pytest.raises(BinderError, match=field) as error:
+        read_config(tmp_path)
+    assert "config.json" in one_line(error.value)
