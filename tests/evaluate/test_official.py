@@ -85,3 +85,41 @@ def test_duplicates_keep_the_first():
     assert official_match(["1 [2]"], ["1", "1.0"])             # the kept "1" matches the string "1"
     assert not official_match(["1 [2]"], ["1.0", "1"])         # the kept "1.0" does not
     assert official_match(["a", "b"], ["b", "a", "A"])
+
+
+# --- the citation and parentheses patterns, in linear time ----------------------------------
+
+_ORIGINAL_CITATIONS = {"python2": r"((?<!^)\[[^\]]*\]|\[[0-9]+\]|[•♦†‡*#+])*$",
+                       "python3": r"((?<!^)\[[^\]]*\]|\[\d+\]|[•♦†‡*#+])*$"}
+_ORIGINAL_PARENTHESES = r"(?<!^)( \([^)]*\))*$"
+
+
+def test_the_citation_and_parentheses_steps_are_the_original_patterns():
+    import random
+    import re
+
+    from binder_py.evaluate.official import _strip_citations, _strip_parentheses
+
+    rng = random.Random(7)
+    alphabet = "[]()1٣ a*#x\n"
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        for dialect, pattern in _ORIGINAL_CITATIONS.items():
+            assert _strip_citations(text, dialect) == re.sub(pattern, "", text), (text, dialect)
+        assert _strip_parentheses(text) == re.sub(_ORIGINAL_PARENTHESES, "", text), text
+
+
+@pytest.mark.parametrize("text", [
+    "a" + "[1]" * 20000 + "x",  # the original pattern: 40 of these ran for hours (exponential backtracking)
+    "a" + " (a)" * 50000 + "x",  # quadratic
+    "[" * 100000, "a" + "[]" * 50000,
+])
+def test_normalize_takes_linear_time_on_crafted_text(text):
+    import time
+
+    from binder_py.evaluate.official import normalize
+
+    start = time.perf_counter()
+    normalize(text)
+    normalize(text, "python3")
+    assert time.perf_counter() - start < 5
