@@ -40,3 +40,34 @@ def test_subset_rules():
 def test_prediction_is_the_target():
     # Binder calls check_denotation(pred, gold): every predicted value must match some gold value
     assert binder_match("q", ["a", "b"], ["b", "a"]) and not binder_match("q", ["a", "b"], ["a", "c"])
+
+
+# --- crafted text: bounded time ----------------------------------------------------------
+
+def test_the_midnight_step_is_the_original_pattern():
+    import random
+    import re
+
+    from binder_py.evaluate.binder import _ends_with_midnight
+
+    rng = random.Random(3)
+    alphabet = ["-", " 00:00:00", "a", "\n", " ", "0", ":"]
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert _ends_with_midnight(text) == bool(re.match(r"(.*)-(.*)-(.*) 00:00:00", text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "-" * 20000,  # the midnight pattern (.*)-(.*)-(.*): cubic, 800 dashes took 0.5 s
+    "12-" * 3000,  # the recogniser: 1,000 characters of this took 9 s, 4,000 minutes
+    "1 " * 5000,
+])
+def test_str_normalize_takes_bounded_time_on_crafted_text(text):
+    import time
+
+    from binder_py.evaluate.binder import str_normalize
+
+    str_normalize("warm up 1 january 2001")
+    start = time.perf_counter()
+    str_normalize.__wrapped__(text)
+    assert time.perf_counter() - start < 5
