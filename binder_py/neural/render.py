@@ -8,6 +8,8 @@ placeholder.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -29,17 +31,30 @@ def load_templates() -> dict[str, str]:
                                 .read_text(encoding="utf-8")) for name in TEMPLATE_NAMES}
 
 
+#: what ends a line for str.splitlines() and for a reader of the prompt
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
+def _on_one_line(values: dict[str, str]) -> dict[str, str]:
+    """A table's title comes from a file (a page title, the name of the file asked about): like a
+    cell, it is shown on one line, so it cannot add lines, rows or chat turns to a prompt (the
+    parse prompt does the same, ``table_format._one_line``). Other spaces are kept as they are."""
+    if "title" in values:
+        values["title"] = _LINE_BREAKS.sub(" ", str(values["title"]))
+    return values
+
+
 def fill_template(template: str, **values: str) -> str:
     """``template`` with its placeholders filled (one pass; an ``{output}`` placeholder is filled
-    like the others)."""
-    return fill(template, values)
+    like the others; the title on one line)."""
+    return fill(template, _on_one_line(values))
 
 
 def fill_until_output(template: str, **values: str) -> str:
     """The part of ``template`` before its ``{output}`` placeholder, filled: the target of a prompt,
     which the model completes."""
     head, _, _ = template.partition("{output}")
-    return fill(head, values)
+    return fill(head, _on_one_line(values))
 
 
 def load_pool(path: str | Path | None = None) -> list[dict[str, Any]]:
