@@ -385,13 +385,61 @@ def _header_from_first_row(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
     return body
 
 
-def _read_excel(path: Path) -> pd.DataFrame:
+#: an .xlsx file is a zip archive of XML: its members may unpack to at most this many times the size limit
+XLSX_UNPACKED_FACTOR = 10
+
+
+def _check_xlsx_extent(path: Path, limits: TableLimits) -> None:
+    """Refuse a workbook whose first sheet would make a table larger than a CSV file within the size
+    limit could (``limits.max_bytes`` cells, ``limits.max_columns`` columns), before pandas builds it.
+
+    The file size says little: the archive's XML may unpack to a thousand times its size, and pandas
+    fills every row up to the last row that holds a value and every row out to the widest one, so two
+    cells, ``A1`` and ``ALL1048576``, make a billion. One streaming pass over the cells (openpyxl's own
+    parser, as pandas reads them) finds the extent without building anything."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        unpacked = sum(member.file_size for member in archive.infolist())
+    if unpacked > limits.max_bytes * XLSX_UNPACKED_FACTOR:
+        raise TableError(f"{path}: the workbook unpacks to {unpacked:,} bytes, more than {XLSX_UNPACKED_FACTOR} times "
+                         f"the table limit of {limits.max_bytes:,} bytes; raise it with BINDER_MAX_TABLE_BYTES if "
+                         "the file is trusted")
+    import openpyxl
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=False)
     try:
+        sheet = book.worksheets[0]
+        rows = width = 0
+        with sheet._get_source() as source:
+            parser = WorkSheetParser(source, sheet._shared_strings, data_only=True, epoch=book.epoch,
+                                     date_formats=book._date_formats, timedelta_formats=book._timedelta_formats)
+            for number, cells in parser.parse():
+                filled = [cell["column"] for cell in cells if cell["value"] not in (None, "")]
+                if not filled:
+                    continue
+                rows, width = max(rows, number), max(width, max(filled))
+                limits.check_columns(path, width)
+                if rows * width > limits.max_bytes:
+                    raise TableError(f"{path}: the first sheet spans {rows:,} rows by {width:,} columns, more cells "
+                                     f"than a table file within the limit of {limits.max_bytes:,} bytes can hold; "
+                                     "raise it with BINDER_MAX_TABLE_BYTES if the file is trusted")
+    finally:
+        book.close()
+
+
+def _read_excel(path: Path, limits: TableLimits) -> pd.DataFrame:
+    try:
+        if path.suffix.lower() == ".xlsx":
+            _check_xlsx_extent(path, limits)
         raw = pd.read_excel(path, sheet_name=0, header=None, dtype=str, keep_default_na=False)
     except ImportError as error:
         package = "xlrd" if path.suffix.lower() == ".xls" else "openpyxl"
         raise TableError(f"{path}: reading {path.suffix} files needs the '{package}' package ({error}); "
                          f"install it (pip install {package}) or save the sheet as CSV") from None
+    except TableError:
+        raise
     except Exception as error:  # openpyxl/zipfile raise many different types on garbled files
         raise TableError(f"{path}: cannot read the file as an Excel workbook ({type(error).__name__}: {error}); "
                          "check the file or save the sheet as CSV") from None
@@ -399,12 +447,29 @@ def _read_excel(path: Path) -> pd.DataFrame:
     return _header_from_first_row(raw.reset_index(drop=True), path)
 
 
-def _read_parquet(path: Path) -> pd.DataFrame:
+def _check_parquet_extent(path: Path, limits: TableLimits) -> None:
+    """Refuse a Parquet file whose table is larger than a CSV file within the size limit could hold,
+    from its footer, before reading it: run-length and dictionary encoding make a 45 kB file of
+    10 million rows."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(path).metadata
+    limits.check_columns(path, metadata.num_columns)
+    if metadata.num_rows * metadata.num_columns > limits.max_bytes:
+        raise TableError(f"{path}: {metadata.num_rows:,} rows by {metadata.num_columns:,} columns is more cells than a "
+                         f"table file within the limit of {limits.max_bytes:,} bytes can hold; raise it with "
+                         "BINDER_MAX_TABLE_BYTES if the file is trusted")
+
+
+def _read_parquet(path: Path, limits: TableLimits) -> pd.DataFrame:
     try:
+        _check_parquet_extent(path, limits)
         df = pd.read_parquet(path)
     except ImportError as error:
         raise TableError(f"{path}: reading Parquet needs 'pyarrow' ({error}); install it (pip install pyarrow) "
                          "or save the table as CSV") from None
+    except TableError:
+        raise
     except Exception as error:
         raise TableError(f"{path}: cannot read the file as Parquet ({type(error).__name__}: {error}); "
                          "check the file or save the table as CSV") from None
@@ -466,9 +531,9 @@ def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = Non
         limits.check_header_line(path, "\t")
         raw = _read_delimited(path, "\t")
     elif suffix in (".parquet", ".pq"):
-        raw = _read_parquet(path)
+        raw = _read_parquet(path, limits)
     else:
-        raw = _read_excel(path)
+        raw = _read_excel(path, limits)
     limits.check_columns(path, raw.shape[1])
     limits.check_cells(path, raw)
     names = [normalize_header(n) for n in raw.columns]

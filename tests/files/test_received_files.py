@@ -514,3 +514,54 @@ def test_a_title_cannot_add_chat_turns_or_lines_to_a_neural_prompt():
         assert value.count("\n") == backend._target_val(
             NeuralRequest(kind="val", question="is it a letter?", columns=["name", "n"], rows=rows,
                           keys=["a", "b"], title="X"), rows).count("\n")
+
+
+# --- compressed table formats: the size limit bounds the table, not only the file ------------
+
+def test_a_parquet_file_of_more_cells_than_the_limit_allows_is_refused_before_reading(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from binder_py.tables import TableLimits, load_table
+
+    path = tmp_path / "bomb.parquet"
+    zeros = pa.array(np.zeros(200_000, dtype=np.int64))
+    pq.write_table(pa.table({"a": zeros, "b": zeros}), path, compression="zstd")
+    assert path.stat().st_size < 20_000  # 400,000 cells; the real bomb: 45 kB for 10 million (1.3 GB read)
+    limits = TableLimits(max_bytes=100_000)
+    with pytest.raises(TableError, match="200,000 rows by 2 columns") as error:
+        load_table(path, limits=limits)
+    one_line(error.value)
+    assert load_table(path, limits=TableLimits(max_bytes=1_000_000)).shape == (200_000, 2)
+
+
+def test_an_xlsx_whose_cells_span_more_than_the_limit_allows_is_refused_before_reading(tmp_path):
+    import openpyxl
+
+    from binder_py.tables import TableLimits, load_table
+
+    # two cells, A1 and CW1048576: pandas fills 1,048,576 rows of 101 columns (100 million cells from a 5 kB
+    # file, gigabytes read)
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["B1"] = "name", "n"
+    book.active["CW1048576"] = "x"
+    path = tmp_path / "far.xlsx"
+    book.save(path)
+    with pytest.raises(TableError, match="1,048,576 rows by 101 columns") as error:
+        load_table(path)
+    one_line(error.value)
+    # one cell far to the right makes every row that wide
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["XFD3"] = "name", "x"
+    book.save(tmp_path / "wide.xlsx")
+    with pytest.raises(TableError, match="16,384 columns"):
+        load_table(tmp_path / "wide.xlsx")
+    # a zip bomb: the archive's XML unpacks to far more than the file
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["B1"] = "name", "n"
+    for row in range(2, 3000):
+        book.active.cell(row, 1, "a" * 200)
+    book.save(tmp_path / "packed.xlsx")
+    with pytest.raises(TableError, match="unpacks to"):
+        load_table(tmp_path / "packed.xlsx", limits=TableLimits(max_bytes=40_000))
