@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 from binder_py.errors import BinderError
 
-__all__ = ["contained_path", "open_regular", "output_directory", "read_regular_bytes", "redact_spec",
+__all__ = ["contained_path", "file_kind", "open_regular", "output_directory", "read_regular_bytes", "redact_spec",
            "replace_regular", "require_regular_or_absent", "truncate_regular", "write_output_text"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -45,6 +45,11 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "is a socket"
     return "is a device or special file"
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, for a message (``is a FIFO``, ...)."""
+    return _kind(mode)
 
 
 def _open_fd(path: Path, flags: int, mode: int = 0o644, *, follow_symlinks: bool = False) -> int:

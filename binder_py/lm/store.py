@@ -32,6 +32,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
@@ -39,7 +40,7 @@ from typing import Any
 
 from binder_py.errors import BinderError
 from binder_py.jsonfile import Shape, parse_json
-from binder_py.safefiles import require_regular_or_absent
+from binder_py.safefiles import file_kind, require_regular_or_absent
 from binder_py.lm.types import Choice, LMConfigError, LMRequest
 
 SCHEMA_VERSION = 1
@@ -221,6 +222,7 @@ class LMStore:
             if not self.path.exists():
                 raise LMConfigError(f"no recorded language-model answers at {self.path}; "
                                     "record a run first with binder-py eval ... --out DIR (in Python: lm_from_spec(record_dir=DIR))")
+            self._require_regular_files()
             # a URI from the resolved path, percent-quoted: '?', '#' or '&' in a directory name stay part of it
             uri = f"{self.path.resolve().as_uri()}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0,
@@ -229,6 +231,7 @@ class LMStore:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             require_regular_or_absent(self.path)  # a recording in a received directory may be a symlink
+            self._require_regular_files()
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,
                                          isolation_level=None)
             self._check_database()
@@ -242,6 +245,20 @@ class LMStore:
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute("INSERT OR IGNORE INTO meta(k, v) VALUES ('schema_version', ?)",
                                    (str(SCHEMA_VERSION),))
+
+    def _require_regular_files(self) -> None:
+        """SQLite opens the file and its companions (``-wal``, ``-shm``, ``-journal``) by name and
+        blocks on a FIFO until a writer comes: each, where present, must be a regular file."""
+        for path in (self.path, *(Path(f"{self.path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))):
+            try:
+                mode = os.stat(path).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise LMConfigError(f"{path}: cannot be read ({error.strerror})") from None
+            if not stat.S_ISREG(mode):
+                raise LMConfigError(f"{path} {file_kind(mode)}, not a regular file; a binder-py recording is a file "
+                                    "written by 'binder-py eval --out DIR'")
 
     def _check_database(self) -> None:
         """One line, not a traceback, when the file is not an SQLite database of this schema.

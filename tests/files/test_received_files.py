@@ -565,3 +565,23 @@ def test_an_xlsx_whose_cells_span_more_than_the_limit_allows_is_refused_before_r
     book.save(tmp_path / "packed.xlsx")
     with pytest.raises(TableError, match="unpacks to"):
         load_table(tmp_path / "packed.xlsx", limits=TableLimits(max_bytes=40_000))
+
+
+@pytest.mark.parametrize("name", ["lm.sqlite", "lm.sqlite-wal", "lm.sqlite-shm", "lm.sqlite-journal"])
+def test_replay_of_a_recording_that_is_a_fifo_is_one_line_not_a_hang(tmp_path, name):
+    # SQLite opens the recording and its companion files by name, blocking on a FIFO until a writer
+    # comes: 'binder-py eval --lm replay:DIR' on such a directory waited forever
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    if name != "lm.sqlite":
+        _recording(run)
+    else:
+        run.mkdir()
+    os.mkfifo(run / name)
+    code = ("from binder_py.lm.client import ReplayLM\nfrom binder_py.lm.types import LMConfigError\n"
+            f"try:\n    ReplayLM({str(run)!r})\nexcept LMConfigError as error:\n    print(error)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert "FIFO" in done.stdout and name in done.stdout, done.stdout + done.stderr
