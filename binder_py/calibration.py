@@ -153,12 +153,21 @@ class Calibrator:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
 
+#: the largest calibrator file read (one is a few hundred bytes)
+MAX_CALIBRATOR_BYTES = 1024 * 1024
+
+
 def load_calibrator(path: str | Path) -> Calibrator:
     """Read a calibrator written by :meth:`Calibrator.save`; ``ValueError`` with the reason otherwise."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+    from binder_py.errors import BinderError
+    from binder_py.jsonfile import read_json
+
+    try:  # a calibrator may come from someone else: the one JSON reader (size, depth, a regular file)
+        data = read_json(path, max_bytes=MAX_CALIBRATOR_BYTES, what="calibrator", follow_symlinks=True)
+    except OSError as error:
         raise ValueError(f"cannot read the confidence calibration {path}: {error}") from error
+    except BinderError as error:
+        raise ValueError(f"cannot read the confidence calibration: {error}") from None
     if not isinstance(data, Mapping) or data.get("format") != _FORMAT or data.get("kind") != "logistic":
         raise ValueError(f"{path} is not a binder-py confidence calibration ({_FORMAT}); refit it with fit_logistic")
     try:

@@ -585,3 +585,21 @@ def test_replay_of_a_recording_that_is_a_fifo_is_one_line_not_a_hang(tmp_path, n
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert "FIFO" in done.stdout and name in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda p: p.write_text("[" * 200_000 + "]" * 200_000), "nested deeper"),  # was a RecursionError traceback
+    (lambda p: os.mkfifo(p), "FIFO"),  # was a wait for a writer, forever
+    (lambda p: p.write_bytes(b" " * (2 * 1024 * 1024)), "larger than"),  # was read whole, whatever its size
+])
+def test_a_received_calibrator_goes_through_the_json_reader(tmp_path, make, says):
+    import subprocess
+    import sys
+
+    path = tmp_path / "calibrator.json"
+    make(path)
+    code = ("from binder_py.calibration import load_calibration\nfrom binder_py.errors import BinderError\n"
+            f"try:\n    load_calibration({str(path)!r})\nexcept BinderError as error:\n    print(error)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert says in done.stdout and "\n" not in done.stdout.strip(), done.stdout + done.stderr
