@@ -80,6 +80,7 @@ def read_tabfact_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     rows = [line.rstrip("\r").split("#") for line in lines]
     width = max(len(r) for r in rows)
     limits.check_columns(path, width)
+    limits.check_filled(path, len(rows), width)  # short rows are filled out to the widest one below
     limits.check_cells(path, rows)
     rows = [r + [""] * (width - len(r)) for r in rows]
     header = [normalize_header(n) for n in rows[0]]

@@ -603,3 +603,22 @@ def test_a_received_calibrator_goes_through_the_json_reader(tmp_path, make, says
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert says in done.stdout and "\n" not in done.stdout.strip(), done.stdout + done.stderr
+
+
+def test_a_delimited_file_of_short_rows_under_a_wide_header_is_refused_before_reading(tmp_path):
+    # pandas fills every row out to the header's width: 105 kB made 50 million cells (1.2 GB, 29 s)
+    from binder_py.datasets.tabfact import read_tabfact_table
+    from binder_py.tables import load_table
+
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"c{i}" for i in range(1000)) + "\n" + "a\n" * 50_000)
+    with pytest.raises(TableError, match="far shorter") as error:
+        load_table(path)
+    one_line(error.value)
+    tabfact = tmp_path / "wide.html.csv"
+    tabfact.write_text("#".join(f"c{i}" for i in range(1000)) + "\n" + "a\n" * 50_000)
+    with pytest.raises(TableError, match="far shorter"):
+        read_tabfact_table(tabfact)
+    ragged = tmp_path / "ragged.csv"  # a few missing trailing fields are still filled in
+    ragged.write_text("a,b,c,d\n1,2\n3,4,5\n6\n")
+    assert load_table(ragged).shape == (3, 4)
