@@ -466,6 +466,10 @@ def _check_xlsx_extent(path: Path, limits: TableLimits) -> None:
                                      "raise it with BINDER_MAX_TABLE_BYTES if the file is trusted")
     finally:
         book.close()
+    if rows * width > FILL_FACTOR * unpacked + width:  # rows of a cell or two under a wide first row
+        raise TableError(f"{path}: filled out to its widest row of {width:,} cells, the first sheet's {rows:,} rows "
+                         f"make {rows * width:,} cells from {unpacked:,} bytes of workbook; complete the rows or "
+                         "remove the empty columns")
 
 
 def _read_excel(path: Path, limits: TableLimits) -> pd.DataFrame:

@@ -622,3 +622,26 @@ def test_a_delimited_file_of_short_rows_under_a_wide_header_is_refused_before_re
     ragged = tmp_path / "ragged.csv"  # a few missing trailing fields are still filled in
     ragged.write_text("a,b,c,d\n1,2\n3,4,5\n6\n")
     assert load_table(ragged).shape == (3, 4)
+
+
+def test_an_xlsx_of_short_rows_under_a_wide_first_row_is_refused(tmp_path):
+    import openpyxl
+
+    from binder_py.tables import load_table
+
+    book = openpyxl.Workbook()
+    for column in range(1, 1001):
+        book.active.cell(1, column, f"c{column}")
+    for row in range(2, 20_002):
+        book.active.cell(row, 1, "a")
+    path = tmp_path / "short.xlsx"
+    book.save(path)
+    with pytest.raises(TableError, match="complete the rows"):
+        load_table(path)
+    book = openpyxl.Workbook()  # a sparse sheet of ordinary shape still loads
+    for row in range(1, 200):
+        for column in range(1, 9):
+            if (row + column) % 3 or row == 1:
+                book.active.cell(row, column, f"v{row}.{column}")
+    book.save(tmp_path / "sparse.xlsx")
+    assert load_table(tmp_path / "sparse.xlsx").shape == (198, 8)
