@@ -35,12 +35,17 @@ def load_templates() -> dict[str, str]:
 _LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 
 
+def one_line(text: str) -> str:
+    """``text`` with every line break (as str.splitlines() sees them) replaced by a space."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
 def _on_one_line(values: dict[str, str]) -> dict[str, str]:
     """A table's title comes from a file (a page title, the name of the file asked about): like a
     cell, it is shown on one line, so it cannot add lines, rows or chat turns to a prompt (the
     parse prompt does the same, ``table_format._one_line``). Other spaces are kept as they are."""
     if "title" in values:
-        values["title"] = _LINE_BREAKS.sub(" ", str(values["title"]))
+        values["title"] = one_line(str(values["title"]))
     return values
 
 

@@ -46,6 +46,7 @@ from binder_py.lm.types import Choice, LanguageModel, LMRequest, Usage
 from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, AnswerType, question_answer_type)
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.lm_backend import LMNeuralBackend
+from binder_py.neural.render import one_line
 from binder_py.neural.requests import NeuralRequest
 
 INSTRUCTION = ("Answer a question about one row of a table, using only what its cells say and what you know. "
@@ -89,9 +90,11 @@ def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
 
 
 def row_turn(question: str, cells: Sequence[tuple[str, str]]) -> str:
-    """The user turn for one row: its cells, one ``column: value`` line each, then the question."""
-    lines = [f"{column}: {value}" for column, value in cells]
-    return "\n".join([*lines, f"Question: {question}"])
+    """The user turn for one row: its cells, one ``column: value`` line each, then the question.
+    Every part is on one line (a cell has no tab, CR or LF already; here no other line break either,
+    such as U+2028 or \\x85), so a cell cannot add a ``Question:`` line of its own."""
+    lines = [f"{one_line(str(column))}: {one_line(str(value))}" for column, value in cells]
+    return "\n".join([*lines, f"Question: {one_line(question)}"])
 
 
 def yes_probability(choice: Choice) -> float | None:
