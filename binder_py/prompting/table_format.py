@@ -33,7 +33,7 @@ Cell rules (both styles)
 ------------------------
 * Text cells are lower-cased when ``lowercase`` (the paper lower-cases table
   contents; numbers, booleans and dates are written as Python shows them).
-* Newlines, carriage returns and tabs inside a cell become one space.
+* Newlines (any line break), carriage returns and tabs inside a cell become one space.
 * A cell longer than ``max_cell_chars`` (default 100) is cut and ends with "…".
 * Missing values are empty in ``binder`` style and ``NaN`` in ``pandas`` style.
 
@@ -63,7 +63,8 @@ __all__ = ["TableStyle", "TableText", "TablesText", "format_table", "cell_text",
 TableStyle = Literal["binder", "pandas"]
 STYLES = ("binder", "pandas")
 DEFAULT_MAX_CELL_CHARS = 100
-_SPACES = re.compile(r"[\r\n\t]+")
+#: tabs and every line break str.splitlines() knows (U+2028, \x85, \x0b ... besides CR and LF)
+_SPACES = re.compile("[\r\n\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 
 
 def column_type(dtype: object) -> str:
