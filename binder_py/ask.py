@@ -22,7 +22,7 @@ from binder_py.errors import BinderError
 from binder_py.language.table_names import check_table_names
 from binder_py.lm.types import LanguageModel
 from binder_py.neural import NeuralBackend, NeuralCache
-from binder_py.neural.build import build_neural_backend, check_neural_spec
+from binder_py.neural.build import build_neural_backend, early_neural_backend
 from binder_py.pipeline import MODES, STAGES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
 from binder_py.progress import StageProgress, in_notebook, progress_bar
 from binder_py.tables import load_table, prepare_table
@@ -73,9 +73,9 @@ class Binder:
                  progress: bool = True, **settings: Any):
         _check_setting_names(settings, "Binder")
         self.settings = AskSettings(**settings)
-        check_neural_spec(neural)  # built on the first neural call, but a typo must fail now
+        self._early_neural = early_neural_backend(neural)  # a typo fails now; an oracle file is read now, once
         for name, arg in (("lm", lm), ("neural_lm", neural_lm)):
-            if arg is not None and not isinstance(arg, str) and not callable(getattr(arg, "complete", None)):
+            if arg is not None and not isinstance(arg, (str, LanguageModel)):
                 raise TypeError(f"{name}= takes a spec string ('local', 'openai:gpt-4o-mini', ...; docs/LM.md) "
                                 f"or a LanguageModel, not {type(arg).__name__}")
         self._lm_arg, self._neural_lm_arg = lm, neural_lm
@@ -118,6 +118,8 @@ class Binder:
         return lm_from_spec(arg, cache=self._cache, record_dir=self._record_dir, progress=self.progress)
 
     def _make_neural(self) -> NeuralBackend:
+        if self._early_neural is not None:
+            return self._early_neural
         neural_lm = self._neural_lm_arg
         return build_neural_backend(self._neural_arg, make_lm=self._make_lm,
                                     lm=lambda: self.lm if neural_lm is None else self._make_lm(neural_lm))

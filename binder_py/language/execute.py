@@ -15,7 +15,8 @@ import pandas as pd
 from binder_py.errors import ProgramError
 from binder_py.jsonable import to_jsonable
 from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, site_answer_types
-from binder_py.neural.backends import NeuralAnswer, NeuralBackend, backend_cache_id, plain_answer
+from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
+                                      plain_answer)
 from binder_py.language.messages import NeuralCallMessage
 from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
@@ -274,12 +275,10 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     for name, other in named.items():
         if not isinstance(other, pd.DataFrame):
             raise TypeError(f"execute needs pandas DataFrames as tables, got {type(other).__name__} for {name!r}")
-    if neural is not None and not hasattr(neural, "answer"):
+    if neural is not None and not isinstance(neural, NeuralBackend):
         if not callable(neural):
             raise TypeError(f"execute's neural= takes a NeuralBackend, a function of a NeuralRequest or None, "
                             f"not {type(neural).__name__}")
-        from binder_py.neural.backends import CallableBackend
-
         neural = CallableBackend(neural)  # as Binder(neural=fn) does
     backend_name = neural.name if neural is not None else None
     try:

@@ -27,6 +27,7 @@ transactions. Within a process one connection is shared under a lock.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -35,6 +36,7 @@ import sqlite3
 import stat
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -87,17 +89,18 @@ CREATE TABLE IF NOT EXISTS models (
 """
 
 
-#: the columns of each table of :data:`_SCHEMA`, and its indexes (as SQLite stores their text)
-_COLUMNS = {
-    "meta": ("k", "v"),
-    "responses": ("key", "request_key", "lm", "endpoint", "model", "api", "request_json", "response_json",
-                  "prompt_tokens", "completion_tokens", "created"),
-    "log": ("id", "ts", "lm", "purpose", "tags", "key", "source", "requests", "prompt_tokens", "completion_tokens",
-            "latency", "cost", "error", "request_json"),
-    "token_counts": ("lm", "text_hash", "n"),
-    "models": ("lm", "endpoint", "model", "context_window"),
-}
-_INDEXES = {"responses_request_key": "CREATE INDEX responses_request_key ON responses(request_key)"}
+@functools.cache
+def _own_schema() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """The columns of each table of :data:`_SCHEMA`, and its indexes as SQLite stores their text
+    (spaces collapsed), read from an in-memory database made with it."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(_SCHEMA)
+        rows = db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+        columns = {name: tuple(column[1] for column in db.execute(f"PRAGMA table_info({name})"))
+                   for kind, name, _ in rows if kind == "table" and not name.startswith("sqlite_")}
+    return columns, {name: " ".join(sql.split()) for kind, name, sql in rows if kind == "index" and sql}
+
+
 #: the largest token count (of an answer, a text, a context window) a file may record
 MAX_TOKEN_COUNT = 10**9
 #: the largest value (a recorded response, a request) SQLite may hold in memory for one of these files
@@ -285,29 +288,30 @@ class LMStore:
 
     def _schema_problem(self) -> str | None:
         """What in the file's schema is not this module's (``None`` when nothing is)."""
+        own_columns, own_indexes = _own_schema()
         rows = self._conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
         tables = set()
         for kind, name, table, sql in rows:
             name = str(name)
             if kind == "table":
-                if name not in _COLUMNS and name not in ("sqlite_sequence", "sqlite_stat1", "sqlite_stat4"):
+                if name not in own_columns and name not in ("sqlite_sequence", "sqlite_stat1", "sqlite_stat4"):
                     return f"a table {name!r} of its own"
                 if str(sql or "").lstrip().upper().startswith("CREATE VIRTUAL"):
                     return f"a virtual table {name!r}"
                 tables.add(name)
             elif kind == "index":
-                if sql is not None and " ".join(str(sql).split()) != _INDEXES.get(name):
+                if sql is not None and " ".join(str(sql).split()) != own_indexes.get(name):
                     return f"an index {name!r} of its own"
             else:
                 return f"a {kind} {name!r}"
         if self.readonly:
-            for name in _COLUMNS:
+            for name in own_columns:
                 if name not in tables:
                     return f"no table {name!r}"
-        for name in tables & set(_COLUMNS):
+        for name in tables & set(own_columns):
             for column in self._conn.execute(f"PRAGMA table_xinfo({name})").fetchall():
                 # (cid, name, type, notnull, default, pk, hidden): hidden marks a generated column
-                if column[1] not in _COLUMNS[name] or column[6]:
+                if column[1] not in own_columns[name] or column[6]:
                     return f"a column {column[1]!r} of its own in table {name!r}"
         return None
 

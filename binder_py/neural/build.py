@@ -29,21 +29,21 @@ def lm_backend(lm: LanguageModel, protocol: str | None = None, *, title: str | N
     return RowwiseNeuralBackend(lm, title=title) if protocol == "rows" else LMNeuralBackend(lm, title=title)
 
 
-def check_neural_spec(spec: Any) -> None:
-    """Refuse at once what :func:`build_neural_backend` would refuse later, without building anything
-    (no model is loaded, an oracle file is read): the backend is built only when a program first
-    makes a neural call, and a typo must not pass unnoticed until then, or at all."""
+def early_neural_backend(spec: Any) -> NeuralBackend | None:
+    """Refuse at once what :func:`build_neural_backend` would refuse later, and build now what needs
+    no model: the backend is otherwise built only when a program first makes a neural call, and a
+    typo must not pass unnoticed until then, or at all. Returns the oracle backend for an
+    ``oracle:FILE`` spec (its file is read here, once), else None (nothing is loaded)."""
     if spec is None or spec in LM_SPECS or isinstance(spec, NeuralBackend) or callable(spec):
-        return
+        return None
     if isinstance(spec, str):
         if spec.startswith("oracle:"):
-            OracleBackend.from_file(spec[len("oracle:"):])
-            return
+            return OracleBackend.from_file(spec[len("oracle:"):])
         if spec.startswith("lm:"):
             from binder_py.lm.spec import parse_spec
 
             parse_spec(spec[3:])
-            return
+            return None
         raise BinderError(f"unknown neural backend {spec!r}; use {SPEC_FORMS}")
     raise BinderError(f"neural= takes {SPEC_FORMS}, not {type(spec).__name__}")
 

@@ -437,6 +437,8 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
                 waves: Callable[[list[str]], PlanWaves] | None = None) -> RunSummary:
     old = read_config(out)
     results_path = out / RESULTS_FILE
+    selected_ids = {str(e.id) for e in selected}
+    found = None  # results.jsonl as read for a resume (read once; repaired below only if cut off)
     if old is not None:
         diffs = config_differences(old, config)
         if diffs and not force:
@@ -444,9 +446,8 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
                               "answers. Use a new --out, or --force to move the old results aside and start over")
         # a resume may extend the selection (--limit 20, then --limit 50), not leave finished questions
         # outside it: config.json would describe a selection results.jsonl does not hold ("4 of 1")
-        selected_ids = {str(e.id) for e in selected}
-        outside = sorted({str(r["id"]) for r in read_results(results_path).records} - selected_ids
-                         if results_path.exists() else set())
+        found = read_results(results_path)
+        outside = sorted({str(r["id"]) for r in found.records} - selected_ids)
         if outside and not force:
             shown = ", ".join(outside[:3]) + (", ..." if len(outside) > 3 else "")
             raise BinderError(
@@ -458,16 +459,16 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
             for name in (RESULTS_FILE, CONFIG_FILE):
                 if (out / name).exists():
                     os.replace(out / name, out / f"{name}.replaced-{stamp}")
-            old = None
+            old = found = None
         else:
             config["started_at"] = old.get("started_at", config["started_at"])
             config["resumed_at"] = list(old.get("resumed_at", [])) + [_now()]
     elif results_path.exists() and results_path.stat().st_size and not force:
         raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force")
-    selected_ids = {e.id for e in selected}
     write_config(out, config)
 
-    found = read_results(results_path, repair=True)
+    if found is None or found.truncated_bytes:
+        found = read_results(results_path, repair=True)
     if found.truncated_bytes and progress:
         print(f"binder-py eval: dropped a cut-off last line ({found.truncated_bytes} bytes) in {results_path}; "
               "that question runs again", file=sys.stderr)

@@ -88,16 +88,17 @@ def test_exec_program_with_a_utf8_bom_runs(files, capsys, tmp_path):
 def test_exec_says_when_the_oracle_has_no_answer(files, capsys, tmp_path):
     """A misspelt question in an oracle file answered every row unknown and printed 0 with no warning."""
     table, _, program = files
-    oracle = tmp_path / "typo.json"
-    oracle.write_text(json.dumps({"f_col": {"Made in North-America?": {"usa": "yes"}}}))
-    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
-    out, err = capsys.readouterr()
+
+    def run_with(name: str, question: str) -> tuple[str, str]:
+        oracle = tmp_path / name
+        oracle.write_text(json.dumps({"f_col": {question: {"usa": "yes"}}}))
+        assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
+        return capsys.readouterr()
+
+    out, err = run_with("typo.json", "Made in North-America?")
     assert out.strip() == "0"
     assert "has no f_col answers for 'Made in North America?'" in err and "'Made in North-America?'" in err
-    partial = tmp_path / "partial.json"
-    partial.write_text(json.dumps({"f_col": {"Made in North America?": {"usa": "yes"}}}))
-    assert main(["exec", str(table), str(program), "--neural", f"oracle:{partial}"]) == 0
-    out, err = capsys.readouterr()
+    out, err = run_with("partial.json", "Made in North America?")  # one row key of three
     assert out.strip() == "80"
     assert "no answer for 2 of 3 row key(s)" in err and "'china'; 'mexico'" in err
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{files[1]}"]) == 0
