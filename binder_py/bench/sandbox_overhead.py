@@ -50,6 +50,32 @@ def plain_exec(program: str, df: pd.DataFrame) -> None:
         ns["solve"](ns["df"])
 
 
+def busy_cpu_seconds() -> float | None:
+    """CPU seconds all processes of the machine have spent so far (``/proc/stat``), None elsewhere."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_program(sb: Sandbox, df: pd.DataFrame, count: int) -> tuple[float, float | None]:
+    """Median wall ms of ``count`` sandboxed runs with nothing between them, and the CPU ms the
+    whole machine spent per run (parent, zygote, the worker, its replacement's fork and pages)."""
+    time.sleep(0.5)  # let the pool settle
+    before, wall = busy_cpu_seconds(), []
+    for i in range(count):
+        t0 = time.perf_counter()
+        sb.run(PROGRAMS[i % len(PROGRAMS)], variables={"df": df})
+        wall.append((time.perf_counter() - t0) * 1000)
+    time.sleep(0.5)  # the last replacement worker gets ready (its pages count too)
+    after = busy_cpu_seconds()
+    cpu = None if before is None or after is None else (after - before) / count * 1000
+    return statistics.median(wall), cpu
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=30)
@@ -58,6 +84,8 @@ def main() -> None:
     ap.add_argument("--pool-size", type=int, default=2)
     ap.add_argument("--gap-ms", type=float, default=0.0,
                     help="pause before each sandboxed run (idle workers finish copying their pages ahead)")
+    ap.add_argument("--back-to-back", type=int, default=120, metavar="N",
+                    help="then N sandboxed runs with nothing between them: wall time and machine CPU per run")
     args = ap.parse_args()
     df = make_table()
     load0 = os.getloadavg()
@@ -99,6 +127,8 @@ def main() -> None:
                 sb.run(PROGRAMS[i % len(PROGRAMS)], variables={"df": df})
                 i += 1
 
+        b2b_wall, b2b_cpu = cpu_per_program(sb, df, args.back_to_back) if args.back_to_back else (None, None)
+
         t0 = time.perf_counter()
         threads = [threading.Thread(target=worker) for _ in range(args.threads)]
         for t in threads:
@@ -115,6 +145,10 @@ def main() -> None:
     print(f"median sandboxed per program:    {statistics.median(sandbox_ms):7.2f} ms")
     print(f"median overhead per program:     {statistics.median(overheads):7.2f} ms")
     print(f"max per-program median overhead: {max(overheads):7.2f} ms")
+    if b2b_wall is not None:
+        cpu = "unknown (no /proc/stat)" if b2b_cpu is None else f"{b2b_cpu:.2f} ms"
+        print(f"back to back, {args.back_to_back} runs: median {b2b_wall:.2f} ms a run; "
+              f"machine CPU per run (all processes): {cpu}")
     print(f"throughput, {args.threads} threads, pool {args.pool_size}: "
           f"{args.total / elapsed:7.1f} programs/s ({args.total} programs in {elapsed:.2f} s)")
 

@@ -173,3 +173,17 @@ def test_bad_macro_settings_are_refused_before_anything_runs(capsys):
     assert "--n must be at least 1" in capsys.readouterr().err
     assert main(["bench", "--parts", "macro", "--latency", "-1"]) == 2
     assert "--latency is a finite number" in capsys.readouterr().err
+
+
+def test_sandbox_overhead_back_to_back_phase_reports_wall_and_machine_cpu():
+    from binder_py.bench import sandbox_overhead
+    from sandbox import Sandbox
+
+    before = sandbox_overhead.busy_cpu_seconds()
+    assert before is None or before > 0
+    with Sandbox(pool_size=1) as sb:
+        wall, cpu = sandbox_overhead.cpu_per_program(sb, sandbox_overhead.make_table(20), 3)
+    assert wall > 0
+    assert cpu is None or cpu >= 0
+    after = sandbox_overhead.busy_cpu_seconds()
+    assert before is None or after >= before
