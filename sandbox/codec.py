@@ -228,6 +228,10 @@ class _Encoder:
             self.add(obj.size)  # checked before tolist() materialises the elements
             self.count -= obj.size
             return ("list", self._items(obj.tolist(), depth))
+        if isinstance(obj, pd.api.extensions.ExtensionArray):  # .unique() of a str/Int64/boolean column
+            self.add(len(obj))  # checked before tolist() materialises the elements
+            self.count -= len(obj)
+            return ("list", self._items(obj.tolist(), depth))
         if isinstance(obj, (set, frozenset)):
             return ("set", self._items(obj, depth))
         if isinstance(obj, (list, collections.deque)):

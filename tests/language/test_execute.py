@@ -309,3 +309,11 @@ def test_output_cut_by_the_sandbox_is_said(real_sandbox, shirts):
     assert any("output was cut" in w for w in r.warnings)
     small = run(real_sandbox, 'print("a")\n1', shirts, None)
     assert not any("output was cut" in w for w in small.warnings)
+
+
+# .unique() of a text column is an ArrowStringArray: it crossed the sandbox as its repr text
+def test_unique_of_a_text_column_is_a_list_answer(real_sandbox):
+    table = pd.DataFrame({"region": ["North", "South", "North"], "units": [1, 2, 3]}).astype({"region": "str"})
+    result = run(real_sandbox, 'df["region"].unique()', table, None)
+    assert result.ok, result.error
+    assert result.value == ["North", "South"]

@@ -1,5 +1,6 @@
 """The codec's flat nodes: a list of plain scalars and a dict with text keys cross as one node
 each (checked at C speed), and a crafted node of either kind is refused."""
+import pandas as pd
 import pytest
 
 from sandbox import codec
@@ -64,3 +65,22 @@ def test_parent_keeps_ordinary_dtypes(dtype):
         [("td", 1)] if dtype.startswith("timedelta") else [True] if "bool" in dtype else [1]
     value = codec.decode(("series", values, dtype, ("range", 0, 1, 1, None), None))
     assert str(value.dtype).split("[")[0] == dtype.split("[")[0]
+
+
+# an ExtensionArray (what .unique() gives for a str, Int64 or boolean column) crossed as its repr
+# text ("<ArrowStringArray>\n['North', ...]\nLength: 4, dtype: str"), so the answer was that text
+@pytest.mark.parametrize("array, expected", [
+    (pd.Series(["North", "South", "North"], dtype="str").unique(), ["North", "South"]),
+    (pd.array([120, None], dtype="Int64"), [120, None]),
+    (pd.array([True, False], dtype="boolean"), [True, False]),
+    (pd.Categorical(["x", "y"]), ["x", "y"]),
+])
+def test_extension_arrays_cross_as_lists(array, expected):
+    value = codec.decode(codec.safe_loads(codec.dumps(codec.encode_answer(array))))
+    assert [None if v is pd.NA else v for v in value] == expected
+
+
+def test_an_extension_array_answer_is_counted():
+    with pytest.raises(codec.AnswerTooLarge):
+        codec.encode_answer(pd.array(range(codec.MAX_ANSWER_VALUES + 1), dtype="Int64"))
+
