@@ -12,7 +12,7 @@ import pandas as pd
 
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.types import Usage
-from binder_py.made_columns import lm_made_columns
+from binder_py.made_columns import lm_made_columns, place_calls
 from binder_py.vote import vote_closeness
 
 if TYPE_CHECKING:
@@ -201,7 +201,10 @@ class Answer:
 
     def lm_columns(self) -> pd.DataFrame | None:
         """The table with one column per ``f_col`` call of the winning program, beside the table's
-        own columns (rows matched by their cells, see :func:`lm_made_columns`).
+        own columns (rows matched by their cells, see :func:`lm_made_columns`). With several tables,
+        the calls made on the first table (``answer.table``), placed as the notebook view places them
+        (:func:`~binder_py.made_columns.place_calls`): a call on ``products["product"]`` is not
+        shown beside ``sales`` even though ``sales`` has a ``product`` column too.
 
         Returns ``None`` when there is nothing to show: when the winning program made no
         ``f_col`` call over the table's columns, and when there is **no winner** (no program
@@ -221,7 +224,12 @@ class Answer:
         winner = self.winner
         if winner is None or self.table is None:
             return None
-        return lm_made_columns(self.table, winner.neural_calls)
+        calls = winner.neural_calls
+        if self.tables:  # several tables: only the calls made on the first (as the notebook view places them)
+            first = next(iter(self.tables))
+            placed = place_calls(self.tables, calls)
+            calls = [c for c in calls if placed.get(id(c)) == first]
+        return lm_made_columns(self.table, calls)
 
     def closeness_sentence(self) -> str | None:
         """One sentence for a tie or a near tie (``None`` when the vote was clear)."""

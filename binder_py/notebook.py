@@ -19,7 +19,7 @@ Plain HTML and CSS, no JavaScript; everything from the model or the table is esc
 
 from __future__ import annotations
 
-from binder_py.made_columns import lm_made_columns
+from binder_py.made_columns import lm_made_columns, place_calls
 
 import html
 from typing import TYPE_CHECKING, Any
@@ -273,29 +273,6 @@ def shown_tables(answer: Answer) -> dict[str | None, pd.DataFrame]:
     if answer.tables:
         return dict(answer.tables)
     return {} if answer.table is None else {None: answer.table}
-
-
-def place_calls(tables: dict[str | None, pd.DataFrame], calls: list[NeuralCallTrace]) -> dict[int, str | None]:
-    """Which table each ``f_col`` call (by ``id``) made a column of: the table that has all the
-    call's context columns; when several have them (a join key), the one whose rows match most
-    of the rows the call was asked about, the first on a draw. Calls on a table the program
-    built from columns of several tables are left out."""
-    from binder_py.neural.requests import cell_text, row_key
-
-    placed: dict[int, str | None] = {}
-    for call in calls:
-        if call.kind != "col" or not call.columns:
-            continue
-        holders = [name for name, table in tables.items() if all(c in table.columns for c in call.columns)]
-        asked = set(call.keys)
-
-        def matched(name: str | None) -> int:
-            rows = tables[name][call.columns].itertuples(index=False, name=None)
-            return sum(row_key([cell_text(v) for v in row]) in asked for row in rows)
-
-        if holders:
-            placed[id(call)] = max(holders, key=matched) if len(holders) > 1 else holders[0]
-    return placed
 
 
 def _table_section_html(answer: Answer) -> str:

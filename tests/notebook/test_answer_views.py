@@ -218,3 +218,24 @@ def test_a_nan_answer_is_named_among_the_empty_results():
     answer = Binder(lm=lm, n=1, progress=False, repair_attempts=0).ask(table, "the highest price over 100?")
     assert answer.value is None  # the program returned NaN, which the view called "None, an empty table or ..."
     assert "returned an empty result (None, NaN, an empty table or an empty list)" in answer_html(answer)
+
+
+def test_a_call_on_the_second_table_is_placed_there_even_when_the_first_shares_its_column():
+    """f_col(q, products["product"]) was shown beside sales (which has the same products in more
+    rows: more matched rows) in the view and in answer.lm_columns(), not beside products."""
+    sales = pd.DataFrame({"product": ["fresh basil", "steel bolts", "fresh basil"], "units": [1, 2, 3]})
+    products = pd.DataFrame({"product": ["fresh basil", "steel bolts"], "color": ["green", "grey"]})
+    on_products = ('red = products[f_col("Is it perishable food?", products["product"])]["product"]\n'
+                   'df[df["product"].isin(red)]["units"].sum()')
+    answer = ask([on_products], tables={"sales": sales, "products": products}, question="how many?")
+    assert answer.value == 4
+    assert answer.lm_columns() is None  # no call made a column of the first table
+    page = answer_html(answer)
+    products_section = page.split('data-table="products"')[1]
+    sales_section = page.split('data-table="sales"')[1].split('data-table="products"')[0]
+    assert "Is it perishable food?" in products_section and "Is it perishable food?" not in sales_section
+    on_sales = 'df[f_col("Is it perishable food?", ["product"])]["units"].sum()'
+    answer = ask([on_sales], tables={"sales": sales, "products": products}, question="how many?")
+    assert answer.lm_columns()["Is it perishable food?"].tolist() == ["yes", "no", "yes"]
+    sales_section = answer_html(answer).split('data-table="sales"')[1].split('data-table="products"')[0]
+    assert "Is it perishable food?" in sales_section
