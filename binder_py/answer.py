@@ -296,14 +296,21 @@ class Answer:
             lines.append("Winning program:")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:
+                if call.order < 0:  # usage only: prefetched for a call the program never reached
+                    continue
                 answers = call.answers if call.kind == "col" else call.value
                 lines.append(f"  neural call {call.name} (line {call.line}) {call.question!r} on "
                              f"{call.columns}: {self.call_source(call)}: {_show(answers, 200)}")
         if self.plan is not None and self.plan.steps:
             pu = self.plan.usage
+            asked = sum(sum(step.asked.values()) for step in self.plan.steps)
+            answered = sum(sum(step.answered.values()) for step in self.plan.steps)
+            read = ("the programs' calls read them from the cache" if answered >= asked else
+                    f"{answered} of {asked} answer(s) came back: the programs' calls read those from the cache "
+                    "and asked for the rest themselves")
             lines.append(f"Planned neural calls: {len(self.plan.steps)} step(s) answered before the programs ran "
                          f"({pu.requests} model request(s), {pu.prompt_tokens + pu.completion_tokens} tokens; "
-                         "the programs' calls read them from the cache)")
+                         f"{read})")
         u = self.usage
         lines.append(f"Usage: {self.usage_sentence(u)}; {self.timings.get('total', 0.0):.1f} s")
         for warning in self.warnings:
@@ -318,7 +325,9 @@ class Answer:
         rows, cached = len(call.keys), len(set(call.cached_keys) & set(call.keys))
         if rows and cached >= rows:
             return f"{rows} row answer(s), all from the neural-call cache"
-        text = f"{rows} row answer(s) from {call.backend}"
+        answered = sum(call.answers.get(key) is not None for key in set(call.keys))
+        text = (f"{rows} row answer(s) from {call.backend}" if answered >= rows else
+                f"{answered} of {rows} row(s) answered by {call.backend} ({rows - answered} unknown)")
         return text + (f" ({cached} of them from the neural-call cache)" if cached else "")
 
     @staticmethod

@@ -239,3 +239,22 @@ def test_a_call_on_the_second_table_is_placed_there_even_when_the_first_shares_i
     assert answer.lm_columns()["Is it perishable food?"].tolist() == ["yes", "no", "yes"]
     sales_section = answer_html(answer).split('data-table="sales"')[1].split('data-table="products"')[0]
     assert "Is it perishable food?" in sales_section
+
+
+def test_explain_counts_answered_rows_and_skips_usage_only_traces():
+    """A model whose neural output could not be read: explain() said "4 row answer(s) from lm:..."
+    for a call with no answer at all, that the plan's answers were read from the cache, and listed the prefetch's usage-only trace (order -1) as a
+    second call, "neural call f_col (line 1) '' on []: 0 row answer(s)"."""
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    program = 'df[f_col("Is it red?", ["fruit"])]["units"].sum()'
+    lm = ScriptedLM(lambda request, purpose: "not a table" if purpose == "neural" else program)
+    answer = Binder(lm=lm, n=1, progress=False).ask(
+        pd.DataFrame({"fruit": ["apple", "kiwi", "apple"], "units": [1, 2, 3]}), "how many red units?")
+    calls = [line for line in answer.explain().splitlines() if line.lstrip().startswith("neural call")]
+    assert len(calls) == 1, calls
+    assert "0 of 2 row(s) answered by lm:scripted (2 unknown)" in calls[0]
+    assert "0 of 2 row(s) answered by lm:scripted (2 unknown)" in answer_html(answer)
+    # and the plan, which got no answer either, is not said to have answered the programs' calls
+    assert "0 of 2 answer(s) came back: the programs' calls read those from the cache" in answer.explain()
