@@ -37,16 +37,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from binder_py.ask import Binder
-    from binder_py.language.table_names import names_from_stems
-    from binder_py.tables import load_table
+    from binder_py.language.table_names import load_table_files
 
     if not args.question.strip():
         raise BinderError("the question is empty: ask something about the table")
     if args.n is not None and args.n < 1:
         raise BinderError("--n must be at least 1")
     # checked before any model is loaded
-    loaded = {name: load_table(path) for name, path in zip(names_from_stems([Path(p).stem for p in args.tables]),
-                                                          args.tables)}
+    loaded = load_table_files(args.tables)
     table = next(iter(loaded.values())) if len(loaded) == 1 else loaded
     binder = Binder(lm=args.lm, neural=args.neural, cache=not args.no_cache, progress=not args.quiet,
                     **ask_settings(args))

@@ -22,10 +22,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "exec", help="run one Binder-Python program on a table",
         description="Run one Binder-Python program (docs/LANGUAGE.md) on a table (CSV/TSV/Parquet/Excel by "
-                    "extension) and print its answer, or with --json the whole execution trace: the rewritten "
-                    "code, the outcome, and every neural call with its request, answers, prompts and LM outputs. "
-                    "Exit status 0 when the program ran, 1 when it failed, 2 for bad input.")
-    parser.add_argument("table", metavar="TABLE", help="the table file")
+                    "extension), or on several (each named after its file, the first also df, as in "
+                    "binder-py ask), and print its answer, or with --json the whole execution trace: the "
+                    "rewritten code, the outcome, and every neural call with its request, answers, prompts and "
+                    "LM outputs. Exit status 0 when the program ran, 1 when it failed, 2 for bad input.")
+    parser.add_argument("tables", metavar="TABLE", nargs="+",
+                        help="the table file; several tables: each is a variable named after its file "
+                             "(orders.csv: orders), the first also df")
     parser.add_argument("program", metavar="PROGRAM_FILE", help="the program file, or - to read it from stdin")
     parser.add_argument("--neural", metavar="BACKEND",
                         help="who answers f_col/f_val: oracle:FILE.json (answers you wrote: "
@@ -92,16 +95,13 @@ def format_value(value: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from binder_py.language.execute import execute
 
+    from binder_py.language.table_names import load_table_files
+
     program = _read_program(args.program)
-    try:
-        from binder_py.tables import load_table
-    except ImportError:  # pragma: no cover - the tables module is part of binder-py
-        load_table = None
-    if load_table is not None:
-        table = load_table(args.table)
-    else:  # pragma: no cover
-        table = pd.read_csv(args.table, sep="\t" if args.table.endswith(".tsv") else ",")
-    title = args.title or Path(args.table).stem.replace("_", " ")
+    loaded = load_table_files(args.tables)
+    table = next(iter(loaded.values()))
+    named = loaded if len(loaded) > 1 else None  # one table is df only, as in binder-py ask
+    title = args.title or (Path(args.tables[0]).stem.replace("_", " ") if named is None else None)
     backend = make_backend(args.neural, args.lm, title)
     limits = None
     if args.timeout is not None:
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         limits = replace(Limits(), wall_seconds=args.timeout, cpu_seconds=min(Limits().cpu_seconds, args.timeout))
     filename = "<stdin>" if args.program == "-" else args.program
     result = execute(program, table, neural=backend, title=title, allow_neural=not args.no_neural,
-                     limits=limits, filename=filename)
+                     limits=limits, filename=filename, tables=named)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:

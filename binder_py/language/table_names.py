@@ -25,11 +25,16 @@ import builtins
 import keyword
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from binder_py.errors import BinderError
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME, NEURAL_FORMS
 
-__all__ = ["FIRST_TABLE_NAMES", "RESERVED_NAMES", "check_table_names", "names_from_stems", "variable_name"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["FIRST_TABLE_NAMES", "RESERVED_NAMES", "check_table_names", "load_table_files", "names_from_stems", "variable_name"]
 
 #: the names the first table is always bound to
 FIRST_TABLE_NAMES = ("df", "table")
@@ -68,6 +73,15 @@ def names_from_stems(stems: Sequence[str]) -> list[str]:
             name = f"{base}_{n}"
         names.append(name)
     return names
+
+
+def load_table_files(paths: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """The table files read with :func:`~binder_py.tables.load_table`, in order, each named after its
+    file by :func:`names_from_stems` (the command line's ``TABLE...``)."""
+    from binder_py.tables import load_table
+
+    names = names_from_stems([Path(path).stem for path in paths])
+    return {name: load_table(path) for name, path in zip(names, paths)}
 
 
 def check_table_names(names: Iterable[object]) -> list[str]:

@@ -80,3 +80,19 @@ def test_a_missing_table_file_is_named(capsys, files):
     code, out, err = run(capsys, "ask", str(files / "orders.csv"), str(files / "nope.csv"), "q?",
                          "--lm", "openai:m@http://127.0.0.1:9/v1")
     assert code == 2 and out == "" and "nope.csv" in err and "Traceback" not in err
+
+
+def test_exec_runs_a_program_over_two_table_files(capsys, files):
+    """binder-py exec took one table: a program written for two could not be run by hand
+    ("binder-py: error: unrecognized arguments: program.py")."""
+    program = files / "program.py"
+    program.write_text(NEURAL + "\n")
+    code, out, err = run(capsys, "exec", str(files / "orders.csv"), str(files / "customers.csv"), str(program),
+                         "--neural", f"oracle:{files / 'oracle.json'}")
+    assert code == 0, err
+    assert out.strip() == "745"
+    program.write_text("(df is orders, len(customers))\n")
+    code, out, err = run(capsys, "exec", str(files / "orders.csv"), str(files / "customers.csv"), str(program))
+    assert (code, out.strip()) == (0, "[true, 3]")
+    code, out, err = run(capsys, "exec", str(files / "orders.csv"), str(program))  # one table: df only
+    assert code == 1 and "NameError: name 'orders' is not defined" in err
