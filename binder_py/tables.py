@@ -487,7 +487,24 @@ def _read_excel(path: Path, limits: TableLimits) -> pd.DataFrame:
         raise TableError(f"{path}: cannot read the file as an Excel workbook ({type(error).__name__}: {error}); "
                          "check the file or save the sheet as CSV") from None
     raw = raw.dropna(how="all")
+    if raw.empty:
+        _refuse_empty_first_sheet(path)
     return _header_from_first_row(raw.reset_index(drop=True), path)
+
+
+def _refuse_empty_first_sheet(path: Path) -> None:
+    """A workbook whose first sheet is empty: name its sheets (only the first is read) when it has others."""
+    try:
+        sheets = [str(name) for name in pd.ExcelFile(path).sheet_names]
+    except Exception:  # noqa: BLE001 - read once already; the message then names no sheets
+        sheets = []
+    if len(sheets) < 2:
+        raise TableError(f"{path}: the sheet is empty; give a table with a header row and at least one data row")
+    raise TableError(
+        f"{path}: the first sheet ({sheets[0]!r}) is empty, and binder-py reads only the first sheet of a "
+        f"workbook (this one has {', '.join(repr(s) for s in sheets)}): move the table to the first sheet, "
+        f"save that sheet as CSV, or read it with pandas (pd.read_excel(path, sheet_name={sheets[1]!r})) and "
+        "pass the DataFrame")
 
 
 def _check_parquet_extent(path: Path, limits: TableLimits) -> None:

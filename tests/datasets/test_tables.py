@@ -187,3 +187,18 @@ def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
     assert list(load_table(tmp_path / "two.parquet").columns) == ["name", "year", "n"]
     df.iloc[[1]].to_parquet(tmp_path / "filtered.parquet")  # an unnamed index is only row numbers
     assert list(load_table(tmp_path / "filtered.parquet").columns) == ["name", "year", "n"]
+
+
+def test_an_empty_first_sheet_says_only_the_first_sheet_is_read(tmp_path):
+    """A workbook whose table is on its second sheet was refused with "the file has no header row",
+    which does not say that only the first sheet is read, nor which sheet holds the table."""
+    with pd.ExcelWriter(tmp_path / "book.xlsx") as writer:
+        pd.DataFrame().to_excel(writer, sheet_name="Notes")
+        pd.DataFrame({"x": [1, 2]}).to_excel(writer, sheet_name="Data", index=False)
+    with pytest.raises(TableError, match=r"the first sheet \('Notes'\) is empty, and binder-py reads only the "
+                                         r"first sheet.*'Notes', 'Data'.*sheet_name='Data'"):
+        load_table(tmp_path / "book.xlsx")
+    with pd.ExcelWriter(tmp_path / "one.xlsx") as writer:
+        pd.DataFrame().to_excel(writer, sheet_name="Only")
+    with pytest.raises(TableError, match="one.xlsx: the sheet is empty"):
+        load_table(tmp_path / "one.xlsx")
