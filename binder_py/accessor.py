@@ -31,6 +31,9 @@ class BinderAccessor:
         """Answer ``question`` about this DataFrame; ``others`` adds more tables by name
         (``{"customers": customers_df}``), which programs see beside this one (``df``, or
         ``name`` when given)."""
+        if others is not None and not isinstance(others, Mapping):  # others=customers, others=[customers]
+            raise BinderError(f"others is a mapping of names to tables, e.g. others={{'customers': customers}}, "
+                              f"not a {type(others).__name__}")
         if not others:
             return (binder or default_binder()).ask(self._df, question, title, **settings)
         if name in others:

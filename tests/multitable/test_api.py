@@ -104,6 +104,15 @@ def test_accessor_takes_other_tables(orders, customers):
     assert orders.binder.ask("Largest amount?", binder=alone).value == 400
 
 
+@pytest.mark.parametrize("wrap", [lambda table: table, lambda table: [table]], ids=["frame", "list"])
+def test_accessor_others_that_is_not_a_mapping_says_what_others_is(orders, customers, wrap):
+    """others=customers (or a list) failed inside pandas: "ValueError: The truth value of a DataFrame
+    is ambiguous"."""
+    binder = Binder(lm=scripted([JOIN]), task="analyst", n=1)
+    with pytest.raises(BinderError, match=r"others is a mapping of names to tables, e.g. others=\{'customers'"):
+        orders.binder.ask("q?", binder=binder, others=wrap(customers))
+
+
 def test_every_table_is_lower_cased_when_the_task_says_so(orders, customers):
     binder = Binder(lm=scripted(['customers["country"].tolist()']), task="wikitq", n=1)
     answer = binder.ask({"orders": orders, "customers": customers}, "which countries?")
