@@ -36,6 +36,9 @@ _FAST_SAFE_TYPES = frozenset({
 _FORBIDDEN_VALUE_TYPES = (
     types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
     mmap.mmap,  # the mapping that carries a job's table (sandbox.handoff), reachable as array.base.base.obj
+    # raw memory of any buffer (``ndarray.data``, ``np.float64(1).data``): ``cast`` reinterprets an object
+    # array's pointers as integers, which numpy then wraps in a writable array (sandbox.rawmemory)
+    memoryview,
 )
 
 _MISSING = object()

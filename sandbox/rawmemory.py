@@ -1,6 +1,6 @@
 """numpy members that read raw memory as object pointers, in guarded form.
 
-Two numpy features turn integers, or memory that has been freed, into ``PyObject *``:
+Three numpy features turn integers, or memory that has been freed, into ``PyObject *``:
 
 * ``np.ndarray(shape, dtype, buffer=...)`` with a dtype that holds Python objects (``"O"``,
   or a structured dtype with an object field) reads the buffer's bytes as object pointers:
@@ -9,6 +9,13 @@ Two numpy features turn integers, or memory that has been freed, into ``PyObject
   and write, and from there every module, ``os.environ`` and the audit hook's globals.
 * ``a.resize(n, refcheck=False)`` reallocates ``a``'s memory while views still point at the
   old block (use after free).
+* the other direction: a *writable integer view* of an object array's pointers.
+  ``np.ndarray((n,), "i8", buffer=objects)`` read an object array's buffer as integers, and so
+  did ``np.asarray(objects.data.cast("B").cast("q"))`` (``ndarray.data`` is a ``memoryview``,
+  whose ``cast`` changes the format of any buffer): writing an address into that view makes
+  ``objects[0]`` "the object at that address" (``os.environ`` read in strict mode, red team 3).
+  A program never holds a ``memoryview`` (the value check refuses it, like ``mmap``), and
+  ``buffer=`` takes only ``bytes`` or an array without objects.
 
 A program never holds the raw class or method: the value check (:func:`sandbox.guards.check_value`)
 hands out :class:`NDArray` for ``np.ndarray`` (whichever route: the ``np`` facade, ``type(a)``,
@@ -49,10 +56,25 @@ class NDArray(np.ndarray, metaclass=_NDArrayMeta):
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: Any = 0,
                 strides: Any = None, order: Any = None) -> Any:
         dt = np.dtype(dtype)  # converted once: numpy sees exactly the dtype checked here
-        if buffer is not None and dt.hasobject:
-            raise PolicyError("np.ndarray(buffer=...) with a dtype holding Python objects would read raw "
-                              "memory as object pointers; build the array from values (np.array) instead")
+        if buffer is not None:
+            if dt.hasobject:
+                raise PolicyError("np.ndarray(buffer=...) with a dtype holding Python objects would read raw "
+                                  "memory as object pointers; build the array from values (np.array) instead")
+            buffer_problem(buffer)
         return _RAW_NDARRAY(shape, dt, buffer, offset, strides, order)
+
+
+def buffer_problem(buffer: Any) -> None:
+    """Refuse a ``buffer=`` whose memory may hold object pointers: only ``bytes`` and arrays
+    (or numpy scalars) without objects are read as raw memory."""
+    if type(buffer) is bytes:
+        return
+    if isinstance(buffer, (_RAW_NDARRAY, np.generic)) and not buffer.dtype.hasobject:
+        return
+    kind = "an array holding Python objects" if isinstance(buffer, (_RAW_NDARRAY, np.generic)) \
+        else f"a {type(buffer).__name__}"
+    raise PolicyError(f"np.ndarray(buffer=...) cannot read {kind} as raw memory (its bytes may be object "
+                      "pointers); pass bytes or an array of numbers")
 
 
 NDArray.__module__ = "numpy"

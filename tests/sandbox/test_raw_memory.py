@@ -5,6 +5,12 @@
 arbitrary memory read, then the globals dict of a sandbox function, ``sys.modules``,
 ``os.environ``). ``a.resize(n, refcheck=False)`` frees the memory a view still points at
 (use after free). Both are refused at the call, whichever route reaches the class or method.
+
+The other direction (red team 3): a writable *integer* view of an object array's pointers,
+made by ``np.ndarray((n,), "i8", buffer=objects)`` or by ``np.asarray`` of
+``objects.data.cast("B").cast("q")`` (``ndarray.data`` is a memoryview); writing an address
+there made ``objects[0]`` any object. A program holds no memoryview, and ``buffer=`` takes
+only bytes or arrays without objects.
 """
 import numpy as np
 import pandas as pd
@@ -25,6 +31,17 @@ ATTACKS = [
     ("builtin_map", BUF + 'list(map(np.ndarray, [(1,)], ["O"], [buf]))'),
     ("star_args", BUF + 'args = [(1,), "O", buf]\nnp.ndarray(*args)'),
     ("piecewise", BUF + 'np.piecewise(np.zeros(1), [np.ones(1, dtype=bool)], [np.ndarray], dtype="O", buffer=buf)'),
+    ("objects_as_int_buffer", 'np.ndarray((2,), dtype="i8", buffer=np.array([None, None], dtype="O"))'),
+    ("objects_as_int_buffer_positional", 'np.ndarray((2,), "i8", np.array([None, None], dtype="O"))'),
+    ("struct_objects_as_int_buffer",
+     'np.ndarray((2,), dtype="i8", buffer=np.zeros(1, dtype=[("f", "O"), ("g", "O")]))'),
+    ("objects_as_int_buffer_apply",
+     'pd.Series([(2,)]).apply(np.ndarray, dtype="i8", buffer=np.array([None, None], dtype="O"))'),
+    ("array_data_memoryview", 'np.array([None], dtype="O").data'),
+    ("memoryview_cast_view", 'np.asarray(np.array([None], dtype="O").data.cast("B").cast("q"))'),
+    ("memoryview_getattr", 'getattr(np.array([None], dtype="O"), "data")'),
+    ("scalar_data_memoryview", 'np.float64(1.0).data'),
+    ("series_values_data", 'pd.Series(["a"], dtype="O").values.data'),
     ("resize_refcheck", 'a = np.zeros(3, dtype="O")\nv = a[:]\na.resize(100000, refcheck=False)\nv.tolist()'),
     ("resize_unbound", 'a = np.zeros(3)\nv = a[:]\nnp.ndarray.resize(a, 100000, refcheck=False)\nv.tolist()'),
     ("resize_getattr", 'a = np.zeros(3)\nv = a[:]\ngetattr(a, "resize")(100000, refcheck=False)\nv.tolist()'),
@@ -65,22 +82,55 @@ OSD["environ"]["BINDER_RED_CANARY"]
 '''
 
 
-@pytest.mark.parametrize("name,program", ATTACKS, ids=[a[0] for a in ATTACKS])
-def test_raw_memory_route_is_refused(sb, name, program):
-    outcome = sb.run(program)
-    assert not outcome.ok, f"{name} was not refused: {outcome.value!r}"
-    assert outcome.error.kind == "policy", outcome.error
+# the integer view of an object array's pointers (memoryview route), then the same walk as above
+LEAK_ENVIRON_POINTER_VIEW = '''
+a = np.array([None], dtype="O")
+q = np.asarray(a.data.cast("B").cast("q"))
+
+def le(n):
+    n = n & 0xFFFFFFFFFFFFFFFF
+    return "".join([chr((n >> (8 * i)) & 255) for i in range(8)]).encode("latin-1")
+
+hdr = le(1 << 40) + le(id(type(b""))) + le(1 << 50) + le(-1)
+base = id(hdr) + 32
+q[0] = base
+fake = a[0]
+
+def read8(addr):
+    return int.from_bytes(fake[addr - base - 32: addr - base - 24], "little")
+
+def obj_at(addr):
+    q[0] = addr
+    return a[0]
+
+def module_dict(pairs, name):
+    return obj_at(read8(read8(id([p for p in pairs if p[0] == name][0]) + 32) + 16))
+
+G = obj_at(read8(id(pd.merge) + 16))
+INSPECT = module_dict(list(module_dict(list(G.items()), "com").items()), "inspect")
+OSD = module_dict(list(INSPECT.items()), "os")
+q[0] = 0
+OSD["environ"]["BINDER_RED_CANARY"]
+'''
 
 
-def test_environment_does_not_leak_through_object_buffers(monkeypatch):
+@pytest.mark.parametrize("program", [LEAK_ENVIRON, LEAK_ENVIRON_POINTER_VIEW], ids=["object_dtype_buffer", "pointer_view"])
+def test_environment_does_not_leak(monkeypatch, program):
     from sandbox import Sandbox
     from sandbox_testutil import SMALL
 
     monkeypatch.setenv("BINDER_RED_CANARY", "sk-canary-123")
     with Sandbox(SMALL, pool_size=1) as box:
-        outcome = box.run(LEAK_ENVIRON)
+        outcome = box.run(program)
     assert "sk-canary-123" not in repr(outcome.value)
     assert not outcome.ok and outcome.error.kind == "policy", outcome.error
+
+
+@pytest.mark.parametrize("name,program", ATTACKS, ids=[a[0] for a in ATTACKS])
+def test_raw_memory_route_is_refused(sb, name, program):
+    outcome = sb.run(program)
+    assert not outcome.ok, f"{name} was not refused: {outcome.value!r}"
+    assert outcome.error.kind == "policy", outcome.error
 
 
 def test_ndarray_still_works(sb):
@@ -91,12 +141,15 @@ def test_ndarray_still_works(sb):
         'd = np.arange(4)\n'
         'd.resize(6)\n'
         'e = np.ndarray((1,), dtype="O")\n'
+        'f = np.ndarray((2,), dtype="u1", buffer="ab".encode())\n'
+        'g = np.ndarray((1,), dtype="i8", buffer=np.int64(7))\n'
         '[isinstance(a, np.ndarray), type(a) is np.ndarray, isinstance(1, np.ndarray), b.tolist(), c.shape,\n'
-        ' d.tolist(), int(np.ndarray.sum(np.arange(3))), e.tolist(), isinstance(pd.Series([1]).values, np.ndarray)]'
+        ' d.tolist(), int(np.ndarray.sum(np.arange(3))), e.tolist(), isinstance(pd.Series([1]).values, np.ndarray),\n'
+        ' f.tolist(), g.tolist()]'
     )
     outcome = sb.run(program)
     assert outcome.ok, outcome.error
-    assert outcome.value == [True, True, False, [0, 1], (2, 2), [0, 1, 2, 3, 0, 0], 3, [None], True]
+    assert outcome.value == [True, True, False, [0, 1], (2, 2), [0, 1, 2, 3, 0, 0], 3, [None], True, [97, 98], [7]]
 
 
 def test_value_check_never_hands_out_the_raw_class():
@@ -104,6 +157,10 @@ def test_value_check_never_hands_out_the_raw_class():
     assert stand_in is not np.ndarray and isinstance(np.zeros(1), stand_in)
     with pytest.raises(PolicyError):
         stand_in((1,), dtype="O", buffer=np.zeros(1, dtype="i8"))
+    with pytest.raises(PolicyError):
+        stand_in((1,), dtype="i8", buffer=np.array([None], dtype="O"))
+    with pytest.raises(PolicyError):
+        guards.check_value(np.zeros(1).data, "data", name_checked=True)
     resize = guards.check_value(np.zeros(2).resize, "resize", name_checked=True)
     with pytest.raises(PolicyError):
         resize(4, refcheck=False)
