@@ -20,6 +20,7 @@ import math
 import pickle
 import re
 import reprlib
+import sys
 import threading
 from typing import Any
 
@@ -328,13 +329,45 @@ def _series(values: list, dtype: str, index: pd.Index, name: Any) -> pd.Series:
 _decoding = threading.local()
 
 
+#: log10(2): an int of ``b`` bits has at most ``floor(b * _LOG10_2) + 1`` decimal digits
+_LOG10_2 = math.log10(2)
+
+
+def _int_fits(bits: int) -> bool:
+    """An int of ``bits`` bits can be written in decimal (``str``, ``repr``, JSON): Python refuses
+    ints of more than ``sys.get_int_max_str_digits()`` digits (4,300 by default) with ValueError."""
+    limit = sys.get_int_max_str_digits()
+    return limit == 0 or int(bits * _LOG10_2) + 1 <= limit
+
+
+def _shown_int(value: int) -> Any:
+    """``value``, or a text naming its size when Python could not write it in decimal: an answer
+    such as ``2 ** 100000`` made ``str()``, ``repr()`` and ``json.dumps`` raise in the parent (a
+    traceback from ``binder-py exec``, an ``ask --json`` or results line that could not be written)."""
+    bits = value.bit_length()
+    if _int_fits(bits):
+        return value
+    return f"<an integer of about {int(bits * _LOG10_2) + 1:,} digits, too long to show>"
+
+
+def _plain_items(items: list) -> list:
+    """A ``plain`` node's items, an int too long to write in decimal replaced (checked at C speed)."""
+    widest = max(map(int.bit_length, filter(int.__instancecheck__, items)), default=0)
+    if _int_fits(widest):
+        return items
+    return [_shown_int(v) if type(v) is int else v for v in items]
+
+
 def decode(tree: Any) -> Any:
     """Rebuild a value from a plain-data tree (parent side). Raises CodecError.
 
     A node that occurs several times in the tree (the encoder shares repeated objects) is
-    decoded once, so a crafted tree of shared references cannot cost exponential time."""
+    decoded once, so a crafted tree of shared references cannot cost exponential time.
+    An int too long to write in decimal arrives as a text naming its size (:func:`_shown_int`)."""
     t = type(tree)
-    if tree is None or t is bool or t is int or t is float or t is str or t is bytes:
+    if t is int:
+        return _shown_int(tree)
+    if tree is None or t is bool or t is float or t is str or t is bytes:
         return tree
     memo = getattr(_decoding, "memo", None)
     if memo is None:
@@ -359,7 +392,7 @@ def _decode_node(tree: Any, t: type) -> Any:
         items = tree[1]
         if type(items) is not list or not _all_plain(items):
             raise CodecError("bad plain list")
-        return items
+        return _plain_items(items)
     if tag == "list":
         return _decode_list(tree[1])
     if tag == "tuple":

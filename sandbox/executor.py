@@ -72,7 +72,7 @@ def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float) -> Outcome:
     line = err.get("line")
     etype = err.get("exception_type")
     failure = _failure(err["kind"], str(err.get("message", ""))[:10000],
-                       line if type(line) is int else None,
+                       line if type(line) is int and 0 < line < 1 << 31 else None,
                        etype if type(etype) is str else None)
     return Outcome(ok=False, value=None, error=failure, stdout=stdout, stdout_truncated=truncated, timings=timings)
 

@@ -84,3 +84,36 @@ def test_an_extension_array_answer_is_counted():
     with pytest.raises(codec.AnswerTooLarge):
         codec.encode_answer(pd.array(range(codec.MAX_ANSWER_VALUES + 1), dtype="Int64"))
 
+
+# red team 3: Python refuses to write an int of more than 4,300 digits in decimal, so an answer
+# such as 2 ** 100000 made str(), repr() and json.dumps raise in the parent (binder-py exec ended
+# in a traceback; ask --json and eval's results line could not be written)
+@pytest.mark.parametrize("program", [
+    "2 ** 100000",
+    "[2 ** 100000, 1, 'a']",
+    "{2 ** 100000: (2 ** 100000,)}",
+    "pd.Series([2 ** 100000, 1], dtype='O')",
+    "pd.DataFrame({'a': pd.Series([2 ** 100000], dtype='O')}).set_axis(pd.Index([-(2 ** 100000)], dtype='O'))",
+])
+def test_an_int_too_long_to_write_arrives_as_text(sb, program):
+    import json
+
+    import pandas as pd
+
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    value = outcome.value
+    if isinstance(value, pd.DataFrame):
+        value = [value.index.tolist(), value["a"].tolist()]
+    elif isinstance(value, pd.Series):
+        value = value.tolist()
+    text = json.dumps(value, default=repr) + str(value) + repr(value)
+    assert "an integer of about 30,104 digits, too long to show" in text
+
+
+def test_long_ints_in_crafted_trees_arrive_as_text():
+    big = 3 ** 20000
+    assert codec.decode(big).startswith("<an integer of about")
+    assert codec.decode(("plain", [1, big, "x", True]))[1].startswith("<an integer of about")
+    assert codec.decode(("plain", [1, 2 ** 64, True])) == [1, 2 ** 64, True]
+    assert codec.decode(("dict", [(big, 1)])) == {codec.decode(big): 1}
