@@ -500,10 +500,40 @@ def dumps(tree: Any) -> bytes:
     return pickle.dumps(tree, protocol=5)
 
 
+#: a UTF-16 surrogate (U+D800..U+DFFF) as pickle writes text (UTF-8, ``surrogatepass``); valid UTF-8
+#: never holds these bytes, so a message without them holds no text with a lone surrogate
+_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
+
+
+def _without_surrogates(tree: Any, memo: dict[int, Any]) -> Any:
+    """``tree`` with every text holding a lone surrogate written with a backslash escape instead."""
+    t = type(tree)
+    if t is str:
+        return tree.encode("utf-8", "backslashreplace").decode("utf-8")
+    if t is not list and t is not tuple and t is not dict:
+        return tree
+    hit = memo.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    if t is dict:
+        out: Any = {_without_surrogates(k, memo): _without_surrogates(v, memo) for k, v in tree.items()}
+    else:
+        out = t(_without_surrogates(v, memo) for v in tree)
+    memo[id(tree)] = (tree, out)
+    return out
+
+
 def safe_loads(data: bytes) -> Any:
-    """Load a plain-data tree without ever resolving a class or callable."""
+    """Load a plain-data tree without ever resolving a class or callable.
+
+    Text holding a lone surrogate (``chr(0xD800)``, which a program can make) is written with a
+    backslash escape (``"\\ud800"``): such text cannot be encoded as UTF-8, so printing it, or
+    writing it to a results file, raised UnicodeEncodeError in the parent."""
     try:
-        return _RefusingUnpickler(io.BytesIO(data)).load()
+        tree = _RefusingUnpickler(io.BytesIO(data)).load()
+        if _SURROGATE_BYTES.search(data) is not None:
+            tree = _without_surrogates(tree, {})
+        return tree
     except CodecError:
         raise
     except Exception as exc:  # noqa: BLE001

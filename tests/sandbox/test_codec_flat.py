@@ -117,3 +117,26 @@ def test_long_ints_in_crafted_trees_arrive_as_text():
     assert codec.decode(("plain", [1, big, "x", True]))[1].startswith("<an integer of about")
     assert codec.decode(("plain", [1, 2 ** 64, True])) == [1, 2 ** 64, True]
     assert codec.decode(("dict", [(big, 1)])) == {codec.decode(big): 1}
+
+
+# red team 3: a lone surrogate (chr(0xD800)) cannot be encoded as UTF-8, so an answer, a printed
+# line or an error message holding one made binder-py exec (and --json) raise UnicodeEncodeError
+# in the parent, and an eval results line could not be written
+@pytest.mark.parametrize("program,expected", [
+    ("chr(0xd800)", "\\ud800"),
+    ("[chr(0xdfff) + 'a', {'k' + chr(0xd800): (chr(0xdc00),)}]", ["\\udfffa", {"k\\ud800": ("\\udc00",)}]),
+    ("chr(0xd83d) + chr(0xde00)", "\\ud83d\\ude00"),
+])
+def test_text_with_a_lone_surrogate_arrives_escaped(sb, program, expected):
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    assert outcome.value == expected
+    repr(outcome.value).encode("utf-8")
+
+
+def test_printed_text_and_messages_with_a_lone_surrogate_arrive_escaped(sb):
+    outcome = sb.run("print(chr(0xd800))\nraise ValueError(chr(0xd801))")
+    assert outcome.stdout == "\\ud800\n" and outcome.error.message == "ValueError: \\ud801"
+    callback_seen = []
+    outcome = sb.run("ask(chr(0xd800))", callbacks={"ask": lambda q: callback_seen.append(q) or q})
+    assert outcome.value == "\\ud800" and callback_seen == ["\\ud800"]
