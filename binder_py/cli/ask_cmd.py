@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from binder_py.cli.options import add_model_options, add_sampling_options, ask_settings
+from binder_py.cli.terminal import terminal_json, terminal_text
 from binder_py.tasks import PROFILES
 from binder_py.errors import BinderError
 
@@ -52,27 +53,29 @@ def run(args: argparse.Namespace) -> int:
         binder.neural  # built now: a bad --neural (a missing oracle file) fails before any model runs
     title = args.title or (Path(args.tables[0]).stem.replace("_", " ") if len(args.tables) == 1 else None)
     answer = binder.ask(table, args.question, title)
+    # answers, programs, cells and model output are untrusted text: no control characters reach the
+    # terminal (binder_py.cli.terminal)
     if args.json:
-        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        print(terminal_json(json.dumps(answer.to_json(), ensure_ascii=False, indent=2)))
     elif args.explain:
-        print(answer.explain())
+        print(terminal_text(answer.explain()))
     else:
         from binder_py.cli.exec_cmd import format_value
 
         if answer.value is None:
             if answer.abstention is not None:  # programs answered, not confidently enough
                 reason = answer.abstention.replace("(abstain_below)", "(--abstain-below)")
-                print(f"binder-py ask: no answer: abstained: {reason}; "
-                      "run with --explain to see the vote", file=sys.stderr)
+                print(terminal_text(f"binder-py ask: no answer: abstained: {reason}; "
+                                    "run with --explain to see the vote"), file=sys.stderr)
                 return 1
             print(f"binder-py ask: no answer: no program gave one ({answer.counts.sentence(answer.mode)}); "
                   "run with --explain to see the programs and their errors", file=sys.stderr)
             return 1
-        print(format_value(answer.value))
+        print(terminal_text(format_value(answer.value)))
         closeness = answer.closeness_sentence()
         if closeness:  # the value alone would read as a clear answer
-            print(f"binder-py ask: {closeness}", file=sys.stderr)
+            print(terminal_text(f"binder-py ask: {closeness}"), file=sys.stderr)
         note = next((s.note for s in answer.distribution if s.note and s.display == answer.value), None)
         if note:  # e.g. only the first column of a wide table: the value alone would read as the whole answer
-            print(f"binder-py ask: {note}", file=sys.stderr)
+            print(terminal_text(f"binder-py ask: {note}"), file=sys.stderr)
     return 0 if answer.value is not None else 1

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from binder_py.cli.terminal import terminal_json, terminal_text
 from binder_py.errors import BinderError
 
 
@@ -115,18 +116,20 @@ def run(args: argparse.Namespace) -> int:
     filename = "<stdin>" if args.program == "-" else args.program
     result = execute(program, table, neural=backend, title=title, allow_neural=not args.no_neural,
                      limits=limits, filename=filename, tables=named)
+    # the answer, printed output, warnings and errors are the program's text: no control characters
+    # reach the terminal (binder_py.cli.terminal)
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        print(terminal_json(json.dumps(result.to_json(), ensure_ascii=False, indent=2)))
     else:
         for warning in result.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(terminal_text(f"warning: {warning}"), file=sys.stderr)
         if result.outcome.stdout:
-            sys.stderr.write(result.outcome.stdout)
+            sys.stderr.write(terminal_text(result.outcome.stdout))
         if result.ok:
-            print(format_value(result.value))
+            print(terminal_text(format_value(result.value)))
     if not result.ok:
         error = result.error
         where = f" at line {error.line}" if error is not None and error.line else ""
-        print(f"binder-py exec: {error.kind} error{where}: {error.message}", file=sys.stderr)
+        print(terminal_text(f"binder-py exec: {error.kind} error{where}: {error.message}"), file=sys.stderr)
         return 1
     return 0
