@@ -5,9 +5,11 @@ goes through one of these functions.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import mmap
 import operator
+import string
 import sys
 import types
 from typing import Any, Callable
@@ -85,10 +87,36 @@ def check_value(value: Any, name: str = "", name_checked: bool = False, replace:
     return value
 
 
+def _format_fields_problem(fmt: str, depth: int = 0) -> str | None:
+    """Why ``fmt.format(x)`` would reach more than ``x`` itself (an attribute or item of it, such as
+    ``{0.__class__.__mro__}``, also in a nested format spec), or None."""
+    try:
+        parts = list(string.Formatter().parse(fmt))
+    except ValueError as exc:
+        return str(exc)
+    for _literal, field, spec, _conversion in parts:
+        if field is not None and not (field == "" or field.isdigit()):
+            return f"the field {{{field}}} looks up attributes or items"
+        if spec and "{" in spec and (depth > 2 or _format_fields_problem(spec, depth + 1)):
+            return "a nested field in a format spec"
+    return None
+
+
 def _wrap_to_string(fn: Callable) -> Callable:
     def to_string(*args: Any, **kwargs: Any) -> Any:
         if (args and args[0] is not None) or kwargs.get("buf") is not None:
             raise _deny("to_string(buf=...) writes to a file; call it without a buffer")
+        # pandas turns a float_format without '%' into float_format.format, i.e. str.format on the
+        # program's string, whose fields reach attributes: '{0.__class__.__mro__}' listed classes
+        try:
+            float_format = inspect.signature(fn).bind(*args, **kwargs).arguments.get("float_format")
+        except (TypeError, ValueError):
+            float_format = None
+        if isinstance(float_format, str):
+            problem = _format_fields_problem(float_format)
+            if problem is not None:
+                raise _deny(f"to_string(float_format={float_format!r}): {problem}; use a plain format "
+                            "such as '{:.2f}' or '%.2f'")
         return fn(*args, **kwargs)
 
     to_string.__module__ = "sandbox.guards"

@@ -83,6 +83,11 @@ ATTACKS = [
     ("str_format_map", '"{{a.__class__}}".format_map({{"a": df}})'),
     ("str_class_format", 'str.format("{{0.__class__}}", df)'),
     ("getattr_format", 'getattr("{{0.__class__}}", "format")(df)'),
+    # pandas turns a float_format without '%' into float_format.format (red team 3)
+    ("to_string_float_format_traversal", 'pd.DataFrame({{"a": [1.5]}}).to_string(float_format="{{0.__class__.__mro__}}")'),
+    ("to_string_float_format_nested_spec", 'pd.DataFrame({{"a": [1.5]}}).to_string(float_format="{{:{{0.__class__}}}}")'),
+    ("to_string_float_format_getattr",
+     'getattr(pd.DataFrame({{"a": [1.5]}}), "to_string")(float_format="{{0.real.__class__}}")'),
     ("attributeerror_obj", "try:\n    pd.nonexistent\nexcept AttributeError as e:\n    e.obj"),
     ("attributeerror_obj_getattr", 'try:\n    df.nonexistent\nexcept AttributeError as e:\n    getattr(e, "obj")'),
     ("except_star", "try:\n    pass\nexcept* ValueError:\n    pass"),
