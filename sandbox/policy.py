@@ -11,6 +11,11 @@
   ``_binder_args_(<its parameters>)``, which applies the value check to what it
   was called with (library code calls program functions with elements of
   containers: ``s.apply(f)``, ``__eq__`` during ``isin`` ...);
+* a decorated definition ``@d1 @d2 def f`` becomes ``def f`` followed by
+  ``f = _binder_call_(d1, _binder_call_(d2, f))``, so what a decorator returns is
+  checked like any call's result (classes too);
+* the body of ``with x as name:`` starts with ``_binder_args_(name)``: what
+  ``__enter__`` returned is checked before the body can use it;
 * ``x[k] += v`` / ``obj.attr += v`` (refused by RestrictedPython) is rewritten
   to the guarded ``x[k] = x[k] + v`` when ``x`` and ``k`` are simple names or
   constants.
@@ -81,6 +86,21 @@ class _Transformer(RestrictingNodeTransformer):
             at = 1 if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str) else 0
             node.body.insert(at, stmt)
             _locate(stmt, node)
+        return _undecorated(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return _undecorated(super().visit_ClassDef(node))
+
+    def visit_With(self, node: ast.With) -> ast.AST:
+        node = super().visit_With(node)
+        if isinstance(node, ast.With):
+            names = [sub.id for item in node.items if item.optional_vars is not None
+                     for sub in ast.walk(item.optional_vars) if isinstance(sub, ast.Name)]
+            if names:
+                stmt = ast.Expr(ast.Call(func=ast.Name(ARGS_NAME, ast.Load()),
+                                         args=[ast.Name(n, ast.Load()) for n in names], keywords=[]))
+                node.body.insert(0, stmt)
+                _locate(stmt, node)
         return node
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
@@ -116,6 +136,21 @@ class _Transformer(RestrictingNodeTransformer):
             if hasattr(sub, "lineno"):
                 ast.copy_location(sub, node)
         return self.visit(assign)
+
+
+def _undecorated(node: ast.AST) -> ast.AST | list[ast.stmt]:
+    """A decorated function or class as its plain definition followed by
+    ``name = _binder_call_(d1, _binder_call_(d2, name))``: Python would apply the decorators
+    itself and hand the program their results unchecked."""
+    if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or not node.decorator_list:
+        return node
+    value: ast.expr = ast.Name(node.name, ast.Load())
+    for decorator in reversed(node.decorator_list):
+        value = ast.Call(func=ast.Name(CALL_NAME, ast.Load()), args=[decorator, value], keywords=[])
+    node.decorator_list = []
+    assign = ast.Assign(targets=[ast.Name(node.name, ast.Store())], value=value)
+    _locate(assign, node)
+    return [node, assign]
 
 
 def _arguments_check(args: ast.arguments) -> ast.Call | None:

@@ -52,3 +52,19 @@ def expose_leaked(callbacks, namespace):
         # raw (unguarded) entry points, as if a library call had put them in a container
         "leaked_entry_points": [pd.DataFrame({"a": [1]}).agg, pd.DataFrame.agg, pd.Series([1]).apply],
     }
+
+
+class _LeakingContext:
+    """A context manager whose ``__enter__`` hands back a module."""
+
+    def __enter__(self):
+        return os
+
+    def __exit__(self, *exc):
+        return False
+
+
+def expose_leaky_callables(callbacks, namespace):
+    """Callables that return a module, as an allowed decorator or context manager might: what
+    Python itself then binds (a decorated name, a ``with ... as`` target) must still be checked."""
+    return {"leak": lambda fn: os, "keep": lambda fn: fn, "cm": _LeakingContext}
