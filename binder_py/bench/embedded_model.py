@@ -73,8 +73,13 @@ def floor_seconds(evaluated: int | None, longest: int, rates: dict[str, float] |
 
 
 def rates_of(lm: Any) -> dict[str, float] | None:
-    measure = getattr(getattr(lm, "backend", None), "measure_speed", None)
-    return measure(512, 64) if measure else None
+    """The embedded runtime's measured prompt and generation rates (None for any other model)."""
+    from binder_py.lm.client import LMClient
+    from binder_py.lm.local import LocalBackend
+
+    if isinstance(lm, LMClient) and isinstance(lm.backend, LocalBackend):
+        return lm.backend.measure_speed(512, 64)
+    return None
 
 
 def load() -> str:

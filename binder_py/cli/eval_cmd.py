@@ -202,7 +202,9 @@ def run_eval_command(args: argparse.Namespace) -> int:
                                                                            ("neural_weight", args.neural_weight))
                                            if value is not None} or None)
     except KeyboardInterrupt as interrupt:
-        summary = getattr(interrupt, "summary", None)
+        from binder_py.runs.evaluation import EvalInterrupted
+
+        summary = interrupt.summary if isinstance(interrupt, EvalInterrupted) else None
         done = f"{summary.finished} finished line(s) kept in {summary.out}/results.jsonl; " if summary else ""
         print(f"binder-py eval: interrupted; {done}run the same command to resume", file=sys.stderr, flush=True)
         import os

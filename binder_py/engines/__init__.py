@@ -12,14 +12,32 @@ Ray is optional: it is imported only inside functions of :mod:`binder_py.engines
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from binder_py.errors import BinderError
 
 ENGINES = ("local", "ray")
 RAY_INSTALL_HINT = ("the ray engine needs Ray: pip install \"binder-py[ray]\" "
                     "(from a checkout: pip install -e \".[ray]\")")
+
+
+class Engine(Protocol):
+    """What the evaluation runner and :meth:`Binder.ask_many` use of an engine.
+
+    ``startup_seconds``: the engine's own start (connecting to or starting Ray; 0 for local);
+    ``overheads``: seconds per finished question that the engine added beyond the question's
+    own time (empty when the engine adds none it can measure)."""
+
+    name: str
+    startup_seconds: float
+    overheads: list[float]
+
+    def run(self, work: Callable[[Any, Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]: ...
+
+    def neural_counts(self) -> dict[str, int]: ...
+
+    def close(self) -> None: ...
 
 
 def check_engine(name: str) -> str:

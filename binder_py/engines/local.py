@@ -25,6 +25,7 @@ class LocalEngine:
         self.binder = binder
         self.concurrency = max(1, concurrency)
         self.startup_seconds = 0.0
+        self.overheads: list[float] = []  # threads in this process add nothing measured per question
 
     def run(self, work: Callable[[Any, Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         stop = threading.Event()

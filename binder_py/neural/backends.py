@@ -69,6 +69,8 @@ class PlanningBackend(NeuralBackend, Protocol):
 
     def answer_tables(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest] = ()) -> Any: ...
 
+    def pack_values(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest]) -> list[int]: ...
+
 
 #: the largest oracle file read (raise with BINDER_MAX_ORACLE_BYTES)
 MAX_ORACLE_BYTES = int(os.environ.get("BINDER_MAX_ORACLE_BYTES", 256 * 1024 * 1024))

@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import pandas as pd
 
@@ -114,7 +114,7 @@ class NeuralPlan:
                 "warnings": list(self.warnings), "steps": [to_jsonable(s.to_json()) for s in self.steps]}
 
 
-def supports_planning(backend: NeuralBackend) -> bool:
+def supports_planning(backend: NeuralBackend) -> TypeGuard[PlanningBackend]:
     """The backend can answer several questions in one prompt (and sends distinct rows)."""
     return isinstance(backend, PlanningBackend) and backend.dedup
 
@@ -276,13 +276,13 @@ def _units(group_list: list[Group], backend: Any, plan: NeuralPlan, combine_tabl
     return units
 
 
-def _host_values(units: list[list[Group]], vals: list[NeuralRequest], backend: Any,
+def _host_values(units: list[list[Group]], vals: list[NeuralRequest], backend: PlanningBackend,
                  plan: NeuralPlan, alone: bool = False) -> dict[int, list[int]]:
     """Which ``f_val`` requests ride in which unit's prompt (unit index → indices into ``vals``):
     as many as fit go with the first unit; with no ``f_col`` unit, two or more values (one with
     ``alone``) make a prompt of their own (index 0). The others are asked alone."""
     least = 1 if alone else 2
-    if not vals or not hasattr(backend, "pack_values"):
+    if not vals:
         return {}
     if not units and len(vals) < least:
         return {}

@@ -42,7 +42,7 @@ def start_candidates_plan(state: QuestionState, candidates: Sequence[Candidate])
         return state
     programs = [c.program for c in candidates]
     extra = []
-    if getattr(backend, "combine_tables", False):  # the values ride in the plan's prompt
+    if backend.combine_tables:  # the values ride in the plan's prompt
         try:
             extra = subtable_requests(programs, state.table, state.services.sandbox(), title=state.title,
                                       tables=state.tables)

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from binder_py.engines import check_engine
+from binder_py.engines import Engine, check_engine
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
@@ -38,6 +38,15 @@ from binder_py.safefiles import output_directory
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 
 TASKS = BENCHMARK_TASKS
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_eval`, raised once the finished lines are safely written:
+    ``summary`` says how many there are (the command prints it and how to resume)."""
+
+    def __init__(self, summary: "RunSummary"):
+        super().__init__()
+        self.summary = summary
 
 
 @dataclass
@@ -252,7 +261,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     object (tests; not recorded). ``examples`` replaces loading ``task``/``split`` from the
     data directory. Per-question failures become lines with an ``error``; an
     :class:`LMConfigError` (bad key, unknown model) stops the run at once; ``KeyboardInterrupt``
-    stops it after cancelling the questions not started (finished lines are kept).
+    stops it after cancelling the questions not started (finished lines are kept) and comes out
+    as :class:`EvalInterrupted`, which carries the run's summary.
     ``engine="ray"`` runs the questions as Ray tasks (``ray_address``: the cluster; docs/SCALE.md).
     """
     from binder_py.ask import Binder
@@ -392,7 +402,7 @@ def build_worker_binder(lm: Any, *, lm_arg: Any, neural: Any, cache: bool, setti
 
 def _local_or_ray(engine: str, binder: Any, concurrency: int, *, lm_arg: Any, neural: Any, cache: bool,
                   settings: Mapping[str, Any], record: bool, replay_api: str | None, recorder_path: Path | None,
-                  ray_address: str | None, lost: Callable[[Any, BaseException], Any]) -> Any:
+                  ray_address: str | None, lost: Callable[[Any, BaseException], Any]) -> Engine:
     if engine == "local":
         from binder_py.engines.local import LocalEngine
 
@@ -431,7 +441,7 @@ def ship_example(example: Any) -> ShippedExample:
         return ShippedExample(example)
 
 
-def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: Any,
+def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: Engine,
                 job: Callable[[Any, Any], dict[str, Any]], task: str, split: str, force: bool, retry_errors: bool,
                 progress: bool, on_record: Callable[[dict[str, Any]], None] | None,
                 waves: Callable[[list[str]], PlanWaves] | None = None) -> RunSummary:
@@ -528,8 +538,8 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
         summary.interrupted = True
         bar.close()
         _finish(summary, runner, started)
-        if isinstance(error, KeyboardInterrupt):
-            error.summary = summary  # type: ignore[attr-defined]
+        if isinstance(error, KeyboardInterrupt) and not isinstance(error, EvalInterrupted):
+            raise EvalInterrupted(summary) from error
         raise
     bar.close()
     _finish(summary, runner, started)
@@ -548,12 +558,12 @@ def _selection_text(config: dict[str, Any]) -> str:
     return " ".join(parts) or "the whole split"
 
 
-def _finish(summary: RunSummary, runner: Any, started: float) -> None:
+def _finish(summary: RunSummary, runner: Engine, started: float) -> None:
     summary.seconds = time.perf_counter() - started
     summary.startup_seconds = runner.startup_seconds
     summary.neural_counts = runner.neural_counts()
-    summary.engine_overheads = list(getattr(runner, "overheads", []))
+    summary.engine_overheads = list(runner.overheads)
 
 
-__all__ = ["RunSummary", "TASKS", "answer_example", "build_worker_binder", "error_record", "read_ids_file",
+__all__ = ["EvalInterrupted", "RunSummary", "TASKS", "answer_example", "build_worker_binder", "error_record", "read_ids_file",
            "run_eval", "select_examples"]
