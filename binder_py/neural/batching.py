@@ -4,7 +4,7 @@ An evaluation runs its questions ``concurrency`` at a time, in order. :class:`Pl
 splits that order into *waves* of consecutive questions (``size`` each, at most the
 concurrency, so a wave's questions are all in flight together). Each question's plan
 (:func:`binder_py.neural.plan.start_plan`) hands its multi-table prompts to its wave instead of
-sending them. When every question of the wave has handed in its plan prompts, or finished
+sending them. When every question of the wave has handed in its plan prompts, or planned
 without any, the wave's prompts go out: taken in question order, each question's into the
 first multi-table prompt it fits in (first fit), within the model's budget (:meth:`LMNeuralBackend.fits_one_prompt`:
 rows, labels, input and output tokens), the packs sent at once. The answers are read back by
@@ -41,8 +41,10 @@ __all__ = ["BatchingBackend", "PlanWaves", "Ticket", "current_wave", "waves_can_
 
 #: how plan prompts are packed, recorded in a run's config (``plan_packing``) so that its replay
 #: packs them the same way: 1 = each plan into the last pack, 6 tokens an answer; 2 = first fit,
-#: each answer as long as its kind (yes/no 2 tokens, a number 4)
-PLAN_PACKING = 2
+#: each answer as long as its kind (yes/no 2 tokens, a number 4); 3 = as 2, and a question that
+#: hands its wave nothing at its first plan is settled then, not when it finishes (before, its
+#: programs could wait for another question's plan in the wave, which waited for it: max_wait)
+PLAN_PACKING = 3
 
 
 @runtime_checkable
@@ -106,9 +108,10 @@ class PlanWaves:
     """The plan prompts of the questions ``order`` (their keys, in run order), in waves of ``size``."""
 
     def __init__(self, backend: BatchingBackend, order: Sequence[str], size: int, *, max_wait: float = 600.0,
-                 first_fit: bool = True):
+                 first_fit: bool = True, settle_on_plan: bool = True):
         self.backend = backend
         self.first_fit = first_fit  # False: each plan joins the last pack or opens one (runs recorded before)
+        self.settle_on_plan = settle_on_plan  # False: settled only when the question ends (runs recorded before)
         self.size = max(1, size)
         self.max_wait = max_wait
         self._lock = threading.Lock()
@@ -164,6 +167,19 @@ class PlanWaves:
             self._expected[key] = count
             self._handed[key] = 0
         return [Ticket(self, key, seq) for seq in range(count)]
+
+    def planned(self) -> None:
+        """The current question's first plan is out (or it had nothing to plan): if it handed its
+        wave no plan prompt, it is settled now. Its programs may wait for rows that another
+        question's plan in the same wave claimed first; that wave goes out only when every
+        question has settled, so waiting until this question finished made both wait until
+        ``max_wait``."""
+        found = _CURRENT.get()
+        if found is None or found[0] is not self or not self.settle_on_plan:
+            return
+        with self._lock:
+            if found[1] not in self._expected:
+                self._settle_locked(found[1])
 
     def hand_in(self, ticket: Ticket, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest]) -> Any:
         """What ``backend.answer_tables(groups, vals)`` returns, asked with the wave's other prompts."""

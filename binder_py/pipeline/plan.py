@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from binder_py.answer import Candidate
 from binder_py.language import parse_program
+from binder_py.neural.batching import current_wave
 from binder_py.neural.plan import PlanInFlight, start_plan, supports_planning
 from binder_py.pipeline.state import QuestionState
 from binder_py.pipeline.subtables import subtable_requests
@@ -69,4 +70,8 @@ def plan_candidates(state: QuestionState, candidates: Sequence[Candidate]) -> Qu
 
 
 def plan(state: QuestionState) -> QuestionState:
-    return start_candidates_plan(state, [c for c in state.candidates if c.origin != "e2e"])
+    state = start_candidates_plan(state, [c for c in state.candidates if c.origin != "e2e"])
+    found = current_wave()
+    if found is not None:  # an evaluation wave: this question hands it nothing more (neural/batching.py)
+        found[0].planned()
+    return state

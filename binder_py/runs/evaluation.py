@@ -379,7 +379,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
 
     output_directory(out, what="--out")
     lock = RunLock(out).acquire()
-    waves = (partial(PlanWaves, binder.neural, size=config["plan_wave"], first_fit=plan_packing >= 2)
+    waves = (partial(PlanWaves, binder.neural, size=config["plan_wave"], first_fit=plan_packing >= 2,
+                     settle_on_plan=plan_packing >= 3)
              if config["plan_wave"] else None)
     try:
         return _run_locked(out, config, selected, runner, job, task, split, force, retry_errors, progress,

@@ -100,7 +100,7 @@ def test_a_recorded_eval_run_shares_plan_prompts_and_its_replay_sends_the_same_o
     # two waves of two questions: at most one plan request per wave (fewer than one per question)
     assert sum(k in ("col", "val") for k in live_kinds) <= 2
     config = json.loads((tmp_path / "live" / "config.json").read_text())
-    assert config["plan_wave"] == 2 and config["plan_packing"] == 2  # first fit, packed by kind of answer
+    assert config["plan_wave"] == 2 and config["plan_packing"] == 3  # first fit, packed by kind of answer, settled at the plan
     before = len(responder.log)
     with LoopbackServer(responder=responder) as server:  # nothing may reach a model now
         run_eval("wikitq", "dev", out=tmp_path / "replay", lm=f"replay:{tmp_path / 'live'}", examples=examples,
