@@ -184,7 +184,8 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     recorded in its ``error`` and the programs' own calls ask again. ``combine_tables``
     (default: the backend's ``combine_tables``) asks several column sets in one prompt when
     they fit (``backend.plan_tables``). ``max_workers`` bounds the ``f_col`` steps asked at
-    once; every ``f_val`` step has its own thread, so each is claimed before this returns."""
+    once (in an evaluation wave, every step has its own thread: each prompt it hands the wave
+    waits for the wave, which waits for all of them); every ``f_val`` step has its own thread, so each is claimed before this returns."""
     start = time.perf_counter()
     programs = list(programs)
     plan = NeuralPlan(backend=backend.name, programs=len(programs))
@@ -246,6 +247,8 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     if batching and waves is not None:
         tickets = waves.tickets(len(table_jobs))
     workers = max(1, min(max_workers, len(jobs))) + len(val_jobs)
+    if tickets:  # every prompt handed to the wave waits for the wave: one thread each, or a prompt
+        workers = max(workers, len(jobs) + len(val_jobs))  # queued behind them kept the wave waiting
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binder-plan")
     futures = [pool.submit(job) for job in jobs] + [pool.submit(job) for _, job in val_jobs]
     for claimed, _ in val_jobs:

@@ -338,3 +338,23 @@ def test_multi_table_prompts_are_packed_by_the_kind_of_answer_each_question_want
     assert not backend.fits_one_prompt(text)
     before = LMNeuralBackend(_bench_lm(), pool=[], max_output_tokens=900, pack_by_answer_kind=False)
     assert not before.fits_one_prompt(yes_no)
+
+
+def test_a_plan_of_more_prompts_than_its_workers_hands_all_of_them_to_its_wave():
+    """Six column sets that fit no prompt together: six prompts for the wave. With four threads,
+    the fifth waited for the first four, which waited for the wave, which waited for the fifth:
+    the wave went out only after max_wait."""
+    from binder_py.neural import NeuralCache
+    from binder_py.neural.batching import PlanWaves
+
+    seen: list[str] = []
+    backend = LMNeuralBackend(_bench_lm(seen=seen), pool=[])
+    backend.max_table_rows = 4
+    table = pd.DataFrame({c: [f"{c}{i}" for i in range(4)] for c in "abcdef"})
+    waves = PlanWaves(backend, ["q1"], size=2, max_wait=10)
+    started = time.perf_counter()
+    with waves.question("q1"):
+        plan = start_plan([f'df[f_col("Is {c} ok?", ["{c}"])]' for c in "abcdef"], table, backend,
+                          NeuralCache(), title="t", max_workers=4).result()
+    assert time.perf_counter() - started < 5
+    assert len(seen) == 6 and not any("had not planned yet" in w for step in plan.steps for w in step.warnings)
