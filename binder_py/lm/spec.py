@@ -201,6 +201,10 @@ def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str
     recorder = None
     if record_dir is not None:
         directory = Path(record_dir).expanduser()
-        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise LMConfigError(f"{directory}: cannot create the run directory ({error.strerror or error}); "
+                                "give another --out") from None
         recorder = open_store(directory / "lm.sqlite")
     return LMClient(backend, store=store, read_cache=cache, recorder=recorder, ledger=ledger, prices=price_table)

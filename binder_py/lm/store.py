@@ -214,6 +214,15 @@ def choices_from_json(text: str | bytes, where: str = "a recorded answer") -> li
     return [_choice_from_dict(c, where) for c in parse_json(text, where, _CHOICES_SHAPE)]
 
 
+class _ReadOnly(Exception):
+    """SQLite could not open a database for reading without writing beside it."""
+
+
+def _cannot_write(path: Path, error: sqlite3.Error) -> str:
+    return (f"{path} cannot be written ({error}): it or its directory is read-only. Write elsewhere "
+            "(a new --out; for the model cache, BINDER_CACHE_DIR or --no-cache), or make it writable")
+
+
 class LMStore:
     """A cache/log/record file. Thread-safe; several processes may share the file."""
 
@@ -230,7 +239,15 @@ class LMStore:
             uri = f"{self.path.resolve().as_uri()}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30.0,
                                          isolation_level=None)
-            self._check_database()
+            try:
+                self._check_database()
+            except _ReadOnly:
+                # a WAL database is opened read-only only where its -shm file can be made: in a
+                # read-only directory (a shared or received run) it is read as immutable, which
+                # is what nobody may write there
+                self._conn = sqlite3.connect(f"{uri}&immutable=1", uri=True, check_same_thread=False,
+                                             timeout=30.0, isolation_level=None)
+                self._check_database()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             require_regular_or_absent(self.path)  # a recording in a received directory may be a symlink
@@ -245,9 +262,15 @@ class LMStore:
                 pass  # another process is converting it; fine
             self._conn.execute("PRAGMA synchronous=NORMAL")
             with self._lock:
-                self._conn.executescript(_SCHEMA)
-                self._conn.execute("INSERT OR IGNORE INTO meta(k, v) VALUES ('schema_version', ?)",
-                                   (str(SCHEMA_VERSION),))
+                try:
+                    self._conn.executescript(_SCHEMA)
+                    self._conn.execute("INSERT OR IGNORE INTO meta(k, v) VALUES ('schema_version', ?)",
+                                       (str(SCHEMA_VERSION),))
+                except sqlite3.OperationalError as error:
+                    if not str(getattr(error, "sqlite_errorname", "")).startswith("SQLITE_READONLY"):
+                        raise
+                    self._conn.close()
+                    raise LMConfigError(_cannot_write(self.path, error)) from None
 
     def _require_regular_files(self) -> None:
         """SQLite opens the file and its companions (``-wal``, ``-shm``, ``-journal``) by name and
@@ -276,6 +299,10 @@ class LMStore:
             problem = self._schema_problem()
         except sqlite3.DatabaseError as error:
             self._conn.close()
+            if str(getattr(error, "sqlite_errorname", "")).startswith("SQLITE_READONLY"):
+                if self.readonly:
+                    raise _ReadOnly(str(error)) from None
+                raise LMConfigError(_cannot_write(self.path, error)) from None
             raise LMConfigError(f"{self.path} is not a binder-py recording or cache ({error}); give the file "
                                 "written by 'binder-py eval --out DIR', or remove it") from None
         if problem is not None:

@@ -199,3 +199,70 @@ def test_replay_claims_what_the_recorded_model_took(tmp_path, recorded, grammar,
     assert replay.capabilities.grammar is grammar
     assert replay.capabilities.logprobs is logprobs
     assert replay.capabilities.embedded is embedded
+
+
+def _as_unprivileged(code: str) -> "subprocess.CompletedProcess[str]":
+    """Run ``code`` in a Python that file permissions apply to (as root: without the
+    capabilities that override them), with this checkout on its path."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    command = [sys.executable, "-c", code]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: file permissions cannot be made to apply")
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *command]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def _read_only_recording(tmp_path, server):
+    """A recording (a WAL database, closed) in a directory no one may write."""
+    import os
+
+    import subprocess
+    import sys
+
+    record = tmp_path / "recorded"
+    subprocess.run([sys.executable, "-c", "from binder_py.lm import LMRequest, lm_from_spec\n"
+                    f"lm = lm_from_spec('openai:test-model@{server.base_url}', cache=False, record_dir='{record}')\n"
+                    "lm.complete(LMRequest(prompt='recorded question', seed=1))\n"], check=True, timeout=120)
+    assert sorted(p.name for p in record.iterdir()) == ["lm.sqlite"]  # the process ended: no -wal, no -shm
+    for path in (record / "lm.sqlite", record):
+        os.chmod(path, 0o555 if path.is_dir() else 0o444)
+    return record
+
+
+def test_a_recording_in_a_read_only_directory_replays(server, tmp_path):
+    """SQLite opens a WAL database read-only only when it can create its -shm file beside it: in a
+    read-only directory replay said the recording was 'not a binder-py recording' and to remove it."""
+    record = _read_only_recording(tmp_path, server)
+    done = _as_unprivileged(
+        "from binder_py.lm import LMRequest, lm_from_spec\n"
+        f"replay = lm_from_spec('replay:{record}')\n"
+        "print(replay.complete(LMRequest(prompt='recorded question', seed=1)).choices[0].text)\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "answer"
+
+
+def test_a_recording_that_cannot_be_written_says_so_and_not_to_remove_it(server, tmp_path):
+    record = _read_only_recording(tmp_path, server)
+    done = _as_unprivileged(
+        "from binder_py.lm import lm_from_spec\n"
+        "from binder_py.lm.types import LMConfigError\n"
+        "try:\n"
+        f"    lm_from_spec('openai:test-model@http://127.0.0.1:9/v1', cache=False, record_dir='{record}')\n"
+        "except LMConfigError as error:\n"
+        "    print(error)\n"
+        "try:\n"
+        f"    lm_from_spec('openai:test-model@http://127.0.0.1:9/v1', cache=False, record_dir='{record / 'new'}')\n"
+        "except LMConfigError as error:\n"
+        "    print(error)\n")
+    assert done.returncode == 0, done.stderr
+    cannot_write, cannot_create = done.stdout.strip().splitlines()
+    assert "cannot be written" in cannot_write and "read-only" in cannot_write
+    assert "not a binder-py recording" not in cannot_write and "remove it" not in cannot_write
+    assert str(record / "new") in cannot_create and "Permission denied" in cannot_create
