@@ -94,9 +94,18 @@ def _lm_check(args: argparse.Namespace) -> int:
     lm = lm_from_spec(args.spec, cache=False, log=False, timeout=args.timeout)
     window = f"{lm.context_window:,} tokens" if lm.context_window else "unknown"
     print(f"model: {lm.name} (context window: {window})")
-    from binder_py.lm.client import LMClient
+    from binder_py.lm.client import LMClient, ReplayLM
     from binder_py.lm.local import LocalBackend
 
+    if isinstance(lm, ReplayLM):  # it answers only recorded requests: say what it holds, ask nothing
+        by_lm = lm.store.stats()["responses_by_lm"]
+        held = "; ".join(f"{count:,} recorded answer{'s' if count != 1 else ''} from {name}"
+                         for name, count in sorted(by_lm.items())) or "no recorded answers"
+        print(f"recording: {lm.store.path}: {held}")
+        print("replay answers only requests recorded there, with the same prompt and parameters "
+              "(binder-py eval ... --lm replay:DIR with the recorded run's settings)")
+        lm.close()
+        return 0 if by_lm else 2
     if isinstance(lm, LMClient) and isinstance(lm.backend, LocalBackend):
         _check_local(lm.backend)
     started = time.perf_counter()

@@ -70,3 +70,13 @@ def test_lm_log_shows_tags_as_key_value_pairs(make_lm, tmp_path, capsys):
     tagged, plain = capsys.readouterr().out.splitlines()
     assert tagged.endswith("s question_id=nt-7") and "{" not in tagged  # was {"question_id": "nt-7"}
     assert plain.endswith("s") and "{}" not in plain  # was a trailing {}
+
+
+def test_lm_check_of_a_recording_says_what_it_holds(server, make_lm, tmp_path, capsys):
+    """The help offers replay:DIR, but the check sent its own prompt, which no run recorded: it
+    always ended in 'replay miss ... rerun with the same settings as the recorded run'."""
+    make_lm(record_dir=tmp_path / "run").complete(LMRequest(prompt="recorded", seed=1))
+    assert main(["lm", "check", f"replay:{tmp_path / 'run'}"]) == 0
+    captured = capsys.readouterr()
+    assert "replay miss" not in captured.err
+    assert "1 recorded answer" in captured.out and "openai:test-model" in captured.out
