@@ -200,9 +200,13 @@ def main(cfg: dict) -> None:
 
     for _ in range(pool_size):
         spawn()
-    sys.stdout.write("READY\n")
-    sys.stdout.flush()
-    if cfg.get("prefault", True) and prefault.can_learn():
+    try:
+        sys.stdout.write("READY\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):  # the parent went away while we started: clean up quietly
+        stop["now"] = True
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the interpreter's last flush must not raise again
+    if not stop["now"] and cfg.get("prefault", True) and prefault.can_learn():
         probe = prefault.Probe(sample_as_worker, in_child=set_pdeathsig)
 
     try:

@@ -182,3 +182,32 @@ def test_bad_mode():
 def test_default_sandbox_run_program():
     o = run_program("21 * 2")
     assert isinstance(o, Outcome) and o.value == 42
+
+
+def test_a_parent_gone_before_ready_leaves_no_traceback_and_no_directory(tmp_path):
+    """The parent closed the zygote's stdout before it said READY (``binder-py eval`` killed in its
+    first seconds): the zygote cleans up and leaves quietly, without a BrokenPipeError traceback."""
+    import json
+    import subprocess
+    import sys
+
+    import sandbox.launch as launch
+
+    workdir = tmp_path / "zygote"
+    workdir.mkdir(mode=0o700)
+    proc = subprocess.Popen([sys.executable, "-I", "-c", launch._BOOT], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=workdir)
+    proc.stdout.close()  # the reader goes away before READY
+    cfg = {"sys_path": [launch._PACKAGE_ROOT, *sys.path], "socket": str(workdir / "zygote.sock"),
+           "workdir": str(workdir), "pool_size": 1, "preload": [], "prefault": False}
+    proc.stdin.write((json.dumps(cfg) + "\n").encode())
+    proc.stdin.flush()
+    try:
+        proc.wait(timeout=120)
+    finally:
+        proc.stdin.close()
+        if proc.poll() is None:
+            proc.kill()
+    stderr = proc.stderr.read().decode()
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert not workdir.exists()
