@@ -42,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.question.strip():
         raise BinderError("the question is empty: ask something about the table")
-    if args.n is not None and args.n < 1:
-        raise BinderError("--n must be at least 1")
     # checked before any model is loaded
     loaded = load_table_files(args.tables)
     table = next(iter(loaded.values())) if len(loaded) == 1 else loaded

@@ -182,8 +182,6 @@ def run_eval_command(args: argparse.Namespace) -> int:
 
     from binder_py.runs import read_ids_file, run_eval
 
-    if args.n is not None and args.n < 1:
-        raise BinderError("--n must be at least 1")
     if args.concurrency is not None and args.concurrency < 1:
         raise BinderError("--concurrency must be at least 1")
     ids = read_ids_file(args.ids) if args.ids else None

@@ -3,11 +3,48 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from binder_py.pipeline import MODES, VOTE_STRATEGIES
+from binder_py.pipeline.settings import MAX_N
 from binder_py.tasks import PROFILES
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` (to ``high``), refused in the option's own
+    words (``argument --n: a whole number from 1 to 10,000, got 100000``)."""
+    span = f"from {low:,} to {high:,}" if high is not None else f"of {low:,} or more"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a whole number {span}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"a whole number {span}, got {value:,}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def real_number(low: float, high: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number from ``low`` (to ``high``), refused in the option's words."""
+    span = f"from {low:g} to {high:g}" if high is not None else f"of {low:g} or more"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a number {span}, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"a number {span}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
 
 
 def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -34,7 +71,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                         help="binder: programs with neural calls (default); python: plain pandas only; "
                              "e2e: the model answers from the table directly; discriminate: a symbolic proposer "
                              "builds programs over the table and the model scores their steps (docs/DISCRIMINATE.md)")
-    parser.add_argument("--n", type=int, metavar="N",
+    parser.add_argument("--n", type=whole_number(1, MAX_N), metavar="N",
                         help="candidate programs per question (default: the task's, 20 for wikitq, 50 for "
                              "tabfact; 5 with the embedded model; 1 answer in e2e mode; not used in discriminate mode)")
     if tasks is not None:
@@ -44,23 +81,23 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--vote", choices=VOTE_STRATEGIES,
                         help="voting strategy (default: the task's: " + ", ".join(
                             f"{name} {profile.vote}" for name, profile in PROFILES.items()) + ")")
-    parser.add_argument("--neural-weight", type=float, metavar="W",
+    parser.add_argument("--neural-weight", type=real_number(0.0), metavar="W",
                         help="under the program_biased vote, a program with neural calls weighs W plain ones "
                              "(default: 10, the paper's; 1 with the embedded model, whose neural answers are "
                              "less reliable)")
-    parser.add_argument("--shots", type=int, metavar="K", help="exemplars in the prompt")
-    parser.add_argument("--core-shots", type=int, metavar="C",
+    parser.add_argument("--shots", type=whole_number(0), metavar="K", help="exemplars in the prompt")
+    parser.add_argument("--core-shots", type=whole_number(0), metavar="C",
                         help="of those, how many are the task's core exemplars, the same for every question and "
                              "shown first (default: 3 with the embedded model, which then keeps them evaluated "
                              "from one question to the next; 0 otherwise)")
-    parser.add_argument("--table-rows", type=int, metavar="R",
+    parser.add_argument("--table-rows", type=whole_number(0), metavar="R",
                         help="show at most R rows of the table in the prompt; programs still run on every row "
                              "(default: 20 with the embedded model, else as many as fit; 0: as many as fit)")
     parser.add_argument("--seed", type=int, default=seed_default,
                         help="sampling seed, where the model supports one"
                              + (f" (default {seed_default})" if seed_default is not None else ""))
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the model response cache")
-    parser.add_argument("--abstain-below", type=float, metavar="P",
+    parser.add_argument("--abstain-below", type=real_number(0.0, 1.0), metavar="P",
                         help="give no answer when its confidence is below P (0 to 1)")
     parser.add_argument("--calibrator", metavar="FILE|auto|none",
                         help="the confidence as P(right) from this calibrator (fitted on dev runs by 'binder-py "

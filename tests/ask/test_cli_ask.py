@@ -154,3 +154,24 @@ def test_ask_says_when_only_the_first_column_of_a_wide_answer_was_kept(capsys, s
     assert code == 0 and "pure cotton oxford shirt" in out
     # the price column was dropped without a word
     assert "binder-py ask: answer is the first column of a 2×2 DataFrame; the other columns were ignored" in err
+
+
+@pytest.mark.parametrize("command", [["ask", "examples/shirts.csv", "which shirt?"],
+                                     ["eval", "wikitq", "--split", "dev"]])
+@pytest.mark.parametrize("option, value, message", [
+    ("--n", "100000", "argument --n: a whole number from 1 to 10,000, got 100,000"),
+    ("--n", "0", "argument --n: a whole number from 1 to 10,000, got 0"),
+    ("--n", "five", "argument --n: a whole number from 1 to 10,000, got 'five'"),
+    ("--shots", "-1", "argument --shots: a whole number of 0 or more, got -1"),
+    ("--core-shots", "-2", "argument --core-shots: a whole number of 0 or more, got -2"),
+    ("--table-rows", "-3", "argument --table-rows: a whole number of 0 or more, got -3"),
+    ("--abstain-below", "2", "argument --abstain-below: a number from 0 to 1, got 2"),
+    ("--neural-weight", "nan", "argument --neural-weight: a number of 0 or more, got nan"),
+])
+def test_bad_sampling_options_are_refused_in_the_options_own_words(command, option, value, message, capsys):
+    """Settings are checked again by AskSettings, whose errors name Python parameters (num_shots);
+    on the command line the option's own name is what the user typed."""
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, option, value])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
