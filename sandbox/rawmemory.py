@@ -25,6 +25,8 @@ program or by library code it passes them to (``s.apply(np.ndarray, buffer=...)`
 """
 from __future__ import annotations
 
+import math
+import operator
 import types
 from typing import Any, Callable
 
@@ -61,7 +63,60 @@ class NDArray(np.ndarray, metaclass=_NDArrayMeta):
                 raise PolicyError("np.ndarray(buffer=...) with a dtype holding Python objects would read raw "
                                   "memory as object pointers; build the array from values (np.array) instead")
             buffer_problem(buffer)
+            # numpy checks offset + size against the buffer's length, but not that offset >= 0, and in
+            # C integers (an offset near 2**63 wraps): offset=-8 read and wrote the memory before the
+            # buffer, so a writable view below an integer array reached other arrays' object pointers
+            shape, offset, strides = view_extent_problem(buffer, dt, shape, offset, strides)
         return _RAW_NDARRAY(shape, dt, buffer, offset, strides, order)
+
+
+def _ints(value: Any, what: str) -> tuple[int, ...]:
+    try:
+        return (operator.index(value),)
+    except TypeError:
+        pass
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise PolicyError(f"np.ndarray: {what} must be an integer or a sequence of integers") from None
+    try:
+        return tuple(operator.index(v) for v in items)
+    except TypeError:
+        raise PolicyError(f"np.ndarray: {what} must be an integer or a sequence of integers") from None
+
+
+def view_extent_problem(buffer: Any, dt: np.dtype, shape: Any, offset: Any,
+                        strides: Any) -> tuple[tuple[int, ...], int, tuple[int, ...] | None]:
+    """Refuse an ``np.ndarray(buffer=...)`` whose elements would lie outside the buffer; return
+    ``shape``, ``offset`` and ``strides`` as the plain integers that were checked (numpy gets
+    exactly these, so an ``__index__`` cannot answer differently the second time)."""
+    dims = _ints(shape, "shape")
+    try:
+        off = operator.index(offset if offset is not None else 0)
+    except TypeError:
+        raise PolicyError("np.ndarray: offset must be an integer") from None
+    steps = None if strides is None else _ints(strides, "strides")
+    with memoryview(buffer) as view:
+        length = view.nbytes
+    if off < 0 or off > length:
+        raise PolicyError(f"np.ndarray(buffer=..., offset={off}) points outside the buffer's {length} bytes")
+    if any(d < 0 for d in dims) or (steps is not None and len(steps) != len(dims)):
+        return dims, off, steps  # numpy refuses these itself
+    if 0 in dims:
+        return dims, off, steps
+    low, high = 0, dt.itemsize
+    if steps is None:
+        high = dt.itemsize * math.prod(dims)
+    else:
+        for d, s in zip(dims, steps):
+            if s < 0:
+                low += (d - 1) * s
+            else:
+                high += (d - 1) * s
+    if off + low < 0 or off + high > length:
+        raise PolicyError(f"np.ndarray(buffer=...): shape {dims}, offset {off} and strides {steps} reach "
+                          f"outside the buffer's {length} bytes")
+    return dims, off, steps
 
 
 def buffer_problem(buffer: Any) -> None:

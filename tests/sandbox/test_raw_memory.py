@@ -42,6 +42,19 @@ ATTACKS = [
     ("memoryview_getattr", 'getattr(np.array([None], dtype="O"), "data")'),
     ("scalar_data_memoryview", 'np.float64(1.0).data'),
     ("series_values_data", 'pd.Series(["a"], dtype="O").values.data'),
+    # red team 4: numpy does not check that offset >= 0 (and checks offset + size in C integers)
+    ("negative_offset_read", 'np.ndarray((1,), "i8", buffer=np.zeros(2, dtype="i8"), offset=-8)'),
+    ("negative_offset_write", 'w = np.zeros(2, dtype="i8")\nv = np.ndarray((4,), "i8", buffer=w, offset=-32)\nv[0] = 1'),
+    ("negative_offset_bytes", 'np.ndarray((1,), "i8", buffer="0123456789abcdef".encode(), offset=-4096)'),
+    ("negative_offset_empty_view", 'np.ndarray((0,), "i8", buffer=np.zeros(2), offset=-8000000)'),
+    ("wrapping_offset", 'np.ndarray((1,), "i8", buffer=np.zeros(2), offset=2 ** 63 - 1)'),
+    ("offset_past_end", 'np.ndarray((0,), "i8", buffer=np.zeros(2), offset=17)'),
+    ("negative_strides_before_buffer",
+     'np.ndarray((2,), "i8", buffer=np.zeros(4), offset=8, strides=(-16,))'),
+    ("negative_offset_scalar_buffer", 'np.ndarray((1,), "i8", buffer=np.int64(7), offset=-8)'),
+    ("negative_offset_positional", 'np.ndarray((1,), "i8", np.zeros(2), -8)'),
+    ("negative_offset_apply",
+     'pd.Series([(1,)]).apply(np.ndarray, dtype="i8", buffer=np.zeros(2), offset=-8)'),
     ("resize_refcheck", 'a = np.zeros(3, dtype="O")\nv = a[:]\na.resize(100000, refcheck=False)\nv.tolist()'),
     ("resize_unbound", 'a = np.zeros(3)\nv = a[:]\nnp.ndarray.resize(a, 100000, refcheck=False)\nv.tolist()'),
     ("resize_getattr", 'a = np.zeros(3)\nv = a[:]\ngetattr(a, "resize")(100000, refcheck=False)\nv.tolist()'),
@@ -114,7 +127,49 @@ OSD["environ"]["BINDER_RED_CANARY"]
 '''
 
 
-@pytest.mark.parametrize("program", [LEAK_ENVIRON, LEAK_ENVIRON_POINTER_VIEW], ids=["object_dtype_buffer", "pointer_view"])
+# red team 4: a writable integer view *below* an integer array (np.ndarray(buffer=w, offset=-N)) reaches
+# the pointers of object arrays allocated before it; one of them is then "the object at any address"
+LEAK_ENVIRON_NEGATIVE_OFFSET = '''
+marker = "MARKER-%d" % 12345
+other = "OTHER-%d" % 12345
+spray = [np.array([marker] * 4, dtype="O") for i in range(200)]
+w = np.zeros(4, dtype="i8")
+K = 1 << 18
+v = np.ndarray((K,), "i8", buffer=w, offset=-8 * K)
+j = int(np.flatnonzero(v == id(marker))[-1])
+v[j] = id(other)
+slot = [(k, i) for k in range(len(spray)) for i in range(4) if spray[k][i] is other][0]
+
+def obj_at(addr):
+    v[j] = addr
+    return spray[slot[0]][slot[1]]
+
+def le(n):
+    n = n & 0xFFFFFFFFFFFFFFFF
+    return "".join([chr((n >> (8 * i)) & 255) for i in range(8)]).encode("latin-1")
+
+hdr = le(1 << 40) + le(id(type(b""))) + le(1 << 50) + le(-1)
+base = id(hdr) + 32
+fake = obj_at(base)
+
+def read8(addr):
+    if addr < base + 32:
+        return int(np.ndarray((1,), "<u8", buffer=hdr, offset=addr - base)[0])
+    return int.from_bytes(fake[addr - base - 32: addr - base - 24], "little")
+
+def module_dict(pairs, name):
+    return obj_at(read8(read8(id([p for p in pairs if p[0] == name][0]) + 32) + 16))
+
+G = obj_at(read8(id(pd.merge) + 16))
+INSPECT = module_dict(list(module_dict(list(G.items()), "com").items()), "inspect")
+OSD = module_dict(list(INSPECT.items()), "os")
+v[j] = id(marker)
+OSD["environ"]["BINDER_RED_CANARY"]
+'''
+
+
+@pytest.mark.parametrize("program", [LEAK_ENVIRON, LEAK_ENVIRON_POINTER_VIEW, LEAK_ENVIRON_NEGATIVE_OFFSET],
+                         ids=["object_dtype_buffer", "pointer_view", "negative_offset"])
 def test_environment_does_not_leak(monkeypatch, program):
     from sandbox import Sandbox
     from sandbox_testutil import SMALL
@@ -143,13 +198,15 @@ def test_ndarray_still_works(sb):
         'e = np.ndarray((1,), dtype="O")\n'
         'f = np.ndarray((2,), dtype="u1", buffer="ab".encode())\n'
         'g = np.ndarray((1,), dtype="i8", buffer=np.int64(7))\n'
+        'h = np.ndarray((2,), "i8", buffer=np.arange(4), offset=8, strides=(16,))\n'
+        'k = np.ndarray((2,), "i8", buffer=np.arange(4), offset=24, strides=(-16,))\n'
         '[isinstance(a, np.ndarray), type(a) is np.ndarray, isinstance(1, np.ndarray), b.tolist(), c.shape,\n'
         ' d.tolist(), int(np.ndarray.sum(np.arange(3))), e.tolist(), isinstance(pd.Series([1]).values, np.ndarray),\n'
-        ' f.tolist(), g.tolist()]'
+        ' f.tolist(), g.tolist(), h.tolist(), k.tolist(), np.ndarray(3, "u1", b"abc", 0).tolist()]'
     )
     outcome = sb.run(program)
     assert outcome.ok, outcome.error
-    assert outcome.value == [True, True, False, [0, 1], (2, 2), [0, 1, 2, 3, 0, 0], 3, [None], True, [97, 98], [7]]
+    assert outcome.value == [True, True, False, [0, 1], (2, 2), [0, 1, 2, 3, 0, 0], 3, [None], True, [97, 98], [7], [1, 3], [3, 1], [97, 98, 99]]
 
 
 def test_value_check_never_hands_out_the_raw_class():
@@ -159,6 +216,8 @@ def test_value_check_never_hands_out_the_raw_class():
         stand_in((1,), dtype="O", buffer=np.zeros(1, dtype="i8"))
     with pytest.raises(PolicyError):
         stand_in((1,), dtype="i8", buffer=np.array([None], dtype="O"))
+    with pytest.raises(PolicyError):
+        stand_in((1,), dtype="i8", buffer=np.zeros(2, dtype="i8"), offset=-8)
     with pytest.raises(PolicyError):
         guards.check_value(np.zeros(1).data, "data", name_checked=True)
     resize = guards.check_value(np.zeros(2).resize, "resize", name_checked=True)
