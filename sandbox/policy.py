@@ -10,7 +10,7 @@
 * every function and lambda the program defines starts with
   ``_binder_args_(<its parameters>)``, which applies the value check to what it
   was called with (library code calls program functions with elements of
-  containers: ``s.apply(f)``, ``__eq__`` during ``isin`` ...);
+  containers: ``s.apply(f)``, ``np.vectorize`` ...);
 * a decorated definition ``@d1 @d2 def f`` becomes ``def f`` followed by
   ``f = _binder_call_(d1, _binder_call_(d2, f))``, so what a decorator returns is
   checked like any call's result (classes too);
@@ -37,6 +37,12 @@ RESULT_NAME = "_binder_result_"
 POW_NAME = "_binder_pow_"
 CALL_NAME = "_binder_call_"
 ARGS_NAME = "_binder_args_"
+
+#: rich comparisons, which RestrictedPython lets a class define. numpy's C loops over object arrays
+#: call them while holding the array's pointers without a reference (the pivot of an in-place
+#: ``a.sort()``, the running maximum of ``np.maximum`` and ``argmax``, pandas' hash tables): one
+#: that replaced the array's items freed objects the loop then wrote back (a use after free)
+COMPARISON_METHODS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,10 @@ class _Transformer(RestrictingNodeTransformer):
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        if node.name in COMPARISON_METHODS:
+            self.error(node, f'"{node.name}": a program class may not define comparisons (numpy calls them '
+                             "in the middle of sorts and loops that hold the array's objects without a "
+                             "reference); compare a key instead, e.g. sorted(items, key=lambda o: o.v)")
         node = super().visit_FunctionDef(node)
         check = _arguments_check(node.args)
         if isinstance(node, ast.FunctionDef) and check is not None:

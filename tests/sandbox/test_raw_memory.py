@@ -224,3 +224,64 @@ def test_value_check_never_hands_out_the_raw_class():
     with pytest.raises(PolicyError):
         resize(4, refcheck=False)
     assert pd.Series([1]).values.dtype.kind == "i"
+
+
+# red team 4: numpy's loops over object arrays hold the array's pointers without a reference while
+# they call a comparison (the pivot of an in-place sort, the running maximum of np.maximum/argmax):
+# a program-defined __lt__ that replaced the array's items freed objects the sort then wrote back
+# (the worker died with SIGSEGV; a use after free). A program class may not define comparisons.
+SORT_USE_AFTER_FREE = '''
+state = {"n": 0}
+class K:
+    def __init__(self, v):
+        self.v = v
+    def __lt__(self, o):
+        state["n"] += 1
+        if state["n"] == 3:
+            for i in range(len(a)):
+                a[i] = K(100 + i)
+        if isinstance(o, K) and isinstance(self, K):
+            return self.v < o.v
+        return False
+a = np.array([K(i) for i in range(12)], dtype="O")
+a.sort()
+junk = [str(i) * 3 for i in range(100000)]
+repr(a)
+'''
+
+COMPARISON_DEFINITIONS = [
+    ("sort_use_after_free", SORT_USE_AFTER_FREE),
+    ("maximum_running_pointer",
+     'class K:\n    def __ge__(self, o):\n        a[0] = None\n        return True\n'
+     'a = np.array([K(), K()], dtype="O")\nnp.maximum(a, a[::-1])'),
+    ("argmax_running_pointer",
+     'class K:\n    def __gt__(self, o):\n        a[0] = None\n        return False\n'
+     'a = np.array([K(), K()], dtype="O")\na.argmax()'),
+    ("eq_in_hash_table",
+     'class K:\n    def __eq__(self, o):\n        a[:] = None\n        return True\n'
+     'a = np.array([K(), K()], dtype="O")\npd.unique(a)'),
+    ("ne", "class K:\n    def __ne__(self, o):\n        return True\n1"),
+    ("le_nested", "class A:\n    class B:\n        def __le__(self, o):\n            return True\n1"),
+]
+
+
+@pytest.mark.parametrize("name,program", COMPARISON_DEFINITIONS, ids=[c[0] for c in COMPARISON_DEFINITIONS])
+def test_program_classes_define_no_comparisons(sb, name, program):
+    outcome = sb.run(program)
+    assert not outcome.ok and outcome.error.kind == "policy", outcome.error
+    assert "may not define comparisons" in outcome.error.message
+
+
+def test_classes_without_comparisons_still_work(sb):
+    program = (
+        'class K:\n'
+        '    def __init__(self, v):\n'
+        '        self.v = v\n'
+        '    def __contains__(self, x):\n'
+        '        return x == self.v\n'
+        'ks = [K(3), K(1), K(2)]\n'
+        '[[k.v for k in sorted(ks, key=lambda k: k.v)], 1 in K(1), 2 in K(1)]'
+    )
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    assert outcome.value == [[1, 2, 3], True, False]
