@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import codes  # noqa: F401 - registers the stand-ins of sandbox.codes before _build
 from .dispatch import guard_facade_members
 from .rawmemory import stand_in
 from .vetting import register_handed_out

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import dispatch, labels, rawmemory, vetting  # noqa: F401 - labels: installed on import
+from . import codes, dispatch, labels, rawmemory, vetting  # noqa: F401 - labels, codes: installed on import
 from .vetting import is_program_class
 from .facades import ALLOWED_MODULES, FACADES, Facade
 from .names import (  # noqa: F401 - re-exported: the name rule lives in sandbox.names
@@ -127,6 +127,9 @@ def _wrap_to_string(fn: Callable) -> Callable:
 
 def guarded_getattr(obj: Any, name: Any, default: Any = _MISSING) -> Any:
     check_attribute_name(obj, name)
+    problem = codes.attribute_problem(obj, name)
+    if problem is not None:
+        raise _deny(problem)
     if isinstance(obj, Facade):
         if obj.facade_has(name):
             return getattr(obj, name)

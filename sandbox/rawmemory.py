@@ -38,22 +38,32 @@ _RAW_NDARRAY = np.ndarray
 _RESIZE = np.ndarray.resize
 
 
-class _NDArrayMeta(type):
-    """``isinstance(x, np.ndarray)`` and ``issubclass`` behave as with the real class."""
+class StandInMeta(type):
+    """The metaclass of a stand-in: ``isinstance(x, stand_in)`` and ``issubclass`` behave as with the
+    real class (named by the stand-in's ``_stand_in_for``; a program's subclass of a stand-in is an
+    ordinary class)."""
+
+    def _real(cls) -> type | None:
+        return cls.__dict__.get("_stand_in_for")
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, _RAW_NDARRAY) if cls is NDArray else type.__instancecheck__(cls, obj)
+        real = cls._real()
+        return isinstance(obj, real) if real is not None else type.__instancecheck__(cls, obj)
 
     def __subclasscheck__(cls, sub: Any) -> bool:
-        return issubclass(sub, _RAW_NDARRAY) if cls is NDArray else type.__subclasscheck__(cls, sub)
+        real = cls._real()
+        return issubclass(sub, real) if real is not None else type.__subclasscheck__(cls, sub)
 
     def __repr__(cls) -> str:
-        return repr(_RAW_NDARRAY) if cls is NDArray else type.__repr__(cls)
+        real = cls._real()
+        return repr(real) if real is not None else type.__repr__(cls)
 
 
-class NDArray(np.ndarray, metaclass=_NDArrayMeta):
+class NDArray(np.ndarray, metaclass=StandInMeta):
     """What a program gets for ``np.ndarray``: the same constructor, refusing a buffer read
     as object pointers (it returns a plain ``np.ndarray``)."""
+
+    _stand_in_for = _RAW_NDARRAY
 
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: Any = 0,
                 strides: Any = None, order: Any = None) -> Any:
@@ -153,8 +163,17 @@ def _refuse_refcheck(kwargs: dict[str, Any]) -> None:
                           "use np.resize(a, n) or a.copy()")
 
 
+#: further member guards (:mod:`sandbox.codes`): each returns a checked stand-in for a value, or None
+MEMBER_GUARDS: list[Callable[[Any], Callable[..., Any] | None]] = []
+
+
 def guard_member(value: Any) -> Callable[..., Any] | None:
-    """A checked stand-in if ``value`` is ``ndarray.resize`` (bound or not), else None."""
+    """A checked stand-in if ``value`` is ``ndarray.resize`` (bound or not) or a member another
+    module guards (:data:`MEMBER_GUARDS`), else None."""
+    for guard in MEMBER_GUARDS:
+        guarded = guard(value)
+        if guarded is not None:
+            return guarded
     if value is _RESIZE:
         def resize(*args: Any, **kwargs: Any) -> Any:
             _refuse_refcheck(kwargs)
