@@ -182,7 +182,37 @@ _WRITABLE_TYPES: tuple[type, ...] = (
 ) + _INDEXER_TYPES
 
 
+class _ArrayWrites:
+    """What ``_write_`` hands back for an array: item writes and attribute writes go to the array,
+    except ``a.strides = ...``. numpy checks new strides against the memory under the array, but for
+    an array over a buffer that is not an array (the job's table in the worker, ``bytes``) it adds
+    the view's offset into that buffer to the buffer's length: ``y = x[k:]; y.strides = (2 * s,)``
+    reached up to ``k`` elements past the end of the buffer, writable (red team 4)."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        object.__setattr__(self, "_array", array)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._array[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        del self._array[key]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "strides":
+            raise _deny("setting an array's strides is not allowed (numpy may let the array reach past its "
+                        "memory); index, slice or reshape it instead")
+        setattr(self._array, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self._array, name)
+
+
 def guarded_write(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return _ArrayWrites(obj)
     if isinstance(obj, _WRITABLE_TYPES):
         return obj
     cls = type(obj)

@@ -72,8 +72,15 @@ def test_agg_wrapper_allowlist():
 
 def test_write_guard():
     df = pd.DataFrame({"a": [1]})
-    for ob in (df, df["a"], df.loc, df.iloc, df.at, df.iat, [], {}, np.zeros(2)):
+    for ob in (df, df["a"], df.loc, df.iloc, df.at, df.iat, [], {}):
         assert guards.guarded_write(ob) is ob
+    array = np.zeros(2)
+    writes = guards.guarded_write(array)  # a forwarder: items and attributes but strides
+    writes[0] = 3.0
+    writes.shape = (2, 1)
+    assert array.tolist() == [[3.0], [0.0]]
+    with pytest.raises(PolicyError):
+        writes.strides = (0, 0)
     for ob in (FACADES["pandas"], "s", (1,), pd.Index([1])):
         with pytest.raises(PolicyError):
             guards.guarded_write(ob)

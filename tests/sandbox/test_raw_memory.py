@@ -285,3 +285,52 @@ def test_classes_without_comparisons_still_work(sb):
     outcome = sb.run(program)
     assert outcome.ok, outcome.error
     assert outcome.value == [[1, 2, 3], True, False]
+
+
+# red team 4: numpy's strides setter checks new strides against the memory under the array, but for an
+# array over a buffer that is not an array (the job's table mapped in the worker, bytes) it adds the
+# view's offset into the buffer to the buffer's length: y = x[k:]; y.strides = (2 * s,) reached up to k
+# elements past the end, writable for the table's columns
+STRIDES_PAST_TABLE = (
+    'x = df["b"].array.to_numpy()\n'
+    'y = x[100000:]\n'
+    'y.strides = (16,)\n'
+    'y[-1] = 1.0\n'
+    'float(y[-1])'
+)
+STRIDES_PAST_BYTES = (
+    'b = "0123456789abcdef0123456789abcdef".encode()\n'
+    'v = np.ndarray((2,), "i8", buffer=b, offset=16)\n'
+    'v.strides = (24,)\n'
+    'int(v[1])'
+)
+
+
+@pytest.mark.parametrize("program", [STRIDES_PAST_TABLE, STRIDES_PAST_BYTES], ids=["table", "bytes"])
+def test_strides_cannot_reach_past_the_buffer(sb, program):
+    table = pd.DataFrame({"a": np.arange(200000, dtype="i8"), "b": np.arange(200000.0)})  # big: shared memory
+    outcome = sb.run(program, variables={"df": table})
+    assert not outcome.ok and outcome.error.kind == "policy", outcome
+    assert "strides" in outcome.error.message
+
+
+def test_array_writes_still_work(sb):
+    program = (
+        'a = np.zeros((2, 3))\n'
+        'a[0, 1] = 5\n'
+        'a[1] += 2\n'
+        'a.shape = (3, 2)\n'
+        'a[0] = [1, 2]\n'
+        'b = np.arange(4)\n'
+        'b[b > 1] = 0\n'
+        'c = np.arange(6.0)\n'
+        'c.dtype = np.int64\n'
+        'class A(np.ndarray):\n'
+        '    pass\n'
+        'd = np.arange(3).view(A)\n'
+        'd[0] = 7\n'
+        '[a.tolist(), b.tolist(), c.shape, d.tolist()]'
+    )
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    assert outcome.value == [[[1.0, 2.0], [0.0, 2.0], [2.0, 2.0]], [0, 1, 0, 0], (6,), [7, 1, 2]]
