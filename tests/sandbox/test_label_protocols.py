@@ -109,3 +109,29 @@ def test_label_attributes_still_work_in_programs(sb):
     outcome = sb.run('df = pd.DataFrame({"city": ["a", "b"], "_n": [1, 2]})\n'
                      'int(df.groupby("city")["_n"].sum().a) + int(df["_n"].sum()) + len(df.city)')
     assert outcome.ok and outcome.value == 6, outcome.error
+
+
+# red team 4: numpy's record types answer a missing attribute from their fields, so a column "_typ"
+# made a row of df.to_records() pass pandas' isinstance(x, ABCDataFrame) (pandas reads x._typ) and its
+# other fields answer _mgr/_values: pd.concat([rec]) treated the record as a frame
+RECORD_AS_PANDAS = [
+    ("concat_frame", 'd = pd.DataFrame({"_typ": ["dataframe"], "_mgr": [1]})\nrec = d.to_records(index=False)[0]\n'
+     'pd.concat([rec])', "cannot concatenate object of type"),
+    ("add_series", 'd = pd.DataFrame({"_typ": ["series"], "_values": [1]})\nrec = d.to_records(index=False)[0]\n'
+     'pd.Series([1, 2]) + rec', "ufunc"),
+]
+
+
+@pytest.mark.parametrize("name,program,message", RECORD_AS_PANDAS, ids=[r[0] for r in RECORD_AS_PANDAS])
+def test_record_fields_do_not_answer_private_names(sb, name, program, message):
+    outcome = sb.run(program)
+    assert not outcome.ok and message in outcome.error.message, outcome
+
+
+def test_record_fields_still_work():
+    from sandbox import labels
+
+    records = pd.DataFrame({"a": [1], "_b": ["x"]}).to_records(index=False)
+    assert records.a.tolist() == [1] and records[0].a == 1 and records[0]["_b"] == "x"
+    assert getattr(records[0], "_typ", None) is None and getattr(records, "_typ", None) is None
+    assert isinstance(records, np.recarray) and labels.installed()
