@@ -39,6 +39,28 @@ main(cfg)
 """
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+#: the parent's environment variables a zygote (and so every worker) inherits: locale, time zone,
+#: paths, library search path, allocator and thread settings. Nothing else: an API key, a token or
+#: any other secret in the parent's environment never reaches a process that runs a program, so a
+#: memory bug in a worker (docs/SECURITY.md, "Known limits") has no secret to read there.
+WORKER_ENV_NAMES = frozenset({"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TZDIR",
+                              "TMPDIR", "TEMP", "TMP", "LD_LIBRARY_PATH", "GLIBC_TUNABLES", "TERM"})
+WORKER_ENV_PREFIXES = ("LC_", "OPENBLAS_", "OMP_", "MKL_", "NUMEXPR_", "ARROW_", "MALLOC_", "BINDER_SANDBOX_")
+
+
+def worker_environment(parent: dict[str, str]) -> dict[str, str]:
+    """The environment a zygote starts with: ``parent``'s variables named in
+    :data:`WORKER_ENV_NAMES` or starting with :data:`WORKER_ENV_PREFIXES`, one BLAS/OpenMP thread,
+    and the system allocator for Arrow."""
+    env = {name: value for name, value in parent.items()
+           if name in WORKER_ENV_NAMES or name.startswith(WORKER_ENV_PREFIXES)}
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    # Arrow's own allocator (mimalloc here) keeps freed memory; with the system's, a worker's peak
+    # is what it holds at once (an f_col over a 1e6-row table: 3.2x the table -> 2.7x)
+    env.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    return env
+
 
 class Zygote:
     """The parent's handle on one zygote process: started at once, ready after :meth:`wait_ready`."""
@@ -47,12 +69,7 @@ class Zygote:
         self.dir = tempfile.mkdtemp(prefix="binder-sandbox-")
         os.chmod(self.dir, 0o700)
         self.path = os.path.join(self.dir, "zygote.sock")
-        env = dict(os.environ)
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[var] = "1"
-        # Arrow's own allocator (mimalloc here) keeps freed memory; with the system's, a worker's peak
-        # is what it holds at once (an f_col over a 1e6-row table: 3.2x the table -> 2.7x)
-        env.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+        env = worker_environment(dict(os.environ))
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-c", _BOOT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.dir, env=env,

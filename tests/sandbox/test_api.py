@@ -211,3 +211,22 @@ def test_a_parent_gone_before_ready_leaves_no_traceback_and_no_directory(tmp_pat
     stderr = proc.stderr.read().decode()
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert not workdir.exists()
+
+
+def test_no_secret_of_the_parents_environment_reaches_the_zygote(monkeypatch, df):
+    """A memory bug in a worker could read what the worker holds; an API key is not among it."""
+    from sandbox import Sandbox
+    from sandbox.launch import worker_environment
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parent-secret-123")
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-parent-secret-456")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    env = worker_environment(dict(os.environ))
+    assert "OPENAI_API_KEY" not in env and "SOME_SERVICE_TOKEN" not in env
+    assert env["LC_ALL"] == "C.UTF-8" and env["OMP_NUM_THREADS"] == "1"
+    with Sandbox(pool_size=1) as box:
+        assert box.run('df["a"].sum()', variables={"df": df}).ok
+        with open(f"/proc/{box._zygote.proc.pid}/environ", "rb") as handle:
+            seen = handle.read()
+    assert b"sk-parent-secret-123" not in seen and b"tok-parent-secret-456" not in seen
+    assert b"LC_ALL=C.UTF-8" in seen
