@@ -44,6 +44,9 @@ DENIED_NAMES = CODE_STRING_NAMES | frozenset({
     "tofile", "fromfile", "dump", "dumps", "load", "loads", "save", "savez",
     "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "memmap",
     "data_as", "string_at", "frombuffer", "DataSource",
+    # a SparseArray's index: its ``indices`` is a writable alias of positions pandas trusts unchecked
+    # (the class of trusted codes, sandbox/codes.py)
+    "sp_index",
     # introspection / interpreter internals
     "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code",
     "cr_await", "cr_origin", "ag_frame", "ag_code", "ag_await", "tb_frame",

@@ -110,3 +110,22 @@ def test_value_check_guards_the_members():
     assert stand_in is not pd.MultiIndex and isinstance(pd.MultiIndex.from_tuples([("a", 1)]), stand_in)
     with pytest.raises(ValueError):
         stand_in(levels=[["a"]], codes=[[3]], verify_integrity=False)
+
+
+@pytest.mark.parametrize("program", [
+    's = pd.Series([0, 0, 1, 0, 2]).astype("Sparse[int]")\ns.array.sp_index.indices',
+    's = pd.Series([0, 0, 1, 0, 2]).astype("Sparse[int]")\ngetattr(s.array, "sp_index")',
+    's = pd.Series([0, 0, 1, 0, 2]).astype("Sparse[int]")\ns.values.sp_index',
+])
+def test_a_sparse_arrays_index_is_out_of_reach(sb, program):
+    """red team 4: ``SparseArray.sp_index.indices`` is a writable alias of the positions pandas
+    indexes with unchecked (the same class as Categorical codes)."""
+    outcome = sb.run(program)
+    assert not outcome.ok and outcome.error.kind == "policy", outcome
+    assert "sp_index" in outcome.error.message
+
+
+def test_sparse_columns_still_work(sb):
+    outcome = sb.run('s = pd.Series([0, 0, 1, 0, 2]).astype("Sparse[int]")\n[int(s.sum()), s.sparse.density]')
+    assert outcome.ok, outcome.error
+    assert outcome.value == [3, 0.4]
