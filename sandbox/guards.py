@@ -182,12 +182,25 @@ _WRITABLE_TYPES: tuple[type, ...] = (
 ) + _INDEXER_TYPES
 
 
+#: array attributes a program may set: they write the array's contents, never its layout
+ARRAY_CONTENT_ATTRIBUTES = frozenset({"flat", "real", "imag"})
+
+
 class _ArrayWrites:
-    """What ``_write_`` hands back for an array: item writes and attribute writes go to the array,
-    except ``a.strides = ...``. numpy checks new strides against the memory under the array, but for
-    an array over a buffer that is not an array (the job's table in the worker, ``bytes``) it adds
-    the view's offset into that buffer to the buffer's length: ``y = x[k:]; y.strides = (2 * s,)``
-    reached up to ``k`` elements past the end of the buffer, writable (red team 4)."""
+    """What ``_write_`` hands back for an array: item writes go to the array, and so do attribute
+    writes of its contents (:data:`ARRAY_CONTENT_ATTRIBUTES`); its layout (``strides``, ``shape``,
+    ``dtype``) cannot be changed in place.
+
+    * ``strides``: numpy checks new strides against the memory under the array, but for an array
+      over a buffer that is not an array (the job's table in the worker, ``bytes``) it adds the
+      view's offset into that buffer to the buffer's length: ``y = x[k:]; y.strides = (2 * s,)``
+      reached up to ``k`` elements past the end of the buffer, writable (red team 4).
+    * ``shape`` and ``dtype``: numpy keeps them inside the array's memory, but the array may be the
+      very object pandas holds (``np.asarray(index)`` is the Index's own array), and pandas trusts
+      its length: ``a = np.asarray(df.index); a.dtype = "i1"`` made a 3-row frame's index 24 long,
+      and ``df.take([20])`` read past the end of the column (red team 5). ``a.reshape(...)`` and
+      ``a.view(...)`` make a new array instead.
+    """
 
     __slots__ = ("_array",)
 
@@ -201,13 +214,14 @@ class _ArrayWrites:
         del self._array[key]
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "strides":
-            raise _deny("setting an array's strides is not allowed (numpy may let the array reach past its "
-                        "memory); index, slice or reshape it instead")
+        if name not in ARRAY_CONTENT_ATTRIBUTES:
+            raise _deny(f"setting an array's {name!r} is not allowed: an array's layout cannot change in place "
+                        "(pandas may hold the same array and trust its length); make a new array with "
+                        "a.reshape(...), a.view(...) or a.astype(...)")
         setattr(self._array, name, value)
 
     def __delattr__(self, name: str) -> None:
-        delattr(self._array, name)
+        raise _deny(f"deleting an array's {name!r} is not allowed")
 
 
 def guarded_write(obj: Any) -> Any:

@@ -8,7 +8,8 @@ Three numpy features turn integers, or memory that has been freed, into ``PyObje
   ``address``". With a fake object written into a ``bytes`` that gives arbitrary memory read
   and write, and from there every module, ``os.environ`` and the audit hook's globals.
 * ``a.resize(n, refcheck=False)`` reallocates ``a``'s memory while views still point at the
-  old block (use after free).
+  old block (use after free); with ``refcheck=True`` it still resized an array pandas holds
+  (``np.asarray(df.index).resize(n)``, whose length pandas trusts), so in-place resize is refused.
 * the other direction: a *writable integer view* of an object array's pointers.
   ``np.ndarray((n,), "i8", buffer=objects)`` read an object array's buffer as integers, and so
   did ``np.asarray(objects.data.cast("B").cast("q"))`` (``ndarray.data`` is a ``memoryview``,
@@ -157,10 +158,14 @@ def stand_in(cls: type) -> type | None:
         return None
 
 
-def _refuse_refcheck(kwargs: dict[str, Any]) -> None:
-    if "refcheck" in kwargs and not kwargs["refcheck"]:
-        raise PolicyError("resize(refcheck=False) would leave views pointing at freed memory; "
-                          "use np.resize(a, n) or a.copy()")
+def _refuse_resize(kwargs: dict[str, Any]) -> None:
+    """Refuse every in-place resize. ``refcheck=False`` leaves views pointing at freed memory; and
+    with the check on, numpy counts references to the array, which an array pandas holds passes
+    (pandas' own reference plus the call's): ``np.asarray(index)`` is the Index's own array, so
+    ``np.asarray(df.index).resize(200000)`` made a 3-row frame's index 200,000 long, and
+    ``df.take([150000])`` read far past the end of the column (red team 5)."""
+    raise PolicyError("a.resize(...) changes an array in place, and pandas may hold the same array and trust "
+                      "its length; make a new array instead: np.concatenate([a, np.zeros(k)]) or a[:n]")
 
 
 #: further member guards (:mod:`sandbox.codes`): each returns a checked stand-in for a value, or None
@@ -176,14 +181,14 @@ def guard_member(value: Any) -> Callable[..., Any] | None:
             return guarded
     if value is _RESIZE:
         def resize(*args: Any, **kwargs: Any) -> Any:
-            _refuse_refcheck(kwargs)
+            _refuse_resize(kwargs)
             return _RESIZE(*args, **kwargs)
     elif type(value) is types.BuiltinMethodType and getattr(value, "__name__", None) == "resize" \
             and isinstance(getattr(value, "__self__", None), _RAW_NDARRAY):
         bound = value  # not its __self__: numpy's refcheck counts the references to the array
 
         def resize(*args: Any, **kwargs: Any) -> Any:
-            _refuse_refcheck(kwargs)
+            _refuse_resize(kwargs)
             return bound(*args, **kwargs)
     else:
         return None

@@ -75,12 +75,14 @@ def test_write_guard():
     for ob in (df, df["a"], df.loc, df.iloc, df.at, df.iat, [], {}):
         assert guards.guarded_write(ob) is ob
     array = np.zeros(2)
-    writes = guards.guarded_write(array)  # a forwarder: items and attributes but strides
+    writes = guards.guarded_write(array)  # a forwarder: items and contents, never the layout
     writes[0] = 3.0
-    writes.shape = (2, 1)
-    assert array.tolist() == [[3.0], [0.0]]
-    with pytest.raises(PolicyError):
-        writes.strides = (0, 0)
+    writes.flat = [3.0, 4.0]
+    assert array.tolist() == [3.0, 4.0]
+    for name, value in (("strides", (0,)), ("shape", (2, 1)), ("dtype", np.int64)):
+        with pytest.raises(PolicyError):
+            setattr(writes, name, value)
+    assert array.shape == (2,) and array.dtype == np.float64
     for ob in (FACADES["pandas"], "s", (1,), pd.Index([1])):
         with pytest.raises(PolicyError):
             guards.guarded_write(ob)

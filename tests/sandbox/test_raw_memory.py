@@ -193,8 +193,8 @@ def test_ndarray_still_works(sb):
         'a = np.zeros(3)\n'
         'b = np.ndarray((2,), dtype="i8", buffer=np.arange(2))\n'
         'c = np.ndarray((2, 2))\n'
-        'd = np.arange(4)\n'
-        'd.resize(6)\n'
+        'd = np.concatenate([np.arange(4), np.zeros(2, dtype=int)])\n'
+        'd.flat = [0, 1, 2, 3, 0, 0]\n'
         'e = np.ndarray((1,), dtype="O")\n'
         'f = np.ndarray((2,), dtype="u1", buffer="ab".encode())\n'
         'g = np.ndarray((1,), dtype="i8", buffer=np.int64(7))\n'
@@ -223,6 +223,8 @@ def test_value_check_never_hands_out_the_raw_class():
     resize = guards.check_value(np.zeros(2).resize, "resize", name_checked=True)
     with pytest.raises(PolicyError):
         resize(4, refcheck=False)
+    with pytest.raises(PolicyError):
+        resize(4)
     assert pd.Series([1]).values.dtype.kind == "i"
 
 
@@ -319,12 +321,12 @@ def test_array_writes_still_work(sb):
         'a = np.zeros((2, 3))\n'
         'a[0, 1] = 5\n'
         'a[1] += 2\n'
-        'a.shape = (3, 2)\n'
+        'a = a.reshape(3, 2)\n'
         'a[0] = [1, 2]\n'
         'b = np.arange(4)\n'
         'b[b > 1] = 0\n'
         'c = np.arange(6.0)\n'
-        'c.dtype = np.int64\n'
+        'c = c.view(np.int64)\n'
         'class A(np.ndarray):\n'
         '    pass\n'
         'd = np.arange(3).view(A)\n'
@@ -334,3 +336,35 @@ def test_array_writes_still_work(sb):
     outcome = sb.run(program)
     assert outcome.ok, outcome.error
     assert outcome.value == [[[1.0, 2.0], [0.0, 2.0], [2.0, 2.0]], [0, 1, 0, 0], (6,), [7, 1, 2]]
+
+
+# red team 5: np.asarray(index) is the Index's own array (not a view), so a program could change the
+# length of an array pandas holds and trusts: resize(n) (numpy's refcheck counts only pandas' reference
+# and the call's) or setting its dtype or shape. A 3-row frame's index became 200,000 (or 24) long and
+# df.take([...]) read far past the end of the column (before the fix these programs returned heap bytes).
+LENGTH_CHANGES = [
+    ("resize", 'a = np.asarray(d.index)\na.resize(200000)'),
+    ("resize_chained", 'np.asarray(d.index).resize(200000)'),
+    ("resize_unbound", 'np.ndarray.resize(np.asarray(d.index), 200000)'),
+    ("resize_getattr", 'getattr(np.asarray(d.index), "resize")(200000)'),
+    ("dtype", 'a = np.asarray(d.index)\na.dtype = "i1"'),
+    ("shape", 'a = np.asarray(d.index)\na.shape = (1, 3)'),
+    ("strides", 'a = np.asarray(d.index)\na.strides = (0,)'),
+]
+
+
+@pytest.mark.parametrize("name,change", LENGTH_CHANGES, ids=[c[0] for c in LENGTH_CHANGES])
+def test_array_pandas_holds_keeps_its_length(sb, name, change):
+    program = ('d = pd.DataFrame({"v": [1.5, 2.5, 3.5]}, index=pd.Index([10, 20, 30]))\n' + change +
+               '\n[len(d.index), d.take([20, 23])["v"].tolist()]')
+    outcome = sb.run(program)
+    assert not outcome.ok, f"{name} ran: {outcome.value!r}"
+    assert outcome.error.kind == "policy", outcome.error
+
+
+def test_array_contents_can_still_be_set(sb):
+    outcome = sb.run('a = np.zeros(3)\na.flat = [1, 2, 3]\na[0] = 7\nb = a.reshape(3, 1)\n'
+                     'c = np.zeros(2, dtype=complex)\nc.real = [1, 2]\nc.imag = [3, 4]\n'
+                     '[a.tolist(), b.shape, c.real.tolist(), c.imag.tolist()]')
+    assert outcome.ok, outcome.error
+    assert outcome.value == [[7.0, 2.0, 3.0], (3, 1), [1.0, 2.0], [3.0, 4.0]]
