@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from . import codec, handoff, protocol, runner
+from . import codec, handoff, landlock, protocol, runner
 from .outcome import CallbackError, SandboxPermissionError
 
 # ------------------------------------------------------------------ audit hook
@@ -245,6 +245,7 @@ def handle(conn: socket.socket) -> None:
                          "line": None, "exception_type": type(exc).__name__}}
         protocol.send(conn, protocol.OUTCOME, _outcome_bytes(out, buffer))
         return
+    landlock.restrict(READ_ROOTS)  # the same policy, from the same moment, enforced by the kernel
     install_audit_hook()
     out = runner.run(job["program"], filename, ns, buffer)
     try:

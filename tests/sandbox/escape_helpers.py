@@ -68,3 +68,31 @@ def expose_leaky_callables(callbacks, namespace):
     """Callables that return a module, as an allowed decorator or context manager might: what
     Python itself then binds (a decorated name, a ``with ... as`` target) must still be checked."""
     return {"leak": lambda fn: os, "keep": lambda fn: fn, "cm": _LeakingContext}
+
+
+def expose_native(callbacks, namespace):
+    """C library calls bound before the audit hook goes in, standing in for native code a memory bug
+    would give a program: they pass the audit hook, so only the kernel's fence (sandbox/landlock.py)
+    stands between them and the system. Each returns the C call's result (-1: refused)."""
+    import ctypes
+    import socket as socket_module
+    import struct
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+    sock = socket_module.socket(socket_module.AF_INET, socket_module.SOCK_STREAM)  # made before the hook
+
+    def native_open(path, flags=os.O_RDONLY):
+        fd = libc.open(os.fsencode(path), flags, 0o600)
+        if fd >= 0:
+            os.close(fd)
+        return fd
+
+    address = ctypes.create_string_buffer(16)  # a sockaddr_in, filled in by native_connect
+    connect = libc.connect  # looked up now: a lookup after the hook is refused (ctypes.dlsym)
+
+    def native_connect(port):
+        address.raw = struct.pack("=HH4s8x", socket_module.AF_INET, socket_module.htons(port), bytes([127, 0, 0, 1]))
+        return connect(sock.fileno(), address, 16)
+
+    return {"native_open": native_open, "native_connect": native_connect}
