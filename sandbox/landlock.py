@@ -41,8 +41,9 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _syscall(*args: object) -> int:
-    return int(_libc.syscall(*args))
+def _syscall(number: int, *args: object) -> int:
+    """``syscall(number, ...)``: every argument a machine word (the kernel reads whole registers)."""
+    return int(_libc.syscall(ctypes.c_long(number), *args))
 
 
 def abi_version(*, honour_switch: bool = True) -> int:
@@ -51,7 +52,7 @@ def abi_version(*, honour_switch: bool = True) -> int:
     if (honour_switch and os.environ.get("BINDER_SANDBOX_LANDLOCK", "1") == "0") or not hasattr(os, "fork"):
         return 0
     try:
-        version = _syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+        version = _syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_ulong(_CREATE_RULESET_VERSION))
     except (OSError, AttributeError):
         return 0
     return max(0, version)
@@ -77,16 +78,17 @@ def restrict(read_roots: Iterable[str]) -> int:
     else:
         attr = struct.pack("=Q", fs)
     buffer = ctypes.create_string_buffer(attr, len(attr))
-    ruleset = _syscall(_SYS_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    ruleset = _syscall(_SYS_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), ctypes.c_ulong(0))
     if ruleset < 0:
         return 0
     try:
         read = (_FS_READ_FILE | _FS_READ_DIR) & fs
         for root in read_roots:
             _allow(ruleset, root, read)
-        if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        ulong = ctypes.c_ulong  # prctl reads unsigned longs
+        if _libc.prctl(_PR_SET_NO_NEW_PRIVS, ulong(1), ulong(0), ulong(0), ulong(0)) != 0:
             return 0
-        if _syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+        if _syscall(_SYS_RESTRICT_SELF, ctypes.c_long(ruleset), ctypes.c_ulong(0)) != 0:
             return 0
         return abi
     finally:
@@ -103,6 +105,6 @@ def _allow(ruleset: int, path: str, access: int) -> None:
         if not os.path.isdir(path):
             access &= _FS_READ_FILE | _FS_WRITE_FILE | _FS_EXECUTE
         rule = ctypes.create_string_buffer(struct.pack("=Qi", access, fd), 12)
-        _syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0))
+        _syscall(_SYS_ADD_RULE, ctypes.c_long(ruleset), ctypes.c_long(_RULE_PATH_BENEATH), rule, ctypes.c_ulong(0))
     finally:
         os.close(fd)

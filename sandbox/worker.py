@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from . import codec, handoff, landlock, protocol, runner
+from . import codec, handoff, landlock, protocol, runner, seccomp
 from .outcome import CallbackError, SandboxPermissionError
 
 # ------------------------------------------------------------------ audit hook
@@ -246,6 +246,7 @@ def handle(conn: socket.socket) -> None:
         protocol.send(conn, protocol.OUTCOME, _outcome_bytes(out, buffer))
         return
     landlock.restrict(READ_ROOTS)  # the same policy, from the same moment, enforced by the kernel
+    seccomp.restrict()  # and no new socket (UDP, named Unix sockets, io_uring: what Landlock leaves)
     install_audit_hook()
     out = runner.run(job["program"], filename, ns, buffer)
     try:

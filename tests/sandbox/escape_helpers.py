@@ -95,4 +95,12 @@ def expose_native(callbacks, namespace):
         address.raw = struct.pack("=HH4s8x", socket_module.AF_INET, socket_module.htons(port), bytes([127, 0, 0, 1]))
         return connect(sock.fileno(), address, 16)
 
-    return {"native_open": native_open, "native_connect": native_connect}
+    native_socket_call = libc.socket  # looked up now (a lookup after the hook is refused)
+
+    def native_socket(family=socket_module.AF_INET, kind=socket_module.SOCK_DGRAM):
+        fd = native_socket_call(family, kind, 0)
+        if fd >= 0:
+            os.close(fd)
+        return fd
+
+    return {"native_open": native_open, "native_connect": native_connect, "native_socket": native_socket}
