@@ -193,7 +193,7 @@ class Binder:
         from binder_py.engines import check_engine
 
         check_engine(engine)
-        jobs = [_job(item) for item in items]
+        jobs = [{**_job(item), "position": position} for position, item in enumerate(items)]
         if engine == "ray":
             jobs = [{**job, "table": _files_read(job["table"])} for job in jobs]  # workers need not see our files
         results: list[Answer | BaseException | None] = [None] * len(jobs)
@@ -276,13 +276,19 @@ def _read_table(table: Any, what: str) -> pd.DataFrame:
 
 
 def _ask_job(binder: Binder, job: dict[str, Any], *, return_exceptions: bool) -> Answer | BaseException:
-    """One question of :meth:`Binder.ask_many` (on a thread, or in a Ray worker)."""
+    """One question of :meth:`Binder.ask_many` (on a thread, or in a Ray worker). Raised, its
+    error says which item it was (``item 3 of ask_many: ...``)."""
+    question = {name: value for name, value in job.items() if name != "position"}
     try:
-        return binder.ask(**job, progress=False)  # one bar, over the questions
+        return binder.ask(**question, progress=False)  # one bar, over the questions
     except Exception as error:  # noqa: BLE001 - reported per question
-        if not return_exceptions:
-            raise
-        return error
+        if return_exceptions:
+            return error
+        where = f"item {job['position']} of ask_many"
+        if isinstance(error, BinderError):
+            raise BinderError(f"{where}: {error}") from error
+        error.add_note(where)
+        raise
 
 
 def _files_read(tables: TablesArg) -> TablesArg:

@@ -219,6 +219,13 @@ def test_ask_many_keeps_order_and_can_return_exceptions(shirts, oracle_spec):
     assert results[2].value == "polyester performance tee"
 
 
+def test_ask_many_says_which_item_failed(shirts, oracle_spec):
+    binder = Binder(lm=scripted([PLAIN_PROGRAM]), neural=oracle_spec, task="analyst", n=1)
+    with pytest.raises(BinderError, match=r"^item 1 of ask_many: ") as info:
+        binder.ask_many([(shirts, QUESTION), (shirts, " ")], concurrency=1, progress=False)
+    assert "question" in str(info.value)
+
+
 def test_aask_and_dataframe_accessor(shirts, oracle_spec):
     binder = Binder(lm=scripted([NEURAL_PROGRAM]), neural=oracle_spec, task="analyst", n=1)
     answer = asyncio.run(binder.aask(shirts, QUESTION))
