@@ -41,6 +41,17 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+def prctl(option: int, *args: int) -> int:
+    """``prctl(option, ...)`` with every argument an unsigned long (a plain int would be cut to 32 bits)."""
+    words = [ctypes.c_ulong(a) for a in (*args, 0, 0, 0, 0)[:4]]
+    return int(_libc.prctl(option, *words))
+
+
+def no_new_privs() -> bool:
+    """Set ``PR_SET_NO_NEW_PRIVS`` (what Landlock and seccomp filters need without privilege)."""
+    return prctl(_PR_SET_NO_NEW_PRIVS, 1) == 0
+
+
 def _syscall(number: int, *args: object) -> int:
     """``syscall(number, ...)``: every argument a machine word (the kernel reads whole registers)."""
     return int(_libc.syscall(ctypes.c_long(number), *args))
@@ -85,8 +96,7 @@ def restrict(read_roots: Iterable[str]) -> int:
         read = (_FS_READ_FILE | _FS_READ_DIR) & fs
         for root in read_roots:
             _allow(ruleset, root, read)
-        ulong = ctypes.c_ulong  # prctl reads unsigned longs
-        if _libc.prctl(_PR_SET_NO_NEW_PRIVS, ulong(1), ulong(0), ulong(0), ulong(0)) != 0:
+        if not no_new_privs():
             return 0
         if _syscall(_SYS_RESTRICT_SELF, ctypes.c_long(ruleset), ctypes.c_ulong(0)) != 0:
             return 0

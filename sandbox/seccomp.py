@@ -19,7 +19,9 @@ import os
 import platform
 import struct
 
-_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+from .landlock import no_new_privs, prctl
+
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW = 0x7FFF0000
 _RET_EPERM = 0x00050000 | errno.EPERM
 # BPF opcodes: load a 32-bit word of seccomp_data; jump if equal / if greater or equal; return
@@ -32,9 +34,6 @@ _MACHINES = {
     "x86_64": (0xC000003E, (41, 53, 425)),
     "aarch64": (0xC00000B7, (198, 199, 425)),
 }
-
-#: the C library, loaded once in the zygote (a worker loads nothing)
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def supported() -> bool:
@@ -67,8 +66,6 @@ def restrict() -> bool:
     filters = ctypes.create_string_buffer(raw, len(raw))
     fprog = struct.pack("=H6xQ", len(instructions), ctypes.addressof(filters))
     prog = ctypes.create_string_buffer(fprog, len(fprog))
-    ulong = ctypes.c_ulong  # prctl takes unsigned longs: a pointer passed as a plain int would be cut to 32 bits
-    if _libc.prctl(_PR_SET_NO_NEW_PRIVS, ulong(1), ulong(0), ulong(0), ulong(0)) != 0:
+    if not no_new_privs():
         return False
-    return bool(_libc.prctl(_PR_SET_SECCOMP, ulong(_SECCOMP_MODE_FILTER), ulong(ctypes.addressof(prog)),
-                            ulong(0), ulong(0)) == 0)
+    return prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(prog)) == 0

@@ -12,39 +12,33 @@ from binder_py.pipeline.settings import MAX_N
 from binder_py.tasks import PROFILES
 
 
-def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number from ``low`` (to ``high``), refused in the option's own
-    words (``argument --n: a whole number from 1 to 10,000, got 100000``)."""
-    span = f"from {low:,} to {high:,}" if high is not None else f"of {low:,} or more"
+def _bounded(convert: Callable[[str], Any], noun: str, low: float, high: float | None,
+             shown: Callable[[float], str], value_text: Callable[[str, Any], str]) -> Callable[[str], Any]:
+    """An argparse type: ``convert(text)`` within ``low``..``high`` (and finite), refused in the
+    option's own words (``argument --n: a whole number from 1 to 10,000, got 100,000``)."""
+    span = f"from {shown(low)} to {shown(high)}" if high is not None else f"of {shown(low)} or more"
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> Any:
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"a whole number {span}, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"a whole number {span}, got {value:,}")
+            raise argparse.ArgumentTypeError(f"{noun} {span}, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{noun} {span}, got {value_text(text, value)}")
         return value
 
-    parse.__name__ = "whole number"
+    parse.__name__ = noun.removeprefix("a ")
     return parse
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """A whole number from ``low`` (to ``high``); see :func:`_bounded`."""
+    return _bounded(int, "a whole number", low, high, lambda x: f"{x:,}", lambda _text, value: f"{value:,}")
 
 
 def real_number(low: float, high: float | None = None) -> Callable[[str], float]:
-    """An argparse type: a finite number from ``low`` (to ``high``), refused in the option's words."""
-    span = f"from {low:g} to {high:g}" if high is not None else f"of {low:g} or more"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"a number {span}, got {text!r}") from None
-        if not math.isfinite(value) or value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"a number {span}, got {text}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
+    """A finite number from ``low`` (to ``high``); see :func:`_bounded`."""
+    return _bounded(float, "a number", low, high, lambda x: f"{x:g}", lambda text, _value: text)
 
 
 def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
