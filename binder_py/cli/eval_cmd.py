@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from binder_py.cli.options import add_engine_options, add_model_options, add_sampling_options
+from binder_py.cli.options import add_engine_options, add_model_options, add_sampling_options, eval_extra_settings
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
@@ -193,12 +193,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
                            command=["binder-py", *sys.argv[1:]], engine=args.engine,
                            ray_address=args.ray_address,
-                           extra_settings={name: value for name, value in (("abstain_below", args.abstain_below),
-                                                                           ("constrained", args.constrained),
-                                                                           ("core_shots", args.core_shots),
-                                                                           ("table_rows", args.table_rows),
-                                                                           ("neural_weight", args.neural_weight))
-                                           if value is not None} or None)
+                           extra_settings=eval_extra_settings(args))
     except KeyboardInterrupt as interrupt:
         from binder_py.runs.evaluation import EvalInterrupted
 

@@ -51,6 +51,13 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {name: value for name, value in given.items() if value is not None}
 
 
+def eval_extra_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The :func:`ask_settings` that ``run_eval`` takes as ``extra_settings`` (those not its own arguments)."""
+    own = ("task", "mode", "n", "vote", "num_shots", "seed")  # eval's --task is the benchmark
+    extra = {name: value for name, value in ask_settings(args).items() if name not in own}
+    return extra or None
+
+
 def add_model_options(parser: argparse.ArgumentParser, *, lm_help: str, neural_help: str) -> None:
     """``--lm SPEC`` and ``--neural SPEC``."""
     parser.add_argument("--lm", metavar="SPEC", help=lm_help)

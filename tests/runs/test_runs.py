@@ -435,3 +435,24 @@ def test_a_run_whose_config_is_from_an_older_version_reads_the_mode_from_its_res
     from binder_py.runs.calibrate import fit_from_runs
 
     assert fit_from_runs([old], min_examples=3).calibrator.modes == ("binder",)  # was ("",)
+
+
+def test_cli_eval_applies_calibrator(tmp_path, monkeypatch, capsys):
+    """``eval --calibrator`` was accepted and ignored: a missing file ran the questions with the
+    default calibrator. It is now read before anything runs and recorded with the run's settings."""
+    from binder_py.cli import main
+    from binder_py.datasets.common import candidate_data_dirs
+    from binder_py.lm.testserver import LoopbackServer
+
+    if not any((d / "wikitq").is_dir() for d in candidate_data_dirs()):
+        pytest.skip("shared benchmark data not found (../shared/data)")
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    with LoopbackServer(responder=lambda body, api: "A: 1") as server:
+        common = ["eval", "wikitq", "--split", "dev", "--mode", "e2e", "--n", "1", "--limit", "1", "--quiet",
+                  "--lm", f"openai:m@{server.base_url}", "--out", str(tmp_path / "run")]
+        assert main([*common, "--calibrator", str(tmp_path / "missing.json")]) == 2
+        assert "cannot read the confidence calibrator" in capsys.readouterr().err
+        assert not (tmp_path / "run").exists()
+        assert main([*common, "--calibrator", "none"]) == 0
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["settings"] == {"calibrator": "none"}
