@@ -236,6 +236,14 @@ def _choice_request(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[s
 # ----------------------------------------------------------------------------------- methods
 
 
+def _no_top_logprobs(lm: LanguageModel) -> ScoringUnavailable:
+    """A model that claims log-probabilities (``capabilities.logprobs``) sent none: many
+    OpenAI-compatible servers ignore ``top_logprobs``."""
+    return ScoringUnavailable(f"{lm.name} returned no log-probabilities although asked for them (top_logprobs), "
+                              "and scoring options needs them: use a server that returns them (OpenAI, vLLM, "
+                              "llama.cpp's server) or another --mode (binder, python)")
+
+
 def _score_choice_logprobs(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[str], *, orders: int,
                            top_logprobs: int, purpose: str) -> Scoring:
     k = len(options)
@@ -248,8 +256,7 @@ def _score_choice_logprobs(lm: LanguageModel, prompt: ChoicePrompt, options: Seq
         request = _choice_request(lm, prompt, shown, n=1, temperature=0.0, top_logprobs=top_logprobs, seed=0)
         choice = lm.complete(request, purpose=purpose, tags={"options": str(k)}).choices[0]
         if not choice.top_logprobs:
-            raise ScoringUnavailable(f"{lm.name} returned no top_logprobs although asked for them "
-                                     "(capabilities.logprobs is True): its client must fill Choice.top_logprobs")
+            raise _no_top_logprobs(lm)
         by_label = label_logprobs(choice, k)
         if not by_label:
             raise ScoringUnavailable(
@@ -320,8 +327,7 @@ def _score_pointwise(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence[
                                                           **common))
         choice = lm.complete(request, purpose=purpose, tags={"scoring": "pointwise"}).choices[0]
         if not choice.top_logprobs:
-            raise ScoringUnavailable(f"{lm.name} returned no top_logprobs although asked for them "
-                                     "(capabilities.logprobs is True): its client must fill Choice.top_logprobs")
+            raise _no_top_logprobs(lm)
         yes, no = _yes_no_logprobs(choice)
         if yes is None and no is None:
             raise ScoringUnavailable(f"{lm.name} put neither yes nor no among the first token's top_logprobs")

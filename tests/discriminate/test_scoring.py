@@ -159,6 +159,8 @@ def test_pointwise_sums_spellings_and_bounds_a_missing_answer():
         score_options(none, PROMPT, OPTIONS[:2], method="pointwise")
     with pytest.raises(ScoringUnavailable, match="no log-probabilities"):
         score_options(ScriptedLM(["yes"]), PROMPT, OPTIONS[:2], method="pointwise")
-    claims = ScriptedLM(["yes"], capabilities=Capabilities(api="chat", logprobs=True))
-    with pytest.raises(ScoringUnavailable, match="must fill Choice.top_logprobs"):
-        score_options(claims, PROMPT, OPTIONS[:2])
+    claims = ScriptedLM(lambda r, p: "yes", capabilities=Capabilities(api="chat", logprobs=True))
+    with pytest.raises(ScoringUnavailable, match="use a server that returns them .* or another --mode"):
+        score_options(claims, PROMPT, OPTIONS[:2])  # pointwise
+    with pytest.raises(ScoringUnavailable, match="use a server that returns them .* or another --mode"):
+        score_options(claims, PROMPT, OPTIONS[:2], method="choice")
