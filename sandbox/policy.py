@@ -60,8 +60,9 @@ class _Transformer(RestrictingNodeTransformer):
         body: list[ast.stmt] = []
         for stmt in node.body:
             if isinstance(stmt, ast.Expr) and not _is_print_call(stmt.value):
-                if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str) and not body:
-                    body.append(stmt)  # module docstring
+                if (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str) and not body
+                        and stmt is not node.body[-1]):
+                    body.append(stmt)  # module docstring (a lone string is the answer: '"Canada"')
                     continue
                 new = ast.Assign(targets=[ast.Name(RESULT_NAME, ast.Store())], value=stmt.value)
                 ast.copy_location(new, stmt)

@@ -58,6 +58,8 @@ PROGRAMS = [
     ("pivot_table", 'p = df.pivot_table(index="team", values="score", aggfunc="sum")\nint(p.loc["blue", "score"])', 55),
     ("solve_df", "def solve(table):\n    return table['score'].mean()", 16.333333333333332),
     ("solve_table_only", "def solve(table):\n    return len(table)", 6),
+    ("docstring_then_solve", '"""Count the rows."""\ndef solve(table):\n    return len(table)', 6),
+    ("lone_string_is_the_answer", '"Canada"', "Canada"),  # was None: taken for a docstring
     ("to_numeric_coerce", 'pd.to_numeric(pd.Series(["1", "x", "3"]), errors="coerce").sum()', 4.0),
     ("np_where", 'np.where(df["score"] > 12, "hi", "lo").tolist().count("hi")', 3),
     ("numpy_mean", "import numpy as np\nfloat(np.mean([1, 2, 3, 4]))", 2.5),
