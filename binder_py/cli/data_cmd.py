@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from binder_py.datasets.check import SOURCES, check_data_dir
-from binder_py.datasets.common import ENV_VAR, candidate_data_dirs, resolve_data_dir
+from binder_py.datasets.common import ENV_VAR, resolve_data_dir
 from binder_py.errors import BinderError
 
 
@@ -29,8 +29,7 @@ def run(args: argparse.Namespace) -> int:
         root = resolve_data_dir(args.data_dir)
     except BinderError as error:
         print(SOURCES)
-        print(f"No data directory: {error}", file=sys.stderr)
-        print("Looked in: " + ", ".join(str(p) for p in candidate_data_dirs()), file=sys.stderr)
+        print(f"No data directory: {error}", file=sys.stderr)  # it names where it looked
         return 1
     print(f"Data directory: {root}")
     checks = check_data_dir(Path(root))

@@ -25,6 +25,17 @@ def test_data_dir_absent(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "does not exist" in captured.err
     assert "WikiTableQuestions v1.0.2" in captured.out
+    assert "Looked in" not in captured.err  # it named the default folders, which were not looked at
+
+
+def test_no_data_dir_found_names_where_it_looked(tmp_path, monkeypatch, capsys):
+    from binder_py.datasets import common
+
+    monkeypatch.delenv("BINDER_DATA", raising=False)
+    monkeypatch.setattr(common, "candidate_data_dirs", lambda: [tmp_path / "a", tmp_path / "b"])
+    assert main(["data"]) == 1
+    err = capsys.readouterr().err
+    assert f"looked in {tmp_path / 'a'}, {tmp_path / 'b'}" in err and err.count(str(tmp_path / "a")) == 1
 
 
 def test_data_dir_that_is_a_file(tmp_path, capsys):
