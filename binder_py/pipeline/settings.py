@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -23,6 +24,10 @@ MAX_N = 10_000
 
 def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -80,8 +85,7 @@ class AskSettings:
             raise BinderError(f"unknown vote strategy {self.vote!r}; use one of {', '.join(VOTE_STRATEGIES)}")
         if self.n is not None and (not _is_int(self.n) or not 1 <= self.n <= MAX_N):
             raise BinderError(f"n must be a whole number from 1 to {MAX_N:,}, got {self.n!r}")
-        if self.temperature is not None and (not isinstance(self.temperature, numbers.Real)
-                                             or isinstance(self.temperature, bool)
+        if self.temperature is not None and (not _is_real(self.temperature)
                                              or not 0.0 <= self.temperature < float("inf")):
             raise BinderError(f"temperature is a finite number of 0 or more, got {self.temperature!r}")
         if self.max_tokens is not None and (not _is_int(self.max_tokens) or self.max_tokens < 1):
@@ -90,10 +94,16 @@ class AskSettings:
             value = getattr(self, name)
             if value is not None and (not _is_int(value) or value < 0):
                 raise BinderError(f"{name} is a count of 0 or more, got {value!r}")
-        if self.neural_weight is not None and not 0.0 <= self.neural_weight < float("inf"):
+        if self.neural_weight is not None and (not _is_real(self.neural_weight)
+                                               or not 0.0 <= self.neural_weight < float("inf")):
             raise BinderError(f"neural_weight is a finite weight of 0 or more, got {self.neural_weight!r}")
-        if self.abstain_below is not None and not 0.0 <= self.abstain_below <= 1.0:
-            raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below}")
+        if self.abstain_below is not None and (not _is_real(self.abstain_below)
+                                               or not 0.0 <= self.abstain_below <= 1.0):
+            raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below!r}")
+        if self.seed is not None and not _is_int(self.seed):  # sent to the model with every request
+            raise BinderError(f"seed is a whole number (or None), got {self.seed!r}")
+        if self.calibrator is not None and not isinstance(self.calibrator, (str, os.PathLike)):
+            raise BinderError(f"calibrator is 'auto', 'none' or a calibrator file's path, got {self.calibrator!r}")
         if self.calibrator is not None:
             from binder_py.calibration import CALIBRATOR_AUTO, CALIBRATOR_NONE, load_calibration
 

@@ -160,6 +160,12 @@ def test_empty_question_and_bad_settings_are_clear_errors(shirts):
     ({"repair_below": -1}, "repair_below is a count of 0 or more"),
     ({"n": 10**9}, "n must be a whole number from 1 to 10,000"),
     ({"n": 2.5}, "n must be a whole number"),
+    # were accepted (a seed of 'a' went to the model with every request) or a bare TypeError
+    ({"seed": "a"}, "seed is a whole number"),
+    ({"seed": 1.5}, "seed is a whole number"),
+    ({"calibrator": 5}, "calibrator is 'auto', 'none' or a calibrator file's path, got 5"),
+    ({"neural_weight": "10"}, "neural_weight is a finite weight"),
+    ({"abstain_below": "0.5"}, "abstain_below is a confidence between 0 and 1, got '0.5'"),
 ])
 def test_out_of_range_settings_are_refused_before_any_model_call(shirts, setting, message):
     lm = scripted([PLAIN_PROGRAM])
