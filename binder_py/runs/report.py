@@ -346,10 +346,17 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
     if not run_dirs:
         raise BinderError("give at least one run directory")
     runs = [load_run(d) for d in run_dirs]
+    places = [r.path.resolve() for r in runs]
+    twice = next((r.path for r, place in zip(runs, places) if places.count(place) > 1), None)
+    if twice is not None:  # its rows would share one name, and curves and plots keep one of them
+        raise BinderError(f"{twice} is given twice; name each run directory once")
     names = [r.name for r in runs]
     for run in runs:  # two runs with the same folder name get their parent's name too
         if names.count(run.name) > 1:
             run.name = f"{run.path.parent.name}/{run.name}"
+    if len({r.name for r in runs}) < len(runs):  # x/a/r1 and y/a/r1: their paths
+        for run in runs:
+            run.name = str(run.path)
     metrics = [run_metrics(r) for r in runs]
     curves = {}
     for run in runs:

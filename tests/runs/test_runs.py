@@ -223,6 +223,19 @@ def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
     assert result.as_dict()["accuracy_vs_candidates"]["e2e"][2]["official"] == 4
 
 
+def test_report_refuses_a_run_given_twice_and_names_runs_apart(binder_run, tmp_path):
+    """``report runs/r1 runs/r1`` printed both rows as 'runs/r1' and kept one of them in the
+    accuracy-vs-candidates table; runs x/a/r1 and y/a/r1 were both named 'a/r1'."""
+    out, _ = binder_run
+    with pytest.raises(BinderError, match="is given twice; name each run directory once"):
+        report([out, Path(str(out) + "/")])
+    for parent in ("x", "y"):
+        shutil.copytree(out, tmp_path / parent / "a" / "r1")
+    result = report([tmp_path / "x" / "a" / "r1", tmp_path / "y" / "a" / "r1"])
+    assert [run.name for run in result.runs] == [str(tmp_path / p / "a" / "r1") for p in ("x", "y")]
+    assert len(result.curves) == 2
+
+
 def test_cli_eval_and_report_on_real_dev_examples(tmp_path, monkeypatch, capsys):
     from binder_py.cli import main
     from binder_py.datasets.common import candidate_data_dirs
