@@ -22,7 +22,7 @@ from binder_py.calibration import (Calibrator, ConfidenceFeatures, confidence_fe
                                    fit_logistic)
 from binder_py.errors import BinderError
 from binder_py.runs.judgements import evaluator_names, record_scores
-from binder_py.runs.report import Run, load_run, record_vote
+from binder_py.runs.report import Run, load_runs, record_vote
 
 #: splits a calibrator must never be fitted on
 HELD_OUT_SPLITS = frozenset({"test", "test-small"})
@@ -72,7 +72,7 @@ def fit_from_runs(directories: Sequence[str | os.PathLike[str]], *, l2: float = 
                   min_examples: int = 10) -> CalibrationFit:
     """Fit a logistic calibrator on the answered questions of the runs in ``directories`` (at least
     ``min_examples``, right and wrong ones among them)."""
-    runs = [load_run(d) for d in directories]
+    runs = load_runs(directories)
     for run in runs:
         if run.truncated_bytes:
             print(f"binder-py calibrate: {run.path}: the last line of results.jsonl is cut off "

@@ -89,6 +89,17 @@ class Accuracy:
         return out
 
 
+def load_runs(directories: Sequence[str | os.PathLike[str]]) -> list[Run]:
+    """:func:`load_run` of each directory; one given twice is refused (its questions would count
+    twice in a calibration, and a report would show two rows of one name and plot one)."""
+    runs = [load_run(d) for d in directories]
+    places = [r.path.resolve() for r in runs]
+    twice = next((r.path for r, place in zip(runs, places) if places.count(place) > 1), None)
+    if twice is not None:
+        raise BinderError(f"{twice} is given twice; name each run directory once")
+    return runs
+
+
 def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
     """``{"all": ..., subset: ...}`` from the recorded judgements (the split's own name is left out: it is "all")."""
     names = evaluator_names(run.task)
@@ -345,11 +356,7 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
     """Compare run directories: the markdown (also written to ``out``), and PNG plots into ``plots_dir``."""
     if not run_dirs:
         raise BinderError("give at least one run directory")
-    runs = [load_run(d) for d in run_dirs]
-    places = [r.path.resolve() for r in runs]
-    twice = next((r.path for r, place in zip(runs, places) if places.count(place) > 1), None)
-    if twice is not None:  # its rows would share one name, and curves and plots keep one of them
-        raise BinderError(f"{twice} is given twice; name each run directory once")
+    runs = load_runs(run_dirs)
     names = [r.name for r in runs]
     for run in runs:  # two runs with the same folder name get their parent's name too
         if names.count(run.name) > 1:
@@ -380,4 +387,4 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
 
 
 __all__ = ["Accuracy", "Report", "Run", "accuracy_by_subset", "accuracy_vs_candidates", "format_markdown",
-           "load_run", "report", "revote", "run_metrics", "vote_candidates"]
+           "load_run", "load_runs", "report", "revote", "run_metrics", "vote_candidates"]

@@ -33,6 +33,8 @@ def test_fit_writes_a_calibrator_and_reports_errors(binder_run, tmp_path):  # no
     assert "leave-one-out" in fit.summary() and out.name in fit.calibrator.fitted_on
     with pytest.raises(BinderError, match="needs at least 10"):
         fit_from_runs([out])
+    with pytest.raises(BinderError, match="is given twice"):  # its questions counted twice, leave-one-out too
+        fit_from_runs([out, out], min_examples=3)
 
 
 def test_a_test_split_run_is_refused(binder_run, tmp_path):  # noqa: F811
