@@ -237,8 +237,9 @@ class Answer:
         if closeness == "tie":
             tied = self.tied
             names = ", ".join(_show(s.display, 60) for s in tied)
+            picked = self.value if self.abstention is None else tied[0].display  # abstained: value is None
             return (f"Tie: {len(tied)} answers got the same vote weight ({tied[0].share:.0%} each: {names}). "
-                    f"{_show(self.value, 60)} was picked by the tie-break (higher log-probability, else the "
+                    f"{_show(picked, 60)} was picked by the tie-break (higher log-probability, else the "
                     "earliest sample), not by the vote: treat the question as undecided.")
         if closeness == "near_tie":
             first, second = self.distribution[0], self.distribution[1]

@@ -157,6 +157,11 @@ def test_an_abstention_is_said_in_every_view():
     html = answer_html(answer)
     assert "Abstained: the answer 3 has confidence 67%" in html and "no answer" in html
     assert Binder(lm=lm, progress=False, n=3).ask(pd.DataFrame({"a": [1, 2]}), "total?").abstention is None
+    # a tie it abstained on said "None was picked by the tie-break"
+    tied = ScriptedLM(lambda request, purpose: ['df["a"].sum()', 'df["a"].max()'])
+    answer = Binder(lm=tied, progress=False, n=2, abstain_below=0.9).ask(pd.DataFrame({"a": [1, 2]}), "total?")
+    assert answer.tie and "3 was picked by the tie-break" in answer.closeness_sentence()
+    assert "None was picked" not in answer.explain() + answer_html(answer)
 
 
 def test_printing_an_answer_without_a_value_says_no_answer(no_answer, tie):
