@@ -249,7 +249,12 @@ class LMStore:
                                              timeout=30.0, isolation_level=None)
                 self._check_database()
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:  # BINDER_CACHE_DIR names a file, or a folder that cannot be made
+                why = "a file has that name" if isinstance(error, FileExistsError) else error.strerror
+                raise LMConfigError(f"cannot make the folder {self.path.parent} for {self.path.name} ({why}); for "
+                                    "the model cache, set BINDER_CACHE_DIR to a folder that can be written") from None
             require_regular_or_absent(self.path)  # a recording in a received directory may be a symlink
             self._require_regular_files()
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0,

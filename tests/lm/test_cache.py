@@ -266,3 +266,15 @@ def test_a_recording_that_cannot_be_written_says_so_and_not_to_remove_it(server,
     assert "cannot be written" in cannot_write and "read-only" in cannot_write
     assert "not a binder-py recording" not in cannot_write and "remove it" not in cannot_write
     assert str(record / "new") in cannot_create and "Permission denied" in cannot_create
+
+
+def test_a_cache_folder_that_cannot_be_made_is_a_one_line_error(tmp_path, monkeypatch):
+    """BINDER_CACHE_DIR naming a file ended `binder-py ask` with a FileExistsError traceback."""
+    from binder_py.lm.types import LMConfigError
+
+    a_file = tmp_path / "table.csv"
+    a_file.write_text("a\n1\n")
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(a_file))
+    with pytest.raises(LMConfigError, match=f"cannot make the folder {a_file} for lm-cache.sqlite "
+                                            r"\(a file has that name\); .* set BINDER_CACHE_DIR"):
+        lm_from_spec("openai:test-model@http://127.0.0.1:9/v1")
