@@ -3,7 +3,8 @@
 Two entry points:
 
 * :func:`load_table` reads a user's file (CSV, TSV, Parquet, Excel) and returns a
-  prepared DataFrame.
+  prepared DataFrame. Blank lines of a CSV/TSV file and rows of a workbook's first
+  sheet with nothing in them are skipped.
 * :func:`prepare_table` validates and types a DataFrame that a user passes
   directly in Python (``binder_py`` calls it on every table before a program
   sees it).
@@ -486,7 +487,9 @@ def _read_excel(path: Path, limits: TableLimits) -> pd.DataFrame:
     except Exception as error:  # openpyxl/zipfile raise many different types on garbled files
         raise TableError(f"{path}: cannot read the file as an Excel workbook ({type(error).__name__}: {error}); "
                          "check the file or save the sheet as CSV") from None
-    raw = raw.dropna(how="all")
+    # an empty cell reads as "" (keep_default_na=False): rows with nothing in them are skipped, as blank
+    # lines of a CSV file are (a blank first row made the header column_1, column_2, ... and numbers text)
+    raw = raw[~(raw.isna() | (raw == "")).all(axis=1)]
     if raw.empty:
         _refuse_empty_first_sheet(path)
     return _header_from_first_row(raw.reset_index(drop=True), path)

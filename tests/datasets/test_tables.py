@@ -189,6 +189,20 @@ def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
     assert list(load_table(tmp_path / "filtered.parquet").columns) == ["name", "year", "n"]
 
 
+def test_blank_rows_of_a_workbook_are_skipped_like_blank_lines_of_a_csv(tmp_path):
+    """A sheet whose first row is blank read with the header column_1, column_2 and the real header
+    and numbers as text rows (so df["n"].sum() concatenated); a blank row in the middle became a row
+    of missing values."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for row in ([None, None], ["name", "n"], ["a", 1], [None, None], ["b", 2]):
+        book.active.append(row)
+    book.save(tmp_path / "t.xlsx")
+    out = load_table(tmp_path / "t.xlsx")
+    assert list(out.columns) == ["name", "n"] and out["name"].tolist() == ["a", "b"] and out["n"].tolist() == [1, 2]
+
+
 def test_an_empty_first_sheet_says_only_the_first_sheet_is_read(tmp_path):
     """A workbook whose table is on its second sheet was refused with "the file has no header row",
     which does not say that only the first sheet is read, nor which sheet holds the table."""
