@@ -326,7 +326,9 @@ def verify(weights: ModelWeights, path: Path) -> Verification:
 def check_user_file(path: Path) -> Verification:
     """A user's own GGUF (``--lm local:PATH.gguf``): no hash is known, the header must be a model's."""
     if not path.is_file():
-        raise LMConfigError(f"local:{path}: no such GGUF file; give the path of a .gguf model file")
+        sizes = " or ".join(f"local:{key}" for key in MODELS)  # local:0.7b reads as a size, not a path
+        raise LMConfigError(f"local:{path}: no such GGUF file; give {sizes} for an embedded model, or the path of "
+                            "a .gguf model file")
     return Verification(path, None, "not checked (your own file; no pinned hash)", read_gguf_header(path))
 
 

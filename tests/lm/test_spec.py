@@ -59,6 +59,8 @@ def test_local_with_a_missing_file(monkeypatch):
     monkeypatch.setattr(local, "local_extra_installed", lambda: True)
     with pytest.raises(LMConfigError, match="no such GGUF"):
         lm_from_spec("local:/nonexistent/model.gguf")
+    with pytest.raises(LMConfigError, match="local:0.7b: no such GGUF file; give local:0.5b or local:1.5b"):
+        lm_from_spec("local:0.7b")  # a size that does not exist named only a missing file
 
 
 def test_openai_without_a_key_fails_clearly():
