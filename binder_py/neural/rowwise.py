@@ -47,7 +47,7 @@ from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, Answer
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.render import one_line
-from binder_py.neural.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest, classify
 
 INSTRUCTION = ("Answer a question about one row of a table, using only what its cells say and what you know. "
                "Reply with the answer alone: yes or no for a yes/no question, a bare number for a quantity, "
@@ -189,11 +189,13 @@ class RowwiseNeuralBackend:
         return result
 
     def _yes_no_probability(self, messages: tuple[tuple[str, str], ...],
-                            tags: dict[str, str]) -> tuple[float | None, str, Usage]:
+                            tags: dict[str, str]) -> tuple[float | None, str, Usage, bool]:
+        """P(yes), the generated text, the usage, and whether the model sent log-probabilities at all."""
         lm_request = LMRequest(messages=messages, max_tokens=1, temperature=0.0, logprobs=True,
                                top_logprobs=TOP_LOGPROBS)
         completion = self.lm.complete(lm_request, purpose="neural", tags=tags)
-        return yes_probability(completion.choices[0]), completion.text, completion.usage
+        choice = completion.choices[0]
+        return yes_probability(choice), completion.text, completion.usage, bool(choice.top_logprobs)
 
     def _yes_prior(self, prefix: tuple[tuple[str, str], ...], request: NeuralRequest,
                    tags: dict[str, str]) -> tuple[float | None, Usage]:
@@ -203,7 +205,7 @@ class RowwiseNeuralBackend:
         for filler in CONTENT_FREE:
             cells = [(column, filler) for column in request.columns]
             messages = (*prefix, ("user", row_turn(request.question, cells)))
-            probability, _, spent = self._yes_no_probability(messages, {**tags, "calibration": filler or "empty"})
+            probability, _, spent, _ = self._yes_no_probability(messages, {**tags, "calibration": filler or "empty"})
             usage += spent
             if probability is not None:
                 readings.append(probability)
@@ -211,7 +213,11 @@ class RowwiseNeuralBackend:
 
     def _yes_no_row(self, messages: tuple[tuple[str, str], ...], prior: float | None,
                     tags: dict[str, str]) -> tuple[Any, str, Usage]:
-        probability, text, usage = self._yes_no_probability(messages, tags)
+        probability, text, usage, reported = self._yes_no_probability(messages, tags)
+        if probability is None and not reported:  # a server that ignores top_logprobs: read the word it wrote
+            kind, value = classify(text)
+            answer = ("yes" if value else "no") if kind == "bool" else UNKNOWN  # another word would make it text
+            return answer, f"{answer} (read from the text {text!r}: the model sent no log-probabilities)", usage
         if probability is None:
             return UNKNOWN, f"{text!r} (neither yes nor no among the likeliest tokens)", usage
         calibrated = calibrated_yes_probability(probability, prior)

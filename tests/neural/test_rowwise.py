@@ -73,6 +73,18 @@ def test_spellings_of_yes_and_no_are_summed_and_neither_means_unknown():
     assert answer.answers == {"mexico": "unknown"}
 
 
+def test_a_model_that_sends_no_log_probabilities_is_read_from_its_word():
+    """A server that ignores top_logprobs (many OpenAI-compatible ones) answered "yes" to every row
+    and every row was left unknown, with no warning: it said "neither yes nor no among the likeliest
+    tokens". Its one word is now the answer; a word that is not yes/no stays unknown."""
+    claims = Capabilities(api="chat", logprobs=True)
+    words = {"mexico": "Yes", "china": "no", "canada": "The"}
+    lm = ScriptedLM(lambda request, purpose: words[cell(request, "made in")], capabilities=claims)
+    answer = RowwiseNeuralBackend(lm).answer(col_request(["mexico", "china", "canada"]))
+    assert answer.answers == {"mexico": "yes", "china": "no", "canada": "unknown"}
+    assert "mexico: yes (read from the text 'Yes': the model sent no log-probabilities)" in answer.raw_outputs
+
+
 def leaning_to_yes(request, purpose):
     """A model that says yes to everything, a little more to North America: P(yes) 0.85 for a North
     American country, 0.75 for another one, 0.78 for a content-free row."""
