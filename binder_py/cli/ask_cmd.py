@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from binder_py.cli.options import add_model_options, add_sampling_options, ask_settings
+from binder_py.cli.options import add_model_options, add_sampling_options, ask_settings, check_last_argument
 from binder_py.cli.terminal import terminal_json, terminal_text
 from binder_py.tasks import PROFILES
 from binder_py.errors import BinderError
@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from binder_py.ask import Binder
     from binder_py.language.table_names import load_table_files
 
+    check_last_argument(args.question, "question", "binder-py ask TABLE... QUESTION")
     if not args.question.strip():
         raise BinderError("the question is empty: ask something about the table")
     # checked before any model is loaded

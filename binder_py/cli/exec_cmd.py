@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from binder_py.cli.options import check_last_argument
 from binder_py.cli.terminal import terminal_json, terminal_text
 from binder_py.errors import BinderError
 
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
     from binder_py.language.table_names import load_table_files
 
+    check_last_argument(args.program, "program file", "binder-py exec TABLE... PROGRAM_FILE")
     program = _read_program(args.program)
     loaded = load_table_files(args.tables)
     table = next(iter(loaded.values()))

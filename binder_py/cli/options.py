@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from binder_py.pipeline import MODES, VOTE_STRATEGIES
@@ -56,6 +57,18 @@ def eval_extra_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     own = ("task", "mode", "n", "vote", "num_shots", "seed")  # eval's --task is the benchmark
     extra = {name: value for name, value in ask_settings(args).items() if name not in own}
     return extra or None
+
+
+def check_last_argument(last: str, what: str, usage: str) -> None:
+    """The tables come first and ``what`` (the question, the program file) last: a table file in
+    the last place was given first (``ask QUESTION TABLE``) and is refused in those words, not as
+    a table file named like the question."""
+    from binder_py.errors import BinderError
+    from binder_py.tables import ACCEPTED_EXTENSIONS
+
+    path = Path(last).expanduser()
+    if path.suffix.lower() in ACCEPTED_EXTENSIONS and path.is_file():
+        raise BinderError(f"the {what} comes last, after the table file(s): {usage} ({last!r} is a table file)")
 
 
 def add_model_options(parser: argparse.ArgumentParser, *, lm_help: str, neural_help: str) -> None:

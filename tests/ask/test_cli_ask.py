@@ -23,6 +23,12 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def test_ask_with_the_question_first_says_it_comes_last(capsys, shirts_path):
+    """`ask QUESTION shirts.csv` said "QUESTION: unknown table format '(no extension)'"."""
+    code, out, err = run(capsys, "ask", QUESTION, str(shirts_path))
+    assert code == 2 and "the question comes last, after the table file(s): binder-py ask TABLE... QUESTION" in err
+
+
 def test_ask_prints_the_answer(capsys, server, shirts_path, oracle_spec, tmp_path, monkeypatch):
     monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
     code, out, err = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", f"openai:m@{server.base_url}",

@@ -31,6 +31,14 @@ def test_exec_prints_the_answer(files, capsys):
     assert capsys.readouterr().out.strip() == "105"
 
 
+def test_exec_with_the_program_first_says_it_comes_last(files, capsys):
+    """`exec p.py shirts.csv` said "p.py: unknown table format '.py'", after reading the CSV as the program."""
+    table, oracle, program = files
+    assert main(["exec", str(program), str(table)]) == 2
+    err = capsys.readouterr().err
+    assert "the program file comes last, after the table file(s): binder-py exec TABLE... PROGRAM_FILE" in err
+
+
 def test_exec_json_trace_from_stdin(files, capsys, monkeypatch):
     table, oracle, _ = files
     monkeypatch.setattr(sys, "stdin", io.StringIO('f_val("Which is the most formal?", ["shirt"])\n'))
