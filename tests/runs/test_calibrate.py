@@ -157,3 +157,19 @@ def test_calibrate_refuses_a_penalty_that_is_not_a_positive_number(l2, tmp_path,
     # each ended in a ValueError traceback after reading the runs
     assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "c.json"), "--l2", l2]) == 2
     assert "--l2 is the fit's penalty, a finite number above 0" in capsys.readouterr().err
+
+
+def test_calibrate_makes_the_folder_of_its_out_file(binder_run, tmp_path, capsys):  # noqa: F811
+    """`calibrate ... --out new/c.json` fitted, then failed with "No such file or directory" (report
+    --out makes the folder)."""
+    import shutil
+
+    from binder_py.cli import main
+
+    out, _ = binder_run
+    for name in ("a", "b"):  # two runs of five answered questions: the ten a fit needs
+        shutil.copytree(out, tmp_path / name)
+    target = tmp_path / "new" / "c.json"
+    assert main(["calibrate", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(target)]) == 0, \
+        capsys.readouterr().err
+    assert load_calibrator(target).n == 10
