@@ -156,13 +156,20 @@ def output_directory(path: str | os.PathLike[str], *, what: str) -> Path:
     return path
 
 
+def output_file(path: str | os.PathLike[str], *, what: str, example: str = "out") -> Path:
+    """``path`` as a file the user named to write (``--out FILE``), its folder created; a one-line
+    :class:`BinderError` when it is a directory (``example``: a file name to suggest in it)."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise BinderError(f"{what} {path} is a directory; give a file name in it, e.g. {path / example}")
+    output_directory(path.parent, what=f"the folder of {what}")
+    return path
+
+
 def write_output_text(path: str | os.PathLike[str], text: str, *, what: str) -> None:
     """Write an output file the user named (``--out FILE``), its folder created; a one-line
     :class:`BinderError` when it is a directory or cannot be written."""
-    path = Path(path).expanduser()
-    if path.is_dir():
-        raise BinderError(f"{what} {path} is a directory; give a file name in it, e.g. {path / 'out'}")
-    output_directory(path.parent, what=f"the folder of {what}")
+    path = output_file(path, what=what)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:

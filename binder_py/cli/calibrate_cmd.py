@@ -20,19 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from binder_py.errors import BinderError
     from binder_py.runs.calibrate import fit_from_runs
-    from binder_py.safefiles import output_directory
+    from binder_py.safefiles import output_file
 
     if not 0 < args.l2 < float("inf"):  # the fit would fail with a traceback
         raise BinderError(f"--l2 is the fit's penalty, a finite number above 0, got {args.l2}")
-    out = Path(args.out).expanduser()
-    if out.is_dir():  # said before the fit, not after
-        raise BinderError(f"--out {out} is a directory; give a file name in it, e.g. {out / 'calibrator.json'}")
+    out = output_file(args.out, what="--out", example="calibrator.json")  # said before the fit, not after
     fit = fit_from_runs(args.runs, l2=args.l2)
-    output_directory(out.parent, what="the folder of --out")  # made, as for report --out
     try:
         fit.calibrator.save(out)
     except OSError as error:

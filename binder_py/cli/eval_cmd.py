@@ -75,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
                           "see 'binder-py evaluate --help'")
     from binder_py.evaluate.scoring import score_file, write_judgements
 
+    if args.scores:  # said before scoring, not after
+        from binder_py.safefiles import output_file
+
+        output_file(args.scores, what="--scores", example="scores.jsonl")
     examples = None
     if args.dataset:
         from binder_py.datasets import load_dataset

@@ -84,6 +84,16 @@ def test_file_scores_with_subsets(tmp_path, capsys):
                       {"id": "4", "official": False, "binder": False, "semantic": False}]
 
 
+def test_scores_go_into_a_new_folder_and_a_directory_is_refused(tmp_path, capsys):
+    """--scores in a folder that did not exist failed with 'No such file or directory' after scoring."""
+    p = _write(tmp_path / "p.jsonl", [{"id": "1", "question": "q", "gold": ["a"], "prediction": "a"}])
+    assert main(["evaluate", str(p), "--scores", str(tmp_path / "new" / "s.jsonl")]) == 0
+    assert json.loads((tmp_path / "new" / "s.jsonl").read_text())["official"] is True
+    capsys.readouterr()
+    assert main(["evaluate", str(p), "--scores", str(tmp_path / "new")]) == 2
+    assert "--scores " + str(tmp_path / "new") + " is a directory; give a file name in it" in capsys.readouterr().err
+
+
 def test_tabfact_records():
     report = score_records([{"gold": ["True"], "prediction": True}, {"gold": 0, "prediction": "refuted"},
                             {"gold": 1, "prediction": "no idea"}], task="tabfact")
