@@ -66,6 +66,8 @@ def parse_spec(spec: str) -> LMSpec:
             if not eq or key not in OPTION_KEYS:
                 raise LMConfigError(f"unknown option {pair!r} in --lm {spec!r}; options: "
                                     f"{', '.join(sorted(OPTION_KEYS))} (KEY=VALUE joined by &)")
+            if key in options:  # retries=0&retries=2 kept the last one without a word
+                raise LMConfigError(f"option {key} is given twice in --lm {spec!r}; give it once")
             try:
                 number = OPTION_KEYS[key](value)
             except ValueError:
@@ -86,7 +88,10 @@ def parse_spec(spec: str) -> LMSpec:
         if not rest:
             if provider == "azure":
                 raise LMConfigError(f"--lm {spec!r} needs a deployment name: azure:DEPLOYMENT[@ENDPOINT]")
-            rest = ""  # default model chosen later
+            if base_url is not None:  # the default model's name means nothing to another server
+                raise LMConfigError(f"--lm {spec!r} names a server but no model: give the model the server serves, "
+                                    f"{provider}:MODEL@{base_url} (its /models endpoint lists them)")
+            rest = ""  # OpenAI's default model, chosen later
     elif provider == "replay":
         if not rest:
             raise LMConfigError("--lm replay:DIR needs the directory a run was recorded into")

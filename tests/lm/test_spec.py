@@ -29,6 +29,9 @@ def test_parse(text, provider, model, url, options):
     ("gpt-4o", "accepted forms"), ("anthropic:claude", "accepted forms"), ("", "accepted forms"),
     ("openai:m?bogus=1", "unknown option"), ("openai:m?rpm=fast", "needs a number"),
     ("openai:m@ftp://x", "http"), ("replay:", "directory"), ("azure:", "deployment"),
+    ("openai:@http://127.0.0.1:9/v1", "names a server but no model"),
+    ("openai-completions:@http://h:1/v1", "names a server but no model"),
+    ("openai:m?retries=0&retries=2", "given twice"),
 ])
 def test_bad_specs_say_what_is_accepted(text, message):
     with pytest.raises(LMConfigError, match=message):
