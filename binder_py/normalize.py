@@ -413,6 +413,15 @@ def is_one_number(value: Any) -> bool:
     return len(items) == 1 and bool(_NUMBER_TEXT.match(items[0][0].strip()))
 
 
+def is_verdict(value: Any) -> bool:
+    """Whether an answer is one yes/no verdict (``True``, ``"yes"``, ``1``, ``"false"`` ...): the
+    only answer a statement (TabFact) can have. Never raises."""
+    try:
+        return normalize_answer(value, yes_no=True).key in ((YES,), (NO,))
+    except Exception:  # noqa: BLE001 - an answer no rule understands is no verdict
+        return False
+
+
 def _normalize(value: Any, yes_no: bool) -> NormalizedAnswer:
     items, note = _items(value)
     if not items:

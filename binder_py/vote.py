@@ -13,7 +13,8 @@ Rules
    asks for a count, so is a program that answered anything but one number (several
    values, even equal ones; text that is not a number); and for a question that offers a
    choice between options it names ("2007 or 2012?"), so is a program whose answer is not
-   one of the question's own words. Only when at least one program that ran has a
+   one of the question's own words; and for a statement to verify (TabFact), so is a program
+   whose answer is not one yes/no verdict. Only when at least one program that ran has a
    non-empty answer of the right shape: otherwise nothing is set aside.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
@@ -65,7 +66,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from binder_py.normalize import NormalizedAnswer, is_one_number, key_text, names_option, normalize_answer
+from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, key_text, names_option,
+                                 normalize_answer)
 
 __all__ = [
     "Strategy",
@@ -267,7 +269,7 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
 
 
 def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool,
-              choice_question: str | None = None) -> list[VoteCandidate]:
+              choice_question: str | None = None, expects_verdict: bool = False) -> list[VoteCandidate]:
     """The candidates that keep their vote given the shape of their answers (rule 0).
 
     Set aside: a candidate whose answer is an ``f_col`` column itself (``per_row``); with
@@ -277,12 +279,15 @@ def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool,
     ``choice_question`` (the text of a question that offers options,
     :func:`binder_py.normalize.is_choice_question`), a candidate whose answer is not one value
     the question names (:func:`binder_py.normalize.names_option`: "34" for "kansas or kansas
-    state?"). Only when at least one candidate that ran has a non-empty answer of the right
+    state?"); and with ``expects_verdict`` (a statement to verify, TabFact), a candidate whose
+    answer is not one yes/no verdict (:func:`binder_py.normalize.is_verdict`: "10" would otherwise
+    win and be reported as False). Only when at least one candidate that ran has a non-empty answer of the right
     shape; otherwise every candidate is kept. Failed candidates are kept (``vote`` decides
     about them). Order is preserved."""
     def right_shape(c: VoteCandidate) -> bool:
         return (not c.per_row and (not expects_number or is_one_number(c.value))
-                and (choice_question is None or names_option(choice_question, c.value)))
+                and (choice_question is None or names_option(choice_question, c.value))
+                and (not expects_verdict or is_verdict(c.value)))
 
     keep = [not c.ok or right_shape(c) for c in candidates]
     if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
@@ -386,11 +391,12 @@ def vote(
 
 
 def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: bool = False,
-                choice_question: str | None = None, **kwargs: Any) -> VoteResult:
+                choice_question: str | None = None, expects_verdict: bool = False, **kwargs: Any) -> VoteResult:
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
     Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
-    applies :func:`shape_fit` to them (rule 0, with ``expects_number`` and ``choice_question``)
+    applies :func:`shape_fit` to them (rule 0, with ``expects_number``, ``choice_question`` and
+    ``expects_verdict``)
     and calls :func:`vote`
     with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
@@ -398,7 +404,8 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: 
     the no-voters result.
     """
     kept = sample_prefix(candidates, k)
-    return vote(shape_fit(kept, expects_number=expects_number, choice_question=choice_question), **kwargs)
+    return vote(shape_fit(kept, expects_number=expects_number, choice_question=choice_question,
+                          expects_verdict=expects_verdict), **kwargs)
 
 
 def sample_prefix(candidates: Sequence[VoteCandidate], k: int) -> list[VoteCandidate]:

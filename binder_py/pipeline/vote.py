@@ -45,7 +45,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
              for c in state.candidates]
     expects_number = profile.expects_number(state.question)
     choice_question = profile.choice_question(state.question)
-    voters = shape_fit(every, expects_number=expects_number, choice_question=choice_question)
+    expects_verdict = profile.expects_verdict()
+    voters = shape_fit(every, expects_number=expects_number, choice_question=choice_question,
+                       expects_verdict=expects_verdict)
     kept = {id(v) for v in voters}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     result = cast_vote(voters, strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
@@ -60,6 +62,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
         if expects_number:
             why = ("their answer was not one number (the question asks how many) or was an f_col column "
                    "itself; other programs answered with one number")
+        elif expects_verdict:
+            why = ("their answer was not one verdict (true/false, yes/no) or was an f_col column itself; "
+                   "other programs answered with a verdict")
         elif choice_question is not None:
             why = ("their answer was none of the options the question names, or was an f_col column "
                    "itself; other programs answered with one of the options")

@@ -141,7 +141,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     strategy = profile.vote_strategy(recorded_vote({**config, "mode": mode}), mode=mode)
     question = record.get("question") or ""
     voters = shape_fit(sample_prefix(vote_candidates(record), k), expects_number=profile.expects_number(question),
-                       choice_question=profile.choice_question(question))
+                       choice_question=profile.choice_question(question), expects_verdict=profile.expects_verdict())
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None

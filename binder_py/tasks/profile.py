@@ -166,6 +166,11 @@ class TaskProfile:
 
         return not self.statements and is_count_question(question)
 
+    def expects_verdict(self) -> bool:
+        """Is every answer a yes/no verdict (a statement to verify)? Then answers of another shape
+        are set aside before the vote (:func:`binder_py.vote.shape_fit`)."""
+        return self.statements
+
     def choice_question(self, question: str) -> str | None:
         """``question`` when it offers options by name ("which year had more venues, 2007 or
         2012?"): answers that are none of its words are then set aside before the vote

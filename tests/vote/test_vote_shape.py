@@ -8,7 +8,7 @@ import pytest
 
 from binder_py import Binder
 from binder_py.lm import ScriptedLM
-from binder_py.normalize import is_count_question, is_one_number
+from binder_py.normalize import is_count_question, is_one_number, is_verdict
 from binder_py.tasks import task_profile
 from binder_py.vote import VoteCandidate as C, shape_fit, vote, vote_prefix
 
@@ -221,3 +221,31 @@ def test_the_pipeline_sets_aside_answers_that_name_no_option_and_says_so() -> No
     answer = Binder(lm=lm, task="wikitq", n=3, mode="python").ask(table, "who won most, kansas or kansas state?")
     assert answer.value == "kansas"
     assert any("none of the options the question names" in w for w in answer.warnings)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (True, True), (False, True), ("yes", True), ("False", True), (1, True), (0, True), ([True], True),
+    (pd.Series([False]), True), (10, False), ("maybe", False), ([True, False], False), (None, False), ("", False),
+])
+def test_verdicts(value, expected) -> None:
+    assert is_verdict(value) is expected
+
+
+def test_a_statements_answers_that_are_no_verdict_are_set_aside() -> None:
+    # a TabFact program that returned a count: it won the vote and was reported as False
+    assert task_profile("tabfact").expects_verdict() and not task_profile("wikitq").expects_verdict()
+    candidates = [C(value=10, count=2, order=0, sample_orders=(0, 1)), C(value=True, order=2)]
+    assert [c.value for c in shape_fit(candidates, expects_number=False, expects_verdict=True)] == [True]
+    assert vote_prefix(candidates, 3, expects_verdict=True, yes_no=True).value == "yes"
+    # no program gave a verdict: nothing is set aside
+    assert shape_fit(candidates[:1], expects_number=False, expects_verdict=True) == candidates[:1]
+
+
+def test_the_pipeline_sets_aside_a_statements_count_and_says_so() -> None:
+    table = pd.DataFrame({"team": ["kansas", "kansas state", "iowa"], "wins": [47, 34, 12]})
+    count = 'len(df)'
+    check = 'df[df["team"] == "kansas"]["wins"].iloc[0] == 47'
+    lm = ScriptedLM(lambda request, purpose: [count, count, check])
+    answer = Binder(lm=lm, task="tabfact", n=3, mode="python").ask(table, "kansas won 47 games")
+    assert answer.value is True
+    assert any("not one verdict" in w for w in answer.warnings)
