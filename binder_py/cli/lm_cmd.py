@@ -84,7 +84,10 @@ def _cache_clear(args: argparse.Namespace) -> int:
         print(f"no cache at {target}")
         return 0
     n = store.clear(log=not args.keep_log)
-    print(f"cleared {n} cached answers from {target}")
+    if args.keep_log:
+        print(f"cleared {n} cached answers from {target}; the log of calls is kept")
+    else:
+        print(f"cleared {n} cached answers and the log of calls from {target} (--keep-log keeps the log)")
     return 0
 
 

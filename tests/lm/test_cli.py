@@ -16,8 +16,15 @@ def test_cache_stats_and_clear(server, make_lm, tmp_path, capsys):
     assert "answers stored: 1" in out and "hit rate 50%" in out
     assert main(["lm", "log", "--cache-path", path]) == 0
     assert "openai:test-model" in capsys.readouterr().out
+    lm.complete(LMRequest(prompt="r"))
+    assert main(["cache", "clear", "--keep-log", "--cache-path", path]) == 0
+    assert "cleared 2 cached answers" in (out := capsys.readouterr().out) and "log of calls is kept" in out
+    assert main(["lm", "log", "--cache-path", path]) == 0
+    assert "openai:test-model" in capsys.readouterr().out
     assert main(["cache", "clear", "--cache-path", path]) == 0
-    assert "cleared 1" in capsys.readouterr().out
+    assert "cleared 0 cached answers and the log of calls" in capsys.readouterr().out
+    assert main(["lm", "log", "--cache-path", path]) == 0
+    assert "openai:test-model" not in capsys.readouterr().out
 
 
 def test_lm_check_against_the_loopback_server(server, capsys):
