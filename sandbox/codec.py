@@ -8,8 +8,12 @@ a compromised worker can never instantiate a class or call a function.
 ``decode`` rebuilds pandas/Python objects from the tree in the parent.
 ``encode`` never raises: anything it cannot represent becomes its repr.
 ``encode_answer`` (the program's answer) is bounded: shared references are
-encoded once, and an answer of more than ``MAX_ANSWER_VALUES`` values or
-``MAX_DEPTH`` levels raises ``AnswerTooLarge`` instead of running for ever.
+encoded once, and an answer of more than ``MAX_ANSWER_VALUES`` values,
+``MAX_ANSWER_TEXT`` characters of text or ``MAX_DEPTH`` levels raises
+``AnswerTooLarge`` instead of running for ever. Both counts are of the answer as
+written out (a shared text or list counts every time it occurs): the parent prints,
+joins and compares the answer as written out. The parent checks the same bounds on
+what it receives (:func:`check_answer_size`), whatever the worker sent.
 """
 from __future__ import annotations
 
@@ -34,6 +38,11 @@ MAX_REPR = 10_000
 #: An answer may hold at most this many values, counted as they would be written out
 #: (a shared sub-structure counts every time it appears; a DataFrame counts its cells).
 MAX_ANSWER_VALUES = 5_000_000
+#: ... and at most this many characters of text (texts, bytes, reprs, the digits of ints over 64 bits),
+#: counted as written out too: a value is one value whatever its length, so ``[s] * 2000`` with a
+#: text ``s`` of a million characters was a 1 MB message and 2 GB in the parent once printed
+#: (``[s] * 5_000_000``: 5 TB). As much text as the largest table file binder-py reads (100 MB).
+MAX_ANSWER_TEXT = 100_000_000
 
 
 class CodecError(ValueError):
@@ -77,6 +86,30 @@ def _all_plain(items: list) -> bool:
     return set(map(type, items)) <= _PLAIN_TYPES
 
 
+#: an int of at most this many bits is a value like a float (at most 20 characters): its text is not counted
+_SHORT_INT_BITS = 64
+#: what an int too long for Python to write in decimal is shown as (:func:`_shown_int`), at most
+_LONG_INT_SHOWN = 80
+
+
+def _int_text(value: int) -> int:
+    """The characters of an int written out that count as text: its decimal digits over 64 bits."""
+    bits = value.bit_length()
+    if bits <= _SHORT_INT_BITS:
+        return 0
+    return int(bits * _LOG10_2) + 1 if _int_fits(bits) else _LONG_INT_SHOWN
+
+
+def _plain_text(items: list) -> int:
+    """The text of a list of plain scalars written out: its texts, and the digits of its long ints
+    (:func:`_int_text`); at C speed unless it holds an int of more than 64 bits."""
+    text = sum(map(len, filter(str.__instancecheck__, items)))
+    ints = list(filter(int.__instancecheck__, items))
+    if ints and max(map(int.bit_length, ints)) > _SHORT_INT_BITS:
+        text += sum(map(_int_text, ints))
+    return text
+
+
 class _Encoder:
     """One encoding pass. Containers are memoised by identity, so a value built from shared
     references (a DAG) is encoded once per distinct object and pickled once per distinct
@@ -87,12 +120,13 @@ class _Encoder:
     and size is not capped (callback arguments and results, which trusted code produces).
     """
 
-    __slots__ = ("strict", "count", "memo")
+    __slots__ = ("strict", "count", "text", "memo")
 
     def __init__(self, strict: bool) -> None:
         self.strict = strict
         self.count = 0
-        self.memo: dict[int, tuple[Any, Any, int]] = {}  # id -> (object kept alive, tree, size)
+        self.text = 0
+        self.memo: dict[int, tuple[Any, Any, int, int]] = {}  # id -> (object kept alive, tree, size, text)
 
     def add(self, n: int) -> None:
         self.count += n
@@ -101,36 +135,60 @@ class _Encoder:
                 f"the answer is too large to return (more than {MAX_ANSWER_VALUES:,} values); "
                 "return an aggregate or a few rows (.head()) instead")
 
+    def add_text(self, n: int) -> None:
+        self.text += n
+        if self.strict and self.text > MAX_ANSWER_TEXT:
+            raise AnswerTooLarge(
+                f"the answer holds too much text to return (more than {MAX_ANSWER_TEXT:,} characters, "
+                "a text counted every time it occurs); return an aggregate, a few rows (.head()) or "
+                "shorter texts instead")
+
     def encode(self, obj: Any, depth: int = 0) -> Any:
         t = type(obj)
         if t in _SCALAR_TYPES:
             self.count += 1
+            if t is str:
+                self.add_text(len(obj))
+            elif t is int:
+                self.add_text(_int_text(obj))
             return obj
         key = id(obj)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is obj:
             self.add(hit[2])
+            self.add_text(hit[3])
             return hit[1]
         if depth > MAX_DEPTH:
             if self.strict:
                 raise AnswerTooLarge(f"the answer is too deeply nested to return (more than {MAX_DEPTH} levels)")
             self.add(1)
-            return ("repr", _safe_repr(obj))
-        before = self.count
+            return self.repr(obj)
+        before, text_before = self.count, self.text
         try:
             tree = self._encode(obj, depth)
         except (AnswerTooLarge, MemoryError):
             raise
         except Exception:  # noqa: BLE001 - anything unrepresentable becomes its repr
-            tree = ("repr", _safe_repr(obj))
+            tree = self.repr(obj)
         self.add(1)
-        self.memo[key] = (obj, tree, self.count - before)
+        self.memo[key] = (obj, tree, self.count - before, self.text - text_before)
         return tree
+
+    def repr(self, obj: Any) -> tuple[str, str]:
+        text = _safe_repr(obj)
+        self.add_text(len(text))
+        return ("repr", text)
+
+    def plain(self, items: list) -> list:
+        """A list of plain scalars, counted (values and text) at C speed."""
+        self.add(len(items))
+        self.add_text(_plain_text(items))
+        return items
 
     def values(self, values: Any, dtype: Any, depth: int) -> list:
         kind = getattr(dtype, "kind", "O")
         if kind in _FAST_KINDS and isinstance(dtype, np.dtype):
-            self.add(len(values))
+            self.add(len(values))  # numbers of at most 64 bits: no text to count
             return list(values.tolist())
         return self._items(values.tolist(), depth)
 
@@ -154,19 +212,17 @@ class _Encoder:
         t = type(obj)
         if t is list:
             if _all_plain(obj):
-                self.add(len(obj))
-                return ("plain", obj)
+                return ("plain", self.plain(obj))
             return ("list", self._items(obj, depth))
         if t is tuple:
             return ("tuple", self._items(obj, depth))
         if t is dict:
             keys = list(obj)
             if set(map(type, keys)) <= _STR_ONLY:  # text keys (answers by row key): two flat lists
-                self.add(len(keys))
+                self.plain(keys)
                 values = list(obj.values())
                 if _all_plain(values):
-                    self.add(len(values))
-                    return ("sdict", ("plain", keys), ("plain", values))
+                    return ("sdict", ("plain", keys), ("plain", self.plain(values)))
                 return ("sdict", ("plain", keys), ("list", self._items(values, depth)))
             return ("dict", [(self.encode(k, depth + 1), self.encode(v, depth + 1)) for k, v in obj.items()])
         if isinstance(obj, np.generic):
@@ -177,12 +233,13 @@ class _Encoder:
             if isinstance(obj, np.floating):
                 return float(obj)
             if isinstance(obj, np.str_):
+                self.add_text(len(obj))
                 return str(obj)
             if isinstance(obj, np.datetime64):
                 return self._encode(pd.Timestamp(obj), depth)
             if isinstance(obj, np.timedelta64):
                 return self._encode(pd.Timedelta(obj), depth)
-            return ("repr", _safe_repr(obj))
+            return self.repr(obj)
         if obj is pd.NA:
             return ("na",)
         if obj is pd.NaT:
@@ -202,13 +259,17 @@ class _Encoder:
         if isinstance(obj, bool):
             return bool(obj)
         if isinstance(obj, int):
-            return int(obj)
+            value = int(obj)
+            self.add_text(_int_text(value))
+            return value
         if isinstance(obj, float):
             return float(obj)
         if isinstance(obj, str):
-            return str(obj)
+            value = str(obj)
+            self.add_text(len(value))
+            return value
         if isinstance(obj, (bytes, bytearray)):
-            self.add(len(obj) // 64)
+            self.add_text(len(obj))
             return ("bytes", bytes(obj))
         if isinstance(obj, pd.DataFrame):
             self.add(obj.shape[0] * obj.shape[1])  # checked before the cells are converted
@@ -241,7 +302,7 @@ class _Encoder:
             return ("tuple", self._items(tuple(obj), depth))
         if isinstance(obj, dict):
             return ("dict", [(self.encode(k, depth + 1), self.encode(v, depth + 1)) for k, v in dict(obj).items()])
-        return ("repr", _safe_repr(obj))
+        return self.repr(obj)
 
 
 def encode(obj: Any, depth: int = 0) -> Any:
@@ -484,6 +545,55 @@ def to_plain(value: Any, depth: int = 0, memo: dict[int, tuple[Any, Any]] | None
         out = {to_plain(v, depth + 1, memo) for v in value}
     memo[id(value)] = (value, out)
     return out
+
+
+def check_answer_size(tree: Any) -> None:
+    """Refuse (CodecError) a plain-data tree that written out holds more than
+    :data:`MAX_ANSWER_VALUES` values or :data:`MAX_ANSWER_TEXT` characters of text.
+
+    The parent's own check of an answer, whatever the worker sent: pickle shares repeated objects,
+    so a message of a few megabytes can be a list holding one long text, or one list, millions of
+    times; decoding keeps the sharing (:func:`decode` memoises), but printing, joining or comparing
+    the answer writes every occurrence out. Each distinct node is walked once (a node that occurs
+    again adds the size found the first time), and the walk stops as soon as a bound is passed."""
+    memo: dict[int, tuple[int, int]] = {}
+
+    def walk(node: Any, depth: int) -> tuple[int, int]:
+        t = type(node)
+        if t is str or t is bytes:
+            return 1, len(node)
+        if t is int:
+            return 1, _int_text(node)
+        if t is not list and t is not tuple:
+            return 1, 0
+        hit = memo.get(id(node))
+        if hit is not None:
+            return hit
+        if depth > _MAX_TREE_DEPTH:
+            raise CodecError("the answer is nested too deeply")
+        if set(map(type, node)) <= _PLAIN_TYPES | _BYTES_ONLY:
+            size = (len(node), _plain_text(node) + sum(map(len, filter(bytes.__instancecheck__, node))))
+        else:
+            values = text = 0
+            for item in node:
+                v, c = walk(item, depth + 1)
+                values += v
+                text += c
+                if values > MAX_ANSWER_VALUES or text > MAX_ANSWER_TEXT:
+                    break
+            size = (values, text)
+        memo[id(node)] = size
+        return size
+
+    values, text = walk(tree, 0)
+    if values > MAX_ANSWER_VALUES or text > MAX_ANSWER_TEXT:
+        raise CodecError(f"the answer is too large (written out, more than {MAX_ANSWER_VALUES:,} values "
+                         f"or {MAX_ANSWER_TEXT:,} characters of text)")
+
+
+#: how deep a tree an answer of MAX_DEPTH levels makes (each level is a tagged tuple and its list)
+_MAX_TREE_DEPTH = 4 * MAX_DEPTH + 16
+_BYTES_ONLY = frozenset({bytes})
 
 
 # ---------------------------------------------------------------- transport

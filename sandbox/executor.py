@@ -64,6 +64,7 @@ def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float) -> Outcome:
     truncated = d.get("stdout_truncated") is True
     timings = Timings(compile_ms=compile_ms, run_ms=run_ms, callback_ms=callback_ms, total_ms=total_ms)
     if d.get("ok") is True:
+        codec.check_answer_size(d.get("value"))  # the worker checked it too, if it was not compromised
         value = codec.to_plain(codec.decode(d.get("value")))
         return Outcome(ok=True, value=value, error=None, stdout=stdout, stdout_truncated=truncated, timings=timings)
     err = d.get("error")
