@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import codes  # noqa: F401 - registers the stand-ins of sandbox.codes before _build
+from . import codes, repeats  # noqa: F401 - register their stand-ins and member guards before _build
 from .dispatch import guard_facade_members
-from .rawmemory import stand_in
+from .rawmemory import guard_member, stand_in
 from .vetting import register_handed_out
 
 
@@ -59,10 +59,10 @@ class Facade:
 
 
 def _pick(module: Any, names: list[str]) -> dict[str, Any]:
-    """The named members; a class handed out only in guarded form (``np.ndarray``,
-    :mod:`sandbox.rawmemory`) as its stand-in."""
+    """The named members; a class or function handed out only in guarded form (``np.ndarray``,
+    ``np.repeat``: :mod:`sandbox.rawmemory`) as its stand-in."""
     members = {n: getattr(module, n) for n in names if hasattr(module, n)}
-    return {n: (stand_in(v) or v) if isinstance(v, type) else v for n, v in members.items()}
+    return {n: (stand_in(v) or v) if isinstance(v, type) else (guard_member(v) or v) for n, v in members.items()}
 
 
 PANDAS_NAMES = [
