@@ -72,7 +72,9 @@ def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float) -> Outcome:
         raise codec.CodecError("malformed error")
     line = err.get("line")
     etype = err.get("exception_type")
-    failure = _failure(err["kind"], str(err.get("message", ""))[:10000],
+    message = err.get("message", "")
+    # text only: str() of anything else (a list shared with itself 60 levels deep) writes it all out
+    failure = _failure(err["kind"], message[:10000] if type(message) is str else "<malformed error message>",
                        line if type(line) is int and 0 < line < 1 << 31 else None,
                        etype if type(etype) is str else None)
     return Outcome(ok=False, value=None, error=failure, stdout=stdout, stdout_truncated=truncated, timings=timings)

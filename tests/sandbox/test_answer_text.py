@@ -78,3 +78,14 @@ def test_ordinary_answers_pass_the_parent_check():
                                                                 "b": range(100000)}))
     codec.check_answer_size(_shared(frame))
     codec.check_answer_size(_shared(("plain", ["x" * 1000] * 1000)))
+
+
+def test_parent_takes_only_text_as_an_error_message():
+    bomb = ["x" * 1000]
+    for _ in range(60):  # 2 ** 60 texts written out
+        bomb = [bomb, bomb]
+    message = codec.dumps({"ok": False, "error": {"kind": "runtime", "message": bomb}})
+    start = time.monotonic()
+    outcome = _outcome_from_dict(codec.safe_loads(message), 0.0, 0.0)
+    assert time.monotonic() - start < 1.0
+    assert outcome.error.message == "<malformed error message>"
