@@ -171,10 +171,10 @@ def read_config(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
         config = read_json(path, CONFIG_SHAPE, max_bytes=MAX_CONFIG_BYTES, what="config.json")
     except FileNotFoundError:
         return None
-    from binder_py.vote import STRATEGIES
+    from binder_py.pipeline.settings import VOTE_STRATEGIES  # every strategy a run may record (likelihood too)
 
-    if config.get("vote") is not None and config["vote"] not in STRATEGIES:
-        raise BinderError(f"{path}: field 'vote' must be one of {', '.join(STRATEGIES)}, not {config['vote']!r}")
+    if config.get("vote") is not None and config["vote"] not in VOTE_STRATEGIES:
+        raise BinderError(f"{path}: field 'vote' must be one of {', '.join(VOTE_STRATEGIES)}, not {config['vote']!r}")
     for key, most in REPLAYED_SETTINGS.items():
         value = config.get(key)
         if value is not None and not 0 <= value <= most:

@@ -50,3 +50,22 @@ def test_a_discriminate_run_s_curve_spans_every_proposed_program() -> None:
     assert curve[-1][0] == 10 and curve[-1][1].as_dict()["official_accuracy"] == 1.0
     row = next(line for line in format_markdown([run_metrics(run)]).splitlines() if line.startswith("| d |"))
     assert "| discriminate | ? | – |" in row  # n does not apply to the run (no lm in this config: ?)
+
+
+def test_a_run_that_voted_by_likelihood_is_read_back(tmp_path) -> None:
+    # a discriminate run records vote "likelihood"; reading its config.json refused that value, so the run
+    # could be neither resumed, reported nor replayed
+    import json
+
+    import pytest
+
+    from binder_py.errors import BinderError
+    from binder_py.pipeline.settings import VOTE_STRATEGIES
+    from binder_py.runs.records import read_config
+
+    for strategy in VOTE_STRATEGIES:
+        (tmp_path / "config.json").write_text(json.dumps({"task": "wikitq", "mode": "discriminate", "vote": strategy}))
+        assert read_config(tmp_path)["vote"] == strategy
+    (tmp_path / "config.json").write_text(json.dumps({"vote": "loudest"}))
+    with pytest.raises(BinderError, match="field 'vote' must be one of .*likelihood"):
+        read_config(tmp_path)
