@@ -277,14 +277,14 @@ def _read_table(table: Any, what: str) -> pd.DataFrame:
 
 def _ask_job(binder: Binder, job: dict[str, Any], *, return_exceptions: bool) -> Answer | BaseException:
     """One question of :meth:`Binder.ask_many` (on a thread, or in a Ray worker). Raised, its
-    error says which item it was (``item 3 of ask_many: ...``)."""
+    error says which item it was, by its index in the list (``ask_many items[3]: ...``)."""
     question = {name: value for name, value in job.items() if name != "position"}
     try:
         return binder.ask(**question, progress=False)  # one bar, over the questions
     except Exception as error:  # noqa: BLE001 - reported per question
         if return_exceptions:
             return error
-        where = f"item {job['position']} of ask_many"
+        where = f"ask_many items[{job['position']}]"  # the list's own index: items[0] is the first
         if isinstance(error, BinderError):
             raise BinderError(f"{where}: {error}") from error
         error.add_note(where)

@@ -227,7 +227,7 @@ def test_ask_many_keeps_order_and_can_return_exceptions(shirts, oracle_spec):
 
 def test_ask_many_says_which_item_failed(shirts, oracle_spec):
     binder = Binder(lm=scripted([PLAIN_PROGRAM]), neural=oracle_spec, task="analyst", n=1)
-    with pytest.raises(BinderError, match=r"^item 1 of ask_many: ") as info:
+    with pytest.raises(BinderError, match=r"^ask_many items\[1\]: ") as info:
         binder.ask_many([(shirts, QUESTION), (shirts, " ")], concurrency=1, progress=False)
     assert "question" in str(info.value)
 
