@@ -349,9 +349,19 @@ class Answer:
             return "no answer (abstained)"
         return _show(self.value) if self.winner is not None else "no answer"
 
+    def _named_tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by the name programs see it under (one unnamed table is ``df``)."""
+        if self.tables:
+            return self.tables
+        return {"df": self.table} if self.table is not None else {}
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "question": self.question, "title": self.title, "value": to_jsonable(self.value),
+            "question": self.question, "title": self.title,
+            # every table the question was asked of, by the name programs see it under, with its shape
+            "tables": {name: {"rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns]}
+                       for name, frame in self._named_tables().items()},
+            "value": to_jsonable(self.value),
             "confidence": self.confidence, "calibrated": self.calibrated, "mode": self.mode, "task": self.task, "lm": self.lm,
             "neural": self.neural,
             "distribution": [to_jsonable(s.to_dict() if hasattr(s, "to_dict") else vars(s))

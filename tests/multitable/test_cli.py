@@ -96,3 +96,20 @@ def test_exec_runs_a_program_over_two_table_files(capsys, files):
     assert (code, out.strip()) == (0, "[true, 3]")
     code, out, err = run(capsys, "exec", str(files / "orders.csv"), str(program))  # one table: df only
     assert code == 1 and "NameError: name 'orders' is not defined" in err
+
+
+def test_ask_json_names_the_tables_it_was_asked_of(capsys, files, orders, customers):
+    with serve(NEURAL, []) as server:
+        code, out, err = run(capsys, "ask", str(files / "orders.csv"), str(files / "customers.csv"),
+                             "How much did EU customers spend?", "--lm", f"openai:m@{server.base_url}",
+                             "--neural", f"oracle:{files / 'oracle.json'}", "--n", "1", "--quiet",
+                             "--task", "analyst", "--json")
+    assert code == 0, err
+    tables = json.loads(out)["tables"]
+    assert list(tables) == ["orders", "customers"]
+    assert tables["orders"] == {"rows": len(orders), "columns": list(orders.columns)}
+    with serve("len(df)", []) as server:
+        code, out, err = run(capsys, "ask", str(files / "orders.csv"), "How many orders?", "--lm",
+                             f"openai:m@{server.base_url}", "--n", "1", "--quiet", "--json")
+    assert code == 0, err
+    assert json.loads(out)["tables"] == {"df": {"rows": len(orders), "columns": list(orders.columns)}}
