@@ -8,7 +8,7 @@ It shows what happened whatever the outcome:
   call's answers and provenance, and each table (by name, when there are several) with the
   LM-made columns of the calls on it beside it, every LM-made cell opening (``<details>``) onto
   its question, model, prompt and cache status;
-* **a tie or a near tie** (:func:`binder_py.answer.vote_closeness`): a banner saying so, above
+* **a tie or a near tie** (:func:`binder_py.vote.vote_closeness`): a banner saying so, above
   the answer;
 * **no answer**: the most sampled programs, each with its error (the failing line marked),
   and what to try next.
