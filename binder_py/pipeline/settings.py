@@ -35,7 +35,7 @@ class AskSettings:
     """Everything that shapes how one question is answered (``None`` = the task's default)."""
 
     task: str = "analyst"  # the task profile: analyst (your own data) | wikitq | tabfact
-    mode: str = "binder"  # binder | python | e2e
+    mode: str = "binder"  # binder | python | e2e | discriminate
     n: int | None = None  # candidate programs sampled (the profile's n; fewer for the embedded model)
     temperature: float | None = None
     max_tokens: int | None = None
@@ -49,7 +49,7 @@ class AskSettings:
     selection: str = "bm25"  # fixed | bm25 | bleu
     table_style: str = "binder"  # binder | pandas
     lowercase: bool | None = None  # lower-case text cells (prompt and executed table); task default
-    vote: str | None = None  # majority | probability | answer_biased | program_biased; task default
+    vote: str | None = None  # majority | probability | answer_biased | program_biased | likelihood; task default
     neural_weight: float | None = None  # program_biased: ×this for programs with neural calls (profile's)
     answer_weights: Mapping[str, float] | None = None
     drop_failed: bool = True

@@ -59,8 +59,8 @@ class TaskProfile:
     embedded_core_shots: int = 3
     #: the embedded model's target table shows at most this many rows (the program still runs on all)
     embedded_table_rows: int | None = 20
-    #: tokens a program may take when the embedded model writes it: its programs take at most ~220
-    #: (measured), and a sample caught in a repetition loop runs to the cap while the other samples
+    #: tokens a program may take when the embedded model writes it: its programs take at most ~200
+    #: (measured: docs/BENCHMARKS.md), and a sample caught in a repetition loop runs to the cap while the other samples
     #: of its request wait (5-8% of requests have one)
     embedded_max_tokens: int = 256
     #: per mode, the exemplar ids that core exemplars are taken from, in prompt order
