@@ -24,6 +24,7 @@ from binder_py.runs.escape import markdown_text
 from binder_py.safefiles import output_directory, write_output_text
 from binder_py.runs.records import RESULTS_FILE, read_config, read_results
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
+from binder_py.runs.paired import PairedComparison, compare_runs
 
 
 @dataclass
@@ -265,9 +266,11 @@ class Report:
     markdown: str
     plots: list[Path] = field(default_factory=list)
     curves: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    paired: list[PairedComparison] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"runs": self.metrics, "accuracy_vs_candidates": self.curves, "plots": [str(p) for p in self.plots]}
+        return {"runs": self.metrics, "accuracy_vs_candidates": self.curves,
+                "paired": [c.as_dict() for c in self.paired], "plots": [str(p) for p in self.plots]}
 
 
 def _pct(x: float) -> str:
@@ -286,7 +289,8 @@ def _accuracy_cells(a: dict[str, Any] | None, task: str) -> str:
     return " / ".join(_pct(a[f"{name}_accuracy"]) for name in evaluator_names(task)) + f" ({a['total']})"
 
 
-def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[dict[str, Any]]] | None = None) -> str:
+def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[dict[str, Any]]] | None = None,
+                    paired: Sequence[PairedComparison] = ()) -> str:
     wikitq = WIKITQ_EVALUATORS
     lines = ["## Runs", "",
              _md_row(["run", "task / split", "mode", "LM", "n", "questions", "errors", *wikitq,
@@ -322,6 +326,16 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
     for m in metrics:
         lines.append(_md_row([m["name"], m["mode"]] + [_accuracy_cells(m["accuracy"].get(s), m["task"])
                                                        for s in subsets]))
+    if paired:
+        lines += ["", "## Paired comparison (the questions both runs recorded)", "",
+                  "Right in both, in one only, in neither; p: McNemar's exact test on the questions only one run "
+                  "got right (the chance of a split at least this uneven if neither run were better).", "",
+                  _md_row(["first", "second", "judged by", "questions", "both", "first only", "second only",
+                           "neither", "accuracy first / second", "p"]), _md_row(["---"] * 10)]
+        for c in paired:
+            lines.append(_md_row([c.first, c.second, c.judged_by, c.questions, c.both, c.only_first, c.only_second,
+                                  c.neither, f"{_pct(c.first_accuracy)} / {_pct(c.second_accuracy)}",
+                                  f"{c.p_value:.3g}"]))
     if curves:
         width = max((len(c) for c in curves.values()), default=0)
         if width:
@@ -370,7 +384,8 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
         configured = run.config.get("n")
         if run.records and (run.mode != "e2e" or (isinstance(configured, int) and configured > 1)):
             curves[run.name] = [{"k": k, **acc.as_dict()} for k, acc in accuracy_vs_candidates(run)]
-    markdown = format_markdown(metrics, curves)
+    paired = compare_runs(runs)
+    markdown = format_markdown(metrics, curves, paired)
     if out is not None:
         write_output_text(out, markdown, what="--out")
     plots: list[Path] = []
@@ -383,7 +398,7 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
             plots.append(plot_accuracy_vs_candidates(runs, metrics, curves, directory / "accuracy_vs_candidates.png"))
         if any(m.get("calibration") for m in metrics):
             plots.append(plot_reliability(runs, metrics, directory / "reliability.png"))
-    return Report(runs=runs, metrics=metrics, markdown=markdown, plots=plots, curves=curves)
+    return Report(runs=runs, metrics=metrics, markdown=markdown, plots=plots, curves=curves, paired=paired)
 
 
 __all__ = ["Accuracy", "Report", "Run", "accuracy_by_subset", "accuracy_vs_candidates", "format_markdown",
