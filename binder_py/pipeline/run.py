@@ -46,8 +46,10 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
                        cache=cache, allow_neural=allow_neural, prefetch=settings.prefetch, tables=state.tables)
 
     runs_of: dict[int, ProgramRun] = {}
+    # a terminal clears the bar when it is done; a log (stderr not a terminal) keeps its last state, ended,
+    # so that what is printed next does not follow the bar's carriage returns on the same line
     bar = tqdm(total=len(candidates), desc="running programs", unit="prog", file=sys.stderr,
-               disable=not services.progress, leave=False)
+               disable=not services.progress, leave=not sys.stderr.isatty())
     order = sorted(range(len(candidates)), key=lambda i: start_priority(candidates[i].program))
     with ThreadPoolExecutor(max_workers=min(settings.concurrency, max(1, len(candidates)))) as pool:
         futures = {i: pool.submit(run_one, candidates[i]) for i in order}

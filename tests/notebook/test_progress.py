@@ -54,6 +54,17 @@ def test_a_terminal_gets_messages_on_stderr_by_default(capsys):
     assert "binder-py: writing 4 candidate program(s) with scripted-demo" in err
 
 
+def test_a_log_keeps_the_run_bar_on_a_line_of_its_own(capsys):
+    """stderr to a file (``2>&1 | tee log``): the bar over the programs was cleared by carriage
+    returns without a line end, so the next line printed (the CLI's ``Question: ...``) followed it
+    on the same line of the log."""
+    binder().ask(shirts(), QUESTION)
+    err = capsys.readouterr().err
+    last = err.rsplit("running programs", 1)[1]
+    assert "\n" in last and last.split("\n", 1)[0].rstrip().endswith("]")  # the bar's final state, ended
+    assert err.endswith("\n")
+
+
 @pytest.mark.parametrize("where", ["binder", "ask"])
 def test_progress_false_shows_nothing(capsys, notebook, where):
     b = binder(progress=False) if where == "binder" else binder()
