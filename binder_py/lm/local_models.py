@@ -138,11 +138,12 @@ def models_dir() -> Path:
 
 
 def _progress(total: int, description: str):  # noqa: ANN202 - a tqdm bar
-    """A byte-counting bar on stderr (shown in scripts and notebooks too, once the work takes 0.5 s)."""
+    """A byte-counting bar on stderr (shown in scripts and notebooks too, once the work takes 0.5 s); a
+    terminal clears it when done, a log keeps its last state on a line of its own."""
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=description, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr,
-                delay=0.5, leave=False)
+                delay=0.5, leave=not sys.stderr.isatty())
 
 
 def _blocks(handle: BinaryIO) -> Iterator[bytes]:

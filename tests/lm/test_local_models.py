@@ -245,3 +245,18 @@ def test_binder_and_lm_from_spec_pass_progress_to_the_embedded_model():
 
     assert Binder(lm="local", progress=False).lm.backend.progress is False  # built, not loaded
     assert Binder(lm="local").lm.backend.progress is True
+
+
+def test_the_assembly_bar_ends_its_line_in_a_log(capsys):
+    """stderr to a file: the assembly bar was cleared by carriage returns without a line end, so the
+    next line of the log followed it."""
+    import time
+
+    from binder_py.lm.local_models import _progress
+
+    bar = _progress(10, "assembling")
+    time.sleep(0.6)  # the bar shows once the work takes 0.5 s
+    bar.update(10)
+    bar.close()
+    err = capsys.readouterr().err
+    assert "assembling" in err and err.endswith("\n")
