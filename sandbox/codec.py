@@ -547,9 +547,11 @@ def to_plain(value: Any, depth: int = 0, memo: dict[int, tuple[Any, Any]] | None
     return out
 
 
-def check_answer_size(tree: Any) -> None:
+def check_answer_size(tree: Any, what: str = "the answer") -> None:
     """Refuse (CodecError) a plain-data tree that written out holds more than
     :data:`MAX_ANSWER_VALUES` values or :data:`MAX_ANSWER_TEXT` characters of text.
+    ``what`` names the tree in the error (``"the answer"``, or a callback's arguments, which
+    the parent checks alike: :func:`sandbox.executor.Sandbox._handle_call`).
 
     The parent's own check of an answer, whatever the worker sent: pickle shares repeated objects,
     so a message of a few megabytes can be a list holding one long text, or one list, millions of
@@ -570,7 +572,7 @@ def check_answer_size(tree: Any) -> None:
         if hit is not None:
             return hit
         if depth > _MAX_TREE_DEPTH:
-            raise CodecError("the answer is nested too deeply")
+            raise CodecError(f"{what} is nested too deeply")
         if set(map(type, node)) <= _PLAIN_TYPES | _BYTES_ONLY:
             size = (len(node), _plain_text(node) + sum(map(len, filter(bytes.__instancecheck__, node))))
         else:
@@ -587,7 +589,7 @@ def check_answer_size(tree: Any) -> None:
 
     values, text = walk(tree, 0)
     if values > MAX_ANSWER_VALUES or text > MAX_ANSWER_TEXT:
-        raise CodecError(f"the answer is too large (written out, more than {MAX_ANSWER_VALUES:,} values "
+        raise CodecError(f"{what} is too large (written out, more than {MAX_ANSWER_VALUES:,} values "
                          f"or {MAX_ANSWER_TEXT:,} characters of text)")
 
 

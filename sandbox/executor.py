@@ -275,10 +275,15 @@ class Sandbox:
             name, args, kwargs = request
             if type(name) is not str or name not in callbacks:
                 return False, f"unknown callback {name!r}"
+            # bounded as written out, like an answer: pickle sends a shared text or row once, and the
+            # callback (a neural backend) writes every occurrence out into prompts and traces
+            codec.check_answer_size([args, kwargs], f"a call of {name}()")
             args = codec.decode(args)
             kwargs = codec.decode(kwargs)
             if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 return False, "malformed callback arguments"
+        except codec.CodecError as exc:
+            return False, str(exc)
         except Exception as exc:  # noqa: BLE001
             return False, f"malformed callback request: {exc}"
         return _call_parent(callbacks[name], args, kwargs)
@@ -295,8 +300,12 @@ class Sandbox:
             def call(*args: Any, **kwargs: Any) -> Any:
                 t0 = time.perf_counter()
                 try:
-                    ok, value = _call_parent(fn, codec.decode(codec.encode(list(args))),
-                                             codec.decode(codec.encode(dict(kwargs))))
+                    sent = [codec.encode(list(args)), codec.encode(dict(kwargs))]
+                    try:
+                        codec.check_answer_size(sent, f"a call of {name}()")
+                    except codec.CodecError as exc:
+                        raise CallbackError(str(exc)) from None
+                    ok, value = _call_parent(fn, codec.decode(sent[0]), codec.decode(sent[1]))
                 finally:
                     spent[0] += time.perf_counter() - t0
                 if not ok:
