@@ -135,15 +135,21 @@ def attribute_problem(obj: Any, name: str) -> str | None:
 
 def _view(self: Any, dtype: Any = None) -> Any:
     result = _RAW_VIEW(self, dtype)
-    if isinstance(self, pd.Categorical) and isinstance(result, np.ndarray) and result.flags.writeable:
+    # a read-only array's view is read-only too: pandas' own view dropped ``_readonly``, so
+    # ``idx.array.view()`` was a writable alias of an Index's labels (sandbox.indexdata)
+    readonly = getattr(self, "_readonly", False) is True
+    if isinstance(result, np.ndarray) and result.flags.writeable and (readonly or isinstance(self, pd.Categorical)):
         result = result.view(type(result))
         result.flags.writeable = False
+    elif readonly and isinstance(result, NDArrayBackedExtensionArray):
+        result._readonly = True
     return result
 
 
 def install() -> None:
-    """A ``Categorical`` viewed as integers is a read-only view of its codes (process-wide: in the
-    zygote, in ``unsafe-inprocess`` mode and in the parent; pandas never writes to such a view)."""
+    """A ``Categorical`` viewed as integers is a read-only view of its codes, and a read-only array's
+    view is read-only (process-wide: in the zygote, in ``unsafe-inprocess`` mode and in the parent;
+    pandas never writes to such a view)."""
     if NDArrayBackedExtensionArray.__dict__.get("view") is _RAW_VIEW:
         _view.__doc__ = _RAW_VIEW.__doc__
         _view.__name__ = _RAW_VIEW.__name__

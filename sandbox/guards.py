@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import arrowargs, codes, dispatch, labels, rawmemory, vetting  # noqa: F401 - arrowargs, labels, codes: installed on import
+from . import arrowargs, codes, dispatch, indexdata, labels, rawmemory, vetting  # noqa: F401 - arrowargs, labels, codes, indexdata: installed on import
 from .vetting import is_program_class
 from .facades import ALLOWED_MODULES, FACADES, Facade
 from .names import (  # noqa: F401 - re-exported: the name rule lives in sandbox.names
