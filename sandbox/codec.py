@@ -547,11 +547,14 @@ def to_plain(value: Any, depth: int = 0, memo: dict[int, tuple[Any, Any]] | None
     return out
 
 
-def check_answer_size(tree: Any, what: str = "the answer") -> None:
+def check_answer_size(tree: Any, what: str = "the answer", used: list[int] | None = None) -> None:
     """Refuse (CodecError) a plain-data tree that written out holds more than
     :data:`MAX_ANSWER_VALUES` values or :data:`MAX_ANSWER_TEXT` characters of text.
-    ``what`` names the tree in the error (``"the answer"``, or a callback's arguments, which
-    the parent checks alike: :func:`sandbox.executor.Sandbox._handle_call`).
+    ``what`` names the tree in the error (``"the answer"``, or a callback request, which the parent
+    checks alike: :func:`sandbox.executor.Sandbox._handle_call`). ``used``: ``[values, text]`` that
+    earlier trees of the same run already took from the bounds (every callback request of a run
+    shares one budget, since the parent keeps them all in the run's trace); added to when ``tree``
+    fits.
 
     The parent's own check of an answer, whatever the worker sent: pickle shares repeated objects,
     so a message of a few megabytes can be a list holding one long text, or one list, millions of
@@ -587,10 +590,16 @@ def check_answer_size(tree: Any, what: str = "the answer") -> None:
         memo[id(node)] = size
         return size
 
+    before = used or [0, 0]
     values, text = walk(tree, 0)
+    values += before[0]
+    text += before[1]
     if values > MAX_ANSWER_VALUES or text > MAX_ANSWER_TEXT:
-        raise CodecError(f"{what} is too large (written out, more than {MAX_ANSWER_VALUES:,} values "
+        so_far = " with the calls before it" if used and any(used) else ""
+        raise CodecError(f"{what} is too large{so_far} (written out, more than {MAX_ANSWER_VALUES:,} values "
                          f"or {MAX_ANSWER_TEXT:,} characters of text)")
+    if used is not None:
+        used[:] = [values, text]
 
 
 #: how deep a tree an answer of MAX_DEPTH levels makes (each level is a tagged tuple and its list)

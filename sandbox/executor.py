@@ -220,6 +220,7 @@ class Sandbox:
                 pass
 
         callback_s = 0.0
+        callback_size = [0, 0]  # values, text: what this run's callback requests wrote out so far
         try:
             _send_job(sock, job)
             run_start = time.monotonic()
@@ -237,7 +238,7 @@ class Sandbox:
                                         callback_s, start)
                 if kind == protocol.CALL:
                     t0 = time.monotonic()
-                    reply = self._handle_call(payload, callbacks)
+                    reply = self._handle_call(payload, callbacks, callback_size)
                     protocol.send(sock, protocol.REPLY, codec.dumps(reply))
                     callback_s += time.monotonic() - t0
                 elif kind == protocol.OUTCOME:
@@ -269,15 +270,17 @@ class Sandbox:
                        timings=Timings(callback_ms=callback_s * 1000.0, total_ms=total))
 
     @staticmethod
-    def _handle_call(payload: bytes, callbacks: dict[str, Callable[..., Any]]) -> tuple[bool, Any]:
+    def _handle_call(payload: bytes, callbacks: dict[str, Callable[..., Any]],
+                     used: list[int] | None = None) -> tuple[bool, Any]:
         try:
             request = codec.safe_loads(payload)
             name, args, kwargs = request
             if type(name) is not str or name not in callbacks:
                 return False, f"unknown callback {name!r}"
             # bounded as written out, like an answer: pickle sends a shared text or row once, and the
-            # callback (a neural backend) writes every occurrence out into prompts and traces
-            codec.check_answer_size([args, kwargs], f"a call of {name}()")
+            # callback (a neural backend) writes every occurrence out into prompts and traces, which
+            # keep every call of the run: so all of a run's requests share one budget (``used``)
+            codec.check_answer_size([args, kwargs], f"a call of {name}()", used)
             args = codec.decode(args)
             kwargs = codec.decode(kwargs)
             if type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
@@ -295,6 +298,7 @@ class Sandbox:
         from . import runner, worker
 
         spent = [0.0]
+        callback_size = [0, 0]
 
         def proxy(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             def call(*args: Any, **kwargs: Any) -> Any:
@@ -302,7 +306,7 @@ class Sandbox:
                 try:
                     sent = [codec.encode(list(args)), codec.encode(dict(kwargs))]
                     try:
-                        codec.check_answer_size(sent, f"a call of {name}()")
+                        codec.check_answer_size(sent, f"a call of {name}()", callback_size)
                     except codec.CodecError as exc:
                         raise CallbackError(str(exc)) from None
                     ok, value = _call_parent(fn, codec.decode(sent[0]), codec.decode(sent[1]))

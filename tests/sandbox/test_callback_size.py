@@ -6,7 +6,9 @@ included, by design) into its prompt, and ``binder-py exec --json`` / ``ask --js
 ``s = "x" * 10000; f_val("q", pd.DataFrame({"c": pd.Series([s] * 20000, dtype="O")}))`` was a
 message of a few hundred kilobytes, 400 MB of ``--json`` output and 0.9 GB of the parent's memory;
 the worker held one text (``[s] * 2_000_000``: 20 GB written, the parent out of memory). The parent
-now checks a callback request as it checks an answer (``codec.check_answer_size``) before decoding it.
+now checks a callback request as it checks an answer (``codec.check_answer_size``) before decoding it,
+and all the requests of a run against one budget: the trace keeps every call, so ten such calls of
+80 MB each wrote 800 MB (1.8 GB of the parent's memory), and the worker could make thousands.
 """
 import time
 
@@ -37,6 +39,21 @@ def test_shared_callback_arguments_are_refused(sb, program, mode):
     assert outcome.error is not None and "CallbackError" in outcome.error.message, outcome.error
     assert "too large" in outcome.error.message
     assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("mode", ["strict", "unsafe-inprocess"])
+def test_callback_requests_of_a_run_share_one_budget(sb, mode):
+    calls = []
+    program = 's = "x" * 1000000\nfor i in range(200):\n    cb([s] * 10)\n1'
+    if mode == "strict":
+        outcome = sb.run(program, callbacks={"cb": lambda v: calls.append(1)})
+    else:
+        with Sandbox(SMALL, mode="unsafe-inprocess") as box:
+            outcome = box.run(program, callbacks={"cb": lambda v: calls.append(1)})
+    assert outcome.error is not None and "with the calls before it" in outcome.error.message, outcome.error
+    assert 0 < len(calls) <= codec.MAX_ANSWER_TEXT // 10_000_000  # calls ran until the run's budget was spent
+    # the budget is the run's: the next run starts afresh
+    assert sb.run('cb(["x" * 1000000] * 10)\n1', callbacks={"cb": lambda v: None}).ok
 
 
 def test_callback_arguments_below_the_bound_still_cross(sb):
