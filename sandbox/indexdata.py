@@ -1,4 +1,4 @@
-"""An Index hands out its labels read-only, by every route (red team 7).
+"""An Index never hands out a writable alias of its labels (red team 7).
 
 An Index is immutable, and pandas relies on it: it caches the Index's hash table (``get_loc``,
 ``get_indexer``), uniqueness and sortedness, and a MultiIndex its tuples. pandas 3 keeps this
@@ -15,10 +15,13 @@ not take it and handed out a *writable* alias of the labels:
 
 ``a = np.asarray(df.index); a[0] = 99`` changed a frame's labels after pandas had cached their
 hash table, so ``df.loc[99]`` found nothing and ``df.loc[0]`` the row now labelled 99 (wrong
-answers; the positions pandas derives stay in bounds). :func:`install` makes each of these routes
+answers; the positions pandas derives stay in bounds). :func:`install` routes each of them through
 the ``values`` route (process-wide, like :mod:`sandbox.codes`: in the zygote, in
-``unsafe-inprocess`` mode and in the parent). pandas never writes into an Index's array, and a
-copy (``np.array(index)``, ``index.to_numpy(copy=True)``) is writable as before.
+``unsafe-inprocess`` mode and in the parent): ``np.array(index, copy=False)`` is the read-only
+view, and where numpy allows a copy (``np.asarray(index)``, ``asi8``, ``np.asarray(mi)``) the
+caller gets a copy of it, writable as before but no longer the labels. A read-only array there
+broke pandas itself: its Cython functions that take a writable buffer refuse one, and
+``pd.infer_freq`` passes an index to such a function (``inferred_freq`` then said None).
 
 Not closed: labels the program's own array still aliases. pandas keeps the caller's array as the
 labels in ``pd.Series(v, index=a)``, ``pd.DataFrame(..., index=a)`` / ``columns=a``, ``df.index = a``,
@@ -51,20 +54,23 @@ def _readonly(data: Any) -> Any:
 def _index_array(self: pd.Index, dtype: Any = None, copy: Any = None) -> np.ndarray:
     if copy is True:
         return np.array(self._data, dtype=dtype, copy=True)
-    data = _readonly(self._data)
-    return np.asarray(data, dtype=dtype) if copy is None else np.array(data, dtype=dtype, copy=copy)
+    result = np.array(_readonly(self._data), dtype=dtype, copy=copy)
+    # read-only: the result is the Index's own memory. ``np.asarray`` may copy, and does: a read-only
+    # array is refused by pandas' own Cython functions that take a writable buffer (``pd.infer_freq``
+    # passes ``index.day_of_week`` to one), so only ``copy=False`` gets the read-only view
+    return result.copy() if copy is None and not result.flags.writeable else result
 
 
 def _wrap_multiindex_array(raw: Any) -> Any:
     def __array__(self: pd.MultiIndex, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        result = raw(self, dtype, copy)
-        return result if copy is True else _readonly(result)
+        result = raw(self, dtype, copy)  # copy=False raises: the tuples are built, then cached
+        return result if copy is True else np.array(result, dtype=dtype, copy=True)
     return __array__
 
 
 def _wrap_asi8(raw: property) -> property:
     def asi8(self: Any) -> np.ndarray:
-        return _readonly(raw.fget(self))
+        return raw.fget(self).copy()
     asi8.__doc__ = raw.__doc__
     return property(asi8)
 
