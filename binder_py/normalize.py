@@ -488,8 +488,26 @@ def names_option(question: str, value: Any) -> bool:
     q = _question_text(question)
     for text in {key_text(norm.key), str(norm.display)}:
         text = _question_text(text)
-        if text and re.search(r"(?<!\w)" + re.escape(text) + r"(?!\w)", q):
+        if text and _whole_phrase_in(text, q):
             return True
+    return False
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"  # what ``\w`` matches in a str pattern
+
+
+def _whole_phrase_in(text: str, q: str) -> bool:
+    r"""Whether ``text`` occurs in ``q`` not inside a longer word: ``re.search(r"(?<!\w)" +
+    re.escape(text) + r"(?!\w)", q)``, without compiling ``text`` into a pattern. ``text`` is a
+    program's answer (up to 100,000,000 characters): compiled, a 9-million-character answer took 21 s
+    and 1 GB of the parent, and ``re`` kept the compiled pattern in its cache (red team 7)."""
+    start = q.find(text)
+    while start >= 0:
+        end = start + len(text)
+        if (start == 0 or not _word_char(q[start - 1])) and (end == len(q) or not _word_char(q[end])):
+            return True
+        start = q.find(text, start + 1)
     return False
 
 
