@@ -132,6 +132,57 @@ def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> Resul
     return out
 
 
+def _line(record: dict[str, Any]) -> bytes:
+    try:
+        line = json.dumps(record, ensure_ascii=False, default=str, allow_nan=False) + "\n"
+    except ValueError:  # a NaN/inf somewhere: write it as null
+        from binder_py.jsonable import to_jsonable
+
+        line = json.dumps(to_jsonable(record), ensure_ascii=False, default=str) + "\n"
+    return line.encode("utf-8")
+
+
+#: what a results line keeps when written whole it would be longer than a run's reader takes
+#: (:data:`MAX_RESULT_LINE_BYTES`): at most this much of each text, this much text in all, and this many
+#: list items and dictionary entries in all (in the order the line holds them: the prediction first)
+KEPT_TEXT = 10_000
+KEPT_TEXT_TOTAL = 8_000_000
+KEPT_ITEMS_TOTAL = 200_000
+
+
+def _shortened(value: Any, budget: list[int]) -> Any:
+    """``value`` cut to the ``[characters, items]`` left in ``budget`` (spent as it goes)."""
+    if isinstance(value, str):
+        keep = max(0, min(len(value), KEPT_TEXT, budget[0]))
+        budget[0] -= keep
+        return value if keep == len(value) else f"{value[:keep]}… [{len(value) - keep:,} characters cut]"
+    if isinstance(value, (dict, list, tuple)):
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        out = []
+        for key, item in pairs:
+            if budget[1] <= 0:
+                break
+            budget[1] -= 1
+            out.append((key, _shortened(item, budget)))
+        return dict(out) if isinstance(value, dict) else [item for _key, item in out]
+    return value
+
+
+def shortened_record(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` as a results line short enough to read back: texts cut to :data:`KEPT_TEXT`
+    characters, :data:`KEPT_TEXT_TOTAL` in all, lists and dictionaries to :data:`KEPT_ITEMS_TOTAL`
+    items in all; the scores stay those of the whole prediction. A program's answer can hold
+    100,000,000 characters, each candidate's, and a run's neural-call traces as much again: written
+    whole, such a line was longer than :func:`read_results` takes, and every later ``report`` or resume
+    of the run stopped at it (red team 7)."""
+    budget = [KEPT_TEXT_TOTAL, KEPT_ITEMS_TOTAL]
+    short = {key: _shortened(value, budget) for key, value in record.items()}  # every field stays
+    short["cut"] = (f"this line was cut to be read back (written whole it was longer than {MAX_RESULT_LINE_BYTES:,} "
+                    f"bytes): each text to {KEPT_TEXT:,} characters, {KEPT_TEXT_TOTAL:,} in all, and "
+                    f"{KEPT_ITEMS_TOTAL:,} list items and entries in all")
+    return short
+
+
 class ResultsWriter:
     """Appends one JSON line per finished question, durably (write + flush + fsync), thread-safe."""
 
@@ -141,14 +192,11 @@ class ResultsWriter:
         self._lock = threading.Lock()
 
     def append(self, record: dict[str, Any]) -> None:
-        try:
-            line = json.dumps(record, ensure_ascii=False, default=str, allow_nan=False) + "\n"
-        except ValueError:  # a NaN/inf somewhere: write it as null
-            from binder_py.jsonable import to_jsonable
-
-            line = json.dumps(to_jsonable(record), ensure_ascii=False, default=str) + "\n"
+        data = _line(record)
+        if len(data) > MAX_RESULT_LINE_BYTES:
+            data = _line(shortened_record(record))
         with self._lock:
-            self._file.write(line.encode("utf-8"))
+            self._file.write(data)
             self._file.flush()
             os.fsync(self._file.fileno())
 
