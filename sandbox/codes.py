@@ -148,8 +148,8 @@ def _view(self: Any, dtype: Any = None) -> Any:
 
 def install() -> None:
     """A ``Categorical`` viewed as integers is a read-only view of its codes, and a read-only array's
-    view is read-only (process-wide: in the zygote, in ``unsafe-inprocess`` mode and in the parent;
-    pandas never writes to such a view)."""
+    view is read-only (process-wide wherever the guards are imported: in the zygote and in
+    ``unsafe-inprocess`` mode; pandas never writes to such a view)."""
     if NDArrayBackedExtensionArray.__dict__.get("view") is _RAW_VIEW:
         _view.__doc__ = _RAW_VIEW.__doc__
         _view.__name__ = _RAW_VIEW.__name__

@@ -16,8 +16,10 @@ not take it and handed out a *writable* alias of the labels:
 ``a = np.asarray(df.index); a[0] = 99`` changed a frame's labels after pandas had cached their
 hash table, so ``df.loc[99]`` found nothing and ``df.loc[0]`` the row now labelled 99 (wrong
 answers; the positions pandas derives stay in bounds). :func:`install` routes each of them through
-the ``values`` route (process-wide, like :mod:`sandbox.codes`: in the zygote, in
-``unsafe-inprocess`` mode and in the parent): ``np.array(index, copy=False)`` is the read-only
+the ``values`` route (process-wide, like :mod:`sandbox.codes`, wherever programs run: in the
+zygote, so in every worker, and in ``unsafe-inprocess`` mode; not in the caller's process in
+strict mode, which never imports the guards, so a user's own pandas keeps numpy's view and its
+speed: the copies cost, e.g. a datetime resample calls ``asi8``): ``np.array(index, copy=False)`` is the read-only
 view, and where numpy allows a copy (``np.asarray(index)``, ``asi8``, ``np.asarray(mi)``) the
 caller gets a copy of it, writable as before but no longer the labels. A read-only array there
 broke pandas itself: its Cython functions that take a writable buffer refuse one, and

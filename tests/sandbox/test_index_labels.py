@@ -78,3 +78,20 @@ def test_ordinary_programs_with_index_arrays_still_run(sb):
     for program, expected in ORDINARY.items():
         outcome = sb.run(program)
         assert outcome.ok and outcome.value == expected, (program, outcome)
+
+
+def test_the_callers_own_pandas_is_left_as_it_is_in_strict_mode():
+    """The index patch is for processes that run programs: a strict-mode caller (a notebook) keeps
+    np.asarray(index) as numpy's view of its labels, and its speed."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from binder_py.language import execute\n"
+        "run = execute('int(np.asarray(df.index).sum())', pd.DataFrame({'v': [1, 2]}, index=[5, 6]), neural=None)\n"
+        "i = pd.Index([1, 2, 3])\n"
+        "print(run.value, 'sandbox.indexdata' in sys.modules, np.shares_memory(np.asarray(i), i.values))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["11", "False", "True"]
