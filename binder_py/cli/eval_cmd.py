@@ -138,7 +138,7 @@ The run directory (--out) gets:
 Run the same command again to resume: finished ids are skipped, a line cut off by a kill is dropped
 and redone. Settings that change answers (task, split, mode, --lm, --neural, --n, --seed, --vote,
 --neural-weight, --shots, --core-shots, --table-rows, --unconstrained, --abstain-below, --calibrator) must
-match, and the selection (--limit, --sample, --ids) may grow but must hold every finished question;
+take the same values (one given at its default matches one left out), and the selection (--limit, --sample, --ids) may grow but must hold every finished question;
 otherwise use a new --out or --force (moves the old results aside).
 Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
 On a Ray cluster (--engine ray [--ray-address ADDR]) each question is a Ray task; the results come

@@ -265,11 +265,34 @@ def recorded_vote(config: dict[str, Any]) -> str | None:
     return vote
 
 
+#: settings a run also records as the value they took (``setting: config key``): when both runs
+#: record that value it is compared instead, so a setting given at its default (``--shots 4``,
+#: ``--neural-weight 1`` with the embedded model) resumes a run that left it out
+TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effective",
+                  "table_rows": "table_rows_effective", "neural_weight": "neural_weight"}
+#: settings whose default is a value (``--calibrator auto``): given at it, they are as left out
+SETTING_DEFAULTS = {"calibrator": "auto"}
+
+
+def _compared(config: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """``config``'s answer-changing settings as :func:`config_differences` compares them with ``other``'s."""
+    settings = {name: value for name, value in (config.get("settings") or {}).items()
+                if name not in SETTING_DEFAULTS or value != SETTING_DEFAULTS[name]}
+    out = {key: config.get(key) for key in ANSWER_KEYS}
+    for name, taken in TAKEN_SETTINGS.items():
+        if taken in config and taken in other:
+            settings.pop(name, None)
+            out[name] = config[taken]
+    out["settings"] = settings
+    return out
+
+
 def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The answer-changing settings that differ, as ``key: old -> new`` texts (specs compared redacted)."""
     old, new = recorded_config(old), recorded_config(new)
     old["vote"], new["vote"] = recorded_vote(old), recorded_vote(new)
-    return [f"{key}: {old.get(key)!r} -> {new.get(key)!r}" for key in ANSWER_KEYS if old.get(key) != new.get(key)]
+    before, after = _compared(old, new), _compared(new, old)
+    return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in before if before[key] != after.get(key)]
 
 
 class RunLock:

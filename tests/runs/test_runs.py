@@ -469,3 +469,23 @@ def test_cli_eval_applies_calibrator(tmp_path, monkeypatch, capsys):
         assert main([*common, "--calibrator", "none"]) == 0
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert config["settings"] == {"calibrator": "none"}
+
+
+def test_resuming_with_a_setting_given_at_its_default_goes_on(fake_examples, tmp_path):
+    """A run started without --shots/--neural-weight/--table-rows/--core-shots/--calibrator was refused
+    when resumed with one of them given at the value it had taken ('settings: {} -> {'calibrator':
+    'auto'}); settings are compared as the values they took. Another value is still refused."""
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    config = json.loads((out / "config.json").read_text())
+    same = {"calibrator": "auto", "neural_weight": config["neural_weight"], "table_rows": 0, "core_shots": 0}
+    summary, _ = e2e_run(fake_examples, out, limit=3, shots=config["shots_effective"], extra_settings=same)
+    assert summary.skipped == 2 and summary.answered == 1
+    summary, _ = e2e_run(fake_examples, out, limit=3)  # and left out again
+    assert summary.skipped == 3
+    with pytest.raises(BinderError, match=r"table_rows: None -> 5"):
+        e2e_run(fake_examples, out, limit=3, extra_settings={"table_rows": 5})
+    with pytest.raises(BinderError, match=r"shots: 4 -> 1|shots: \d+ -> 1"):
+        e2e_run(fake_examples, out, limit=3, shots=1)
+    with pytest.raises(BinderError, match=r"settings: \{\} -> \{'calibrator': 'none'\}"):
+        e2e_run(fake_examples, out, limit=3, extra_settings={"calibrator": "none"})
