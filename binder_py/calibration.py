@@ -223,10 +223,16 @@ CALIBRATOR_AUTO, CALIBRATOR_NONE = "auto", "none"
 REPLAY_PREFIX = "replay:"
 
 
+def answering_model(model: str) -> str:
+    """The model that made the answers of ``model`` (a ``LanguageModel.name``): a replay of one
+    recorded model (``replay:NAME``) answers as NAME did, so it is NAME."""
+    return model.removeprefix(REPLAY_PREFIX)
+
+
 def shipped_calibrator(model: str, mode: str) -> Calibrator | None:
-    """The shipped calibrator fitted for ``model`` (a ``LanguageModel.name``) in ``mode``, if any.
-    A replay of one recorded model (``replay:NAME``) answers as NAME did, so it gets NAME's."""
-    model = model.removeprefix(REPLAY_PREFIX)
+    """The shipped calibrator fitted for ``model`` (a ``LanguageModel.name``) in ``mode``, if any
+    (a replay gets the recorded model's: :func:`answering_model`)."""
+    model = answering_model(model)
     for path in sorted(SHIPPED_DIR.glob("*.json")):
         calibrator = load_calibration(path)
         if calibrator.model == model and mode in calibrator.modes:

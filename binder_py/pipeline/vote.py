@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from binder_py.answer import ABSTAINED, Answer, Candidate
-from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, REPLAY_PREFIX, confidence,
+from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_model, confidence,
                                    resolve_calibrator)
 from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
@@ -86,8 +86,8 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if calibrator is not None:
         confidence_value = confidence(result, calibrator=calibrator).value
         if settings.calibrator not in (CALIBRATOR_AUTO, CALIBRATOR_NONE):  # a file: said when fitted elsewhere
-            model = state.lm.name.removeprefix(REPLAY_PREFIX)
-            other_model = bool(calibrator.model) and calibrator.model != model
+            model = answering_model(state.lm.name)
+            other_model = bool(calibrator.model) and answering_model(calibrator.model) != model
             other_mode = bool(calibrator.modes) and settings.mode not in calibrator.modes
             if other_model or other_mode:
                 warnings += (f"the calibrator {settings.calibrator} was fitted on runs of "

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from binder_py.calibration import (Calibrator, ConfidenceFeatures, confidence_features, expected_calibration_error,
-                                   fit_logistic)
+from binder_py.calibration import (Calibrator, ConfidenceFeatures, answering_model, confidence_features,
+                                   expected_calibration_error, fit_logistic)
 from binder_py.errors import BinderError
 from binder_py.runs.judgements import evaluator_names, record_scores
 from binder_py.runs.report import Run, load_runs, record_vote
@@ -95,7 +95,7 @@ def fit_from_runs(directories: Sequence[str | os.PathLike[str]], *, l2: float = 
                           f"needs at least {min_examples}, with right and wrong answers among them; run more "
                           "questions")
     fitted_on = ", ".join(f"{run.name} ({run.config.get('split')}, {run.config.get('lm')})" for run in runs)
-    models = {str(run.config.get("lm_name") or run.config.get("lm") or "") for run in runs}
+    models = {answering_model(str(run.config.get("lm_name") or run.config.get("lm") or "")) for run in runs}
     calibrator = replace(fit_logistic(features, right, l2=l2, fitted_on=fitted_on),
                          model=models.pop() if len(models) == 1 else "",
                          modes=tuple(sorted({run.mode for run in runs} - {"?"})))

@@ -173,3 +173,25 @@ def test_calibrate_makes_the_folder_of_its_out_file(binder_run, tmp_path, capsys
     assert main(["calibrate", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(target)]) == 0, \
         capsys.readouterr().err
     assert load_calibrator(target).n == 10
+
+
+def test_a_fit_on_a_replayed_run_is_of_the_recorded_model(binder_run, tmp_path):  # noqa: F811
+    """A run replayed with --lm replay:DIR records lm_name 'replay:NAME'; a calibrator fitted on it
+    recorded that name, and answering with it said 'fitted on runs of replay:NAME ..., not of NAME'
+    (and fitted on the replay and the original together, 'several models')."""
+    from dataclasses import replace
+
+    out, _ = binder_run
+    copy = tmp_path / "replayed"
+    copy.mkdir()
+    config = json.loads((out / "config.json").read_text())
+    (copy / "config.json").write_text(json.dumps({**config, "lm": f"replay:{out}", "lm_name": "replay:scripted"}))
+    (copy / "results.jsonl").write_text((out / "results.jsonl").read_text())
+    assert fit_from_runs([copy], min_examples=3).calibrator.model == "scripted"
+    assert fit_from_runs([copy, out], min_examples=3).calibrator.model == "scripted"
+    path = tmp_path / "c.json"  # one written before: its model still names the replay
+    replace(fit_from_runs([out], min_examples=3).calibrator, model="replay:scripted").save(path)
+    table = pd.DataFrame({"name": ["a", "b"], "points": [1, 2]})
+    lm = ScriptedLM(lambda r, p: 'df["name"].iloc[0]')
+    answer = Binder(lm=lm, n=2, progress=False, calibrator=str(path)).ask(table, "who?")
+    assert answer.calibrated and not any("was fitted on" in w for w in answer.warnings)
