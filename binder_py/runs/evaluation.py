@@ -129,7 +129,7 @@ def read_ids_file(path: str | os.PathLike[str]) -> list[str]:
     if not p.is_file():
         raise BinderError(f"--ids {p}: no such file (one question id per line)")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a BOM (Excel, Notepad) is not part of the first id
     except UnicodeDecodeError:
         raise BinderError(f"--ids {p} is not UTF-8 text; give a file with one question id per line") from None
     ids = [i for i in (line.split("#", 1)[0].strip() for line in text.splitlines()) if i]

@@ -435,6 +435,16 @@ def test_an_ids_file_that_selects_nothing_is_refused(tmp_path):
     assert read_ids_file(empty) == ["nt-1", "nt-2"]
 
 
+def test_an_ids_file_saved_with_a_byte_order_mark_reads_its_first_id(tmp_path):
+    """An ids file saved by Excel or Notepad (UTF-8 with a BOM, CRLF lines) was refused: "1 id(s)
+    from --ids are not in this split, e.g. ['\\ufeffnt-94']"."""
+    from binder_py.runs.evaluation import read_ids_file
+
+    path = tmp_path / "ids.txt"
+    path.write_bytes("nt-94\r\nnt-315\r\n".encode("utf-8-sig"))
+    assert read_ids_file(path) == ["nt-94", "nt-315"]
+
+
 def test_a_run_whose_config_is_from_an_older_version_reads_the_mode_from_its_results(binder_run, tmp_path):
     out, _ = binder_run
     old = tmp_path / "old"
