@@ -12,14 +12,23 @@ Ray is optional: it is imported only inside functions of :mod:`binder_py.engines
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from binder_py.errors import BinderError
 
 ENGINES = ("local", "ray")
 RAY_INSTALL_HINT = ("the ray engine needs Ray: pip install \"binder-py[ray]\" "
                     "(from a checkout: pip install -e \".[ray]\")")
+#: how long a cluster's address may take to accept a connection (Ray itself retries for ever)
+RAY_CONNECT_SECONDS = 10.0
+#: the port of an address that names none: Ray Client (``ray://HEAD``), else the head's GCS
+RAY_CLIENT_PORT, RAY_GCS_PORT = 10001, 6379
+#: addresses Ray resolves itself, on this machine
+RAY_LOCAL_ADDRESSES = ("auto", "local")
 
 
 class Engine(Protocol):
@@ -57,6 +66,42 @@ def require_ray() -> None:
     """Raise a one-line :class:`BinderError` saying how to install Ray when it is missing."""
     if not ray_installed():
         raise BinderError(RAY_INSTALL_HINT)
+
+
+def ray_address(address: str | None) -> str | None:
+    """The cluster the ray engine joins: ``address``, else ``$RAY_ADDRESS``; None: a new local Ray."""
+    return address or os.environ.get("RAY_ADDRESS") or None
+
+
+def check_ray_address(address: str | None) -> None:
+    """A one-line :class:`BinderError` when the cluster at :func:`ray_address` does not accept a
+    connection within :data:`RAY_CONNECT_SECONDS`: ``ray.init`` would wait for it for ever."""
+    address = ray_address(address)
+    if address is None or address in RAY_LOCAL_ADDRESSES:
+        return
+    client = address.startswith("ray://")
+    try:
+        parts = urlsplit("//" + address.removeprefix("ray://"))
+        host, port = parts.hostname, parts.port or (RAY_CLIENT_PORT if client else RAY_GCS_PORT)
+    except ValueError as error:
+        raise BinderError(f"the Ray address {address!r} is not HOST:PORT ({error}); give ray://HEAD:10001, "
+                          "HEAD:6379 or auto") from None
+    if not host:
+        raise BinderError(f"the Ray address {address!r} names no host; give ray://HEAD:10001, HEAD:6379 or auto")
+    try:
+        socket.create_connection((host, port), timeout=RAY_CONNECT_SECONDS).close()
+    except socket.gaierror:
+        reason = f"unknown host {host!r}"
+    except ConnectionRefusedError:
+        reason = f"connection refused: nothing is listening at {host}:{port}"
+    except TimeoutError:
+        reason = f"no answer from {host}:{port} within {RAY_CONNECT_SECONDS:g} s"
+    except OSError as error:
+        reason = f"{host}:{port}: {error.strerror or error}"
+    else:
+        return
+    raise BinderError(f"cannot reach the Ray cluster at {address} ({reason}); check the address (--ray-address, "
+                      "ray_address=, $RAY_ADDRESS), or leave it out to start a local Ray")
 
 
 def top_up(inflight: dict[Any, Any], pending: Iterator[tuple[int, Any]], limit: int,

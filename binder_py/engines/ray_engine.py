@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from binder_py.engines import require_ray, top_up
+from binder_py.engines import check_ray_address, ray_address, require_ray, top_up
 from binder_py.engines.budget import (BudgetLimits, ClusterRetryPolicy, RemoteLimiter, budget_actor,
                                       find_budget_actor)
 from binder_py.engines.neural_share import (Entries, MergedNeuralCache, add_entries, cache_counts, cache_keys,
@@ -210,7 +210,8 @@ class RayEngine:
         started = time.perf_counter()
         runtime_env: dict[str, Any] = {"worker_process_setup_hook": WORKER_SETUP_HOOK}
         kwargs: dict[str, Any] = {"runtime_env": runtime_env}
-        address = self.address or os.environ.get("RAY_ADDRESS") or None
+        address = ray_address(self.address)
+        check_ray_address(address)
         if address is None:
             # a cluster's workers get their keys from their own environment (not the job's, shown on the dashboard)
             runtime_env["env_vars"] = {name: os.environ[name] for name in FORWARDED_ENV if os.environ.get(name)}

@@ -271,9 +271,10 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         raise BinderError(f"unknown task {task!r}; use one of {', '.join(BENCHMARK_TASKS)}")
     check_engine(engine)
     if engine == "ray":
-        from binder_py.engines import require_ray
+        from binder_py.engines import check_ray_address, require_ray
 
         require_ray()  # before anything is read or written
+        check_ray_address(ray_address)
     elif ray_address is not None:
         raise BinderError("--ray-address needs --engine ray")
     profile = task_profile(task)

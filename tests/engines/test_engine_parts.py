@@ -208,3 +208,40 @@ def test_an_unknown_engine_and_a_missing_ray_are_one_line_errors(monkeypatch, ca
     status = main(["eval", "wikitq", "--limit", "1", "--lm", "replay:nowhere", "--ray-address", "auto",
                    "--out", str(tmp_path / "run")])
     assert status == 2 and "--ray-address needs --engine ray" in capsys.readouterr().err
+
+
+def test_a_ray_address_that_does_not_answer_is_a_one_line_error_before_anything_is_written(tmp_path, monkeypatch):
+    """``eval --engine ray --ray-address xx:1`` (or a port nothing listens at) printed nothing and
+    waited for ever: ray.init retries a cluster it cannot reach. The address is now tried first."""
+    import socket
+
+    from binder_py.engines import check_ray_address
+    from binder_py.runs import run_eval
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    started = time.perf_counter()
+    with pytest.raises(BinderError, match=rf"cannot reach the Ray cluster at 127.0.0.1:{port} \(connection refused"):
+        check_ray_address(f"127.0.0.1:{port}")
+    with pytest.raises(BinderError, match=r"unknown host 'no-such-head.invalid'.*--ray-address"):
+        check_ray_address("ray://no-such-head.invalid")
+    with pytest.raises(BinderError, match="is not HOST:PORT"):
+        check_ray_address("ray://head:99999")
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    with pytest.raises(BinderError, match="cannot reach the Ray cluster"):
+        check_ray_address(None)
+    assert time.perf_counter() - started < 5
+    with socket.socket() as listening:  # a head that answers, and the addresses Ray resolves itself
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        check_ray_address(f"127.0.0.1:{listening.getsockname()[1]}")
+        check_ray_address("auto")
+    monkeypatch.delenv("RAY_ADDRESS")
+    check_ray_address(None)
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    with pytest.raises(BinderError, match="cannot reach the Ray cluster"):
+        run_eval("wikitq", "dev", out=tmp_path / "run", mode="e2e", lm="replay:nowhere", examples=[],
+                 engine="ray", ray_address=f"127.0.0.1:{port}", progress=False)
+    assert not (tmp_path / "run").exists()
