@@ -26,8 +26,12 @@ def build_prompt(state: QuestionState) -> QuestionState:
     except LMContextTooLong as error:  # pragma: no cover - the builders count first
         raise BinderError(str(error)) from error
     warnings = state.warnings
-    if prompt.dropped_exemplars or prompt.table_rows_shown < prompt.table_rows_total:
+    rows = (f"showed {prompt.table_rows_shown} of {prompt.table_rows_total} rows"
+            + (f" of its {len(state.tables)} tables" if len(state.tables) > 1 else ""))
+    if prompt.dropped_exemplars or prompt.rows_cut_to_fit:
         warnings += (f"the prompt was fitted to {lm.name}'s context: dropped {len(prompt.dropped_exemplars)} "
-                     f"exemplar(s), showed {prompt.table_rows_shown} of {prompt.table_rows_total} rows"
-                     + (f" of its {len(state.tables)} tables" if len(state.tables) > 1 else ""),)
+                     f"exemplar(s), {rows}",)
+    elif prompt.rows_truncated:  # the row cap alone: the context had room
+        warnings += (f"the prompt {rows}: at most {common['max_table_rows']} of a table (table_rows, --table-rows); "
+                     "programs run on every row",)
     return state.evolve(prompt=prompt, warnings=warnings)

@@ -57,7 +57,7 @@ class BuiltPrompt:
     text: str
     exemplar_ids: list[str]  # in prompt order (least similar first)
     dropped_exemplars: list[str]  # dropped to fit the context, in the order they were dropped
-    table_rows_shown: int
+    table_rows_shown: int  # fewer than the total: cut to the row cap (max_table_rows) or to fit the context
     table_rows_total: int
     prompt_tokens: int
     task: str = ""
@@ -71,6 +71,8 @@ class BuiltPrompt:
     #: program), and the target as the last user turn. Small instruct models follow this far
     #: better than one long user message.
     messages: tuple[tuple[str, str], ...] | None = None
+    #: the context, not only the row cap, cut the table's rows
+    rows_cut_to_fit: bool = False
 
     @property
     def rows_truncated(self) -> bool:
@@ -151,6 +153,7 @@ class _Fit:
     kept: list[Exemplar]
     dropped: list[str]
     rows: int
+    rows_cut_to_fit: bool = False  # fewer rows than the cap (max_rows) allowed, to fit the context
 
 
 def fit_prompt(render: Callable[[Sequence[Exemplar], int], str], exemplars: Sequence[Exemplar], *,
@@ -219,7 +222,7 @@ def fit_prompt(render: Callable[[Sequence[Exemplar], int], str], exemplars: Sequ
             f"{context_window} tokens; use a model with a longer context window, a shorter question, "
             "or a table with fewer or shorter columns")
     rows, text, tokens = found
-    return _Fit(text, tokens, kept, dropped, rows)
+    return _Fit(text, tokens, kept, dropped, rows, rows_cut_to_fit=True)
 
 
 def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: str | None = None,
@@ -284,6 +287,7 @@ def build_parse_prompt(task: str, table: pd.DataFrame, question: str, *, title: 
                                                  "question": _one_line(question), "marker": marker}).rstrip("\n")))
     return BuiltPrompt(text=fit.text, messages=tuple(turns), exemplar_ids=[e.id for e in fit.kept], dropped_exemplars=fit.dropped,
                        table_rows_shown=target.rows_shown(fit.rows), table_rows_total=target.rows_in_all,
+                       rows_cut_to_fit=fit.rows_cut_to_fit,
                        prompt_tokens=fit.tokens, task=task, mode=mode, marker=marker, question_label=label,
                        max_output_tokens=max_output_tokens, stop=defaults.stop)
 

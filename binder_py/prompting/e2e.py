@@ -91,7 +91,7 @@ def build_e2e_prompt(task: str, table: pd.DataFrame, question: str, title: str |
                      max_output_tokens=max_output_tokens, min_shots=min_shots)
     return BuiltPrompt(text=fit.text, exemplar_ids=[e.id for e in fit.kept], dropped_exemplars=fit.dropped,
                        table_rows_shown=target.rows_shown(fit.rows), table_rows_total=target.rows_in_all,
-                       prompt_tokens=fit.tokens, task=task, mode="e2e", marker="A:", question_label=label,
+                       rows_cut_to_fit=fit.rows_cut_to_fit, prompt_tokens=fit.tokens, task=task, mode="e2e", marker="A:", question_label=label,
                        max_output_tokens=max_output_tokens, stop=tuple(E2E_DEFAULTS["stop"]))
 
 

@@ -134,3 +134,23 @@ def test_the_embedded_model_writes_programs_of_at_most_256_tokens_unless_asked_o
         Binder(lm=lm, task="wikitq", mode="python", n=2, progress=False, cache=False, **settings).ask(
             big_table(5), "what is the last year?")
         assert seen and seen[0].n == 2 and seen[0].max_tokens == expected
+
+
+def test_rows_left_out_by_the_row_cap_are_not_said_to_be_fitted_to_the_context():
+    """With the embedded model's 20-row cap, every answer over a longer table warned "the prompt
+    was fitted to MODEL's context: dropped 0 exemplar(s), showed 20 of 60 rows", though the
+    context had room: the warning now says it was the cap. A context too small still says so."""
+    from binder_py.ask import Binder
+
+    lm = ScriptedLM(lambda request, purpose: 'df["year"].max()',
+                    capabilities=Capabilities(api="chat", embedded=True))
+    capped = Binder(lm=lm, task="wikitq", mode="python", n=1, progress=False, cache=False)
+    warnings = capped.ask(big_table(60), "what is the last year?").warnings
+    assert "the prompt showed 20 of 60 rows: at most 20 of a table (table_rows, --table-rows); programs run on " \
+           "every row" in warnings
+    assert not any("fitted to" in w for w in warnings)
+    small = ScriptedLM(lambda request, purpose: 'df["year"].max()', context_window=700,
+                       capabilities=Capabilities(api="chat", embedded=True))
+    warnings = Binder(lm=small, task="wikitq", mode="python", n=1, progress=False, cache=False,
+                      table_rows=0).ask(big_table(60), "what is the last year?").warnings
+    assert any(w.startswith("the prompt was fitted to scripted's context") for w in warnings), warnings
