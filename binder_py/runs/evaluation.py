@@ -467,16 +467,16 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
                 f"{_selection_text(old)}, now {_selection_text(config)}); resuming would mix the two. Use the "
                 "same or a larger selection, a new --out, or --force to move the old results aside and start over")
         if diffs or outside:
-            stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-            for name in (RESULTS_FILE, CONFIG_FILE):
-                if (out / name).exists():
-                    os.replace(out / name, out / f"{name}.replaced-{stamp}")
+            _move_aside(out)
             old = found = None
         else:
             config["started_at"] = old.get("started_at", config["started_at"])
             config["resumed_at"] = list(old.get("resumed_at", [])) + [_now()]
-    elif results_path.exists() and results_path.stat().st_size and not force:
-        raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force")
+    elif results_path.exists() and results_path.stat().st_size:
+        if not force:  # results of settings nobody knows: never taken as this run's
+            raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force "
+                              "(moves the old results aside)")
+        _move_aside(out)
     write_config(out, config)
 
     if found is None or found.truncated_bytes:
@@ -546,6 +546,14 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     bar.close()
     _finish(summary, runner, started)
     return summary
+
+
+def _move_aside(out: Path) -> None:
+    """``--force``: the run directory's results and config renamed ``NAME.replaced-STAMP``, kept, not read."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    for name in (RESULTS_FILE, CONFIG_FILE):
+        if (out / name).exists():
+            os.replace(out / name, out / f"{name}.replaced-{stamp}")
 
 
 def _selection_text(config: dict[str, Any]) -> str:

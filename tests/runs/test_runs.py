@@ -499,3 +499,19 @@ def test_resuming_with_a_setting_given_at_its_default_goes_on(fake_examples, tmp
         e2e_run(fake_examples, out, limit=3, shots=1)
     with pytest.raises(BinderError, match=r"settings: \{\} -> \{'calibrator': 'none'\}"):
         e2e_run(fake_examples, out, limit=3, extra_settings={"calibrator": "none"})
+
+
+def test_force_over_results_without_a_config_moves_them_aside(fake_examples, tmp_path):
+    """A results.jsonl with no config.json beside it (of unknown settings) was refused, and with
+    --force its lines were then taken as this run's finished questions ("2 from before"), mixing
+    another run's answers into it; --force now moves it aside, as it does for other settings."""
+    other = tmp_path / "other"
+    e2e_run(fake_examples, other, limit=2, n=2)
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "results.jsonl").write_text((other / "results.jsonl").read_text())
+    with pytest.raises(BinderError, match="config.json does not; use a new --out or --force"):
+        e2e_run(fake_examples, out, limit=2)
+    summary, _ = e2e_run(fake_examples, out, limit=2, force=True)
+    assert summary.skipped == 0 and summary.answered == 2
+    assert [p.read_text() for p in out.glob("results.jsonl.replaced-*")] == [(other / "results.jsonl").read_text()]
