@@ -126,13 +126,14 @@ def score_records(records: Iterable[Mapping[str, Any]], task: str | None = None,
         example = by_id.get(str(record.get("id"))) if record.get("id") is not None else None
         where = f"record {number} (id {record.get('id')!r})"
         if "prediction" not in record:
-            raise BinderError(f"{where} has no 'prediction' field")
+            raise BinderError(f"{where} has no 'prediction' field; give one on every line (null for no answer)")
         gold = record.get("gold")
         if gold is None and example is not None:
             gold = example.gold
         if gold is None:
-            raise BinderError(f"{where} has no 'gold' field and its id is not in the dataset given; "
-                              "add gold answers or pass --dataset/--split")
+            lookup = ("its id is not in the dataset given; check --dataset/--split" if examples is not None
+                      else "add gold answers, or pass --dataset (and --split) to look them up by id")
+            raise BinderError(f"{where} has no 'gold' field and {lookup}")
         question = record.get("question") or (example.question if example is not None else None)
         canon = record.get("gold_canon", example.gold_canon if example is not None else None)
         subsets = record.get("subsets") or (sorted(example.subsets) if example is not None else [])

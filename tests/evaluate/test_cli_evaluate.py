@@ -56,6 +56,25 @@ def test_bad_jsonl(tmp_path, capsys):
     assert "no 'gold' field" in capsys.readouterr().err
 
 
+def test_a_missing_gold_or_prediction_says_what_to_do(tmp_path, capsys):
+    """Without --dataset, a line with no gold was said to have an id "not in the dataset given",
+    when no dataset was given; a line with no prediction was refused without saying what to write."""
+    from binder_py.errors import BinderError
+    from binder_py.evaluate.scoring import score_records
+
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"id": "x", "prediction": "a"}\n', encoding="utf-8")
+    assert main(["evaluate", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "add gold answers, or pass --dataset (and --split) to look them up by id" in err
+    assert "not in the dataset given" not in err
+    with pytest.raises(BinderError, match="its id is not in the dataset given; check --dataset/--split"):
+        score_records([{"id": "x", "prediction": "a"}], examples=[])
+    p.write_text('{"id": "x", "gold": ["a"]}\n', encoding="utf-8")
+    assert main(["evaluate", str(p)]) == 2
+    assert "give one on every line (null for no answer)" in capsys.readouterr().err
+
+
 def test_file_scores_with_subsets(tmp_path, capsys):
     p = _write(tmp_path / "p.jsonl", [
         {"id": "1", "question": "q", "gold": ["a", "b"], "prediction": ["b", "a"], "subsets": ["s1"]},
