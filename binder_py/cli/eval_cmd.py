@@ -178,7 +178,7 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
     add_engine_options(parser)
     parser.add_argument("--force", action="store_true", help="start over when --out holds a run with other settings")
     parser.add_argument("--retry-errors", action="store_true", help="on resume, run questions that failed again")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (warnings still show)")
     parser.set_defaults(func=run_eval_command)
 
 

@@ -299,7 +299,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         if shots is None and replayed_config.get("shots_effective"):
             shots = int(replayed_config["shots_effective"])
         recorded_code = replayed_config.get("code")
-        if progress and recorded_code and recorded_code != code_fingerprint():
+        if recorded_code and recorded_code != code_fingerprint():  # said under --quiet too: not progress
             print(f"binder-py eval: warning: the code changed since {replayed} was recorded (prompts or request "
                   "parameters may differ, and replay then misses); replay with the recorded version "
                   f"({replayed_config.get('versions', {}).get('git', '?')}) for exact answers", file=sys.stderr)
@@ -481,7 +481,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
 
     if found is None or found.truncated_bytes:
         found = read_results(results_path, repair=True)
-    if found.truncated_bytes and progress:
+    if found.truncated_bytes:
         print(f"binder-py eval: dropped a cut-off last line ({found.truncated_bytes} bytes) in {results_path}; "
               "that question runs again", file=sys.stderr)
     finished = {str(r["id"]): r for r in found.records if str(r["id"]) in selected_ids}

@@ -14,6 +14,7 @@ import pytest
 
 from binder_py.errors import BinderError
 from binder_py.lm import LMAuthError, ScriptedLM
+from binder_py.lm.types import LMConfigError
 from binder_py.runs import (accuracy_vs_candidates, load_run, read_results, report, revote, run_eval)
 from tests.runs.conftest import CASES, asked, programs_for, prompt_text
 
@@ -515,3 +516,21 @@ def test_force_over_results_without_a_config_moves_them_aside(fake_examples, tmp
     summary, _ = e2e_run(fake_examples, out, limit=2, force=True)
     assert summary.skipped == 0 and summary.answered == 2
     assert [p.read_text() for p in out.glob("results.jsonl.replaced-*")] == [(other / "results.jsonl").read_text()]
+
+
+def test_quiet_keeps_the_warnings_about_the_results(fake_examples, tmp_path, capsys):
+    """--quiet (progress=False) is documented as "no progress bar", but it also silenced the
+    warning that a replay was recorded with other code (and may miss) and the notice that a
+    cut-off last line was dropped and its question runs again."""
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    with open(out / "results.jsonl", "a") as f:
+        f.write('{"id": "q2", "question"')
+    summary, _ = e2e_run(fake_examples, out, limit=3)
+    assert summary.skipped == 2 and "dropped a cut-off last line (23 bytes)" in capsys.readouterr().err
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "code": "0123456789abcdef"}))
+    (out / "lm.sqlite").touch()  # not a recording (a scripted run records nothing): refused after the warning
+    with pytest.raises(LMConfigError, match="is not a binder-py recording"):
+        e2e_run(fake_examples, tmp_path / "replay", lm=f"replay:{out}", limit=1)
+    assert "warning: the code changed since" in capsys.readouterr().err
