@@ -312,6 +312,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         examples = load_dataset(task, split, resolved_data)
     split = split or "custom"
     selected = select_examples(examples, limit=limit, ids=ids, sample=sample, sample_seed=sample_seed)
+    if replayed is not None and replayed.is_dir():
+        _warn_unrecorded(selected, replayed, replayed_config)
 
     settings: dict[str, Any] = {"task": task, "mode": mode, "seed": seed}
     for key, value in (("n", n), ("vote", vote), ("num_shots", shots)):
@@ -546,6 +548,21 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     bar.close()
     _finish(summary, runner, started)
     return summary
+
+
+def _warn_unrecorded(selected: Sequence[Any], replayed: Path, recorded: dict[str, Any]) -> None:
+    """Say when questions of the selection are not among those the replayed run answered: their
+    requests were never recorded, so each becomes an error line (a replay without the recorded
+    run's --split or selection)."""
+    answered = {str(r["id"]) for r in read_results(replayed / RESULTS_FILE).records}
+    if not answered:
+        return
+    outside = [str(e.id) for e in selected if str(e.id) not in answered]
+    if outside:
+        print(f"binder-py eval: warning: {len(outside)} of the {len(selected)} selected question(s) (e.g. "
+              f"{outside[0]}) are not among the {len(answered)} that {replayed} answered (--split "
+              f"{recorded.get('split') or '?'} {_selection_text(recorded)}); nothing was recorded for them, so "
+              "their replay misses: give the recorded run's --split and selection", file=sys.stderr)
 
 
 def _move_aside(out: Path) -> None:

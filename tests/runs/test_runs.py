@@ -534,3 +534,26 @@ def test_quiet_keeps_the_warnings_about_the_results(fake_examples, tmp_path, cap
     with pytest.raises(LMConfigError, match="is not a binder-py recording"):
         e2e_run(fake_examples, tmp_path / "replay", lm=f"replay:{out}", limit=1)
     assert "warning: the code changed since" in capsys.readouterr().err
+
+
+def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_examples, tmp_path, monkeypatch, capsys):
+    """'eval wikitq --lm replay:runs/X' without the recorded run's --split/--sample went through the
+    whole selection writing one 'replay miss' error line per question (2,731 of dev's 2,831 for a
+    100-question sample), without a word up front; it now warns before the first question."""
+    from binder_py.lm.testserver import LoopbackServer
+    from tests.runs.conftest import E2E, question_of
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+
+    def respond(body, api):
+        return ["A: " + a for a in E2E[question_of(body["messages"][-1]["content"])]]
+
+    with LoopbackServer(responder=respond) as server:
+        e2e_run(fake_examples, tmp_path / "live", lm=f"openai:test-model@{server.base_url}", limit=2)
+    capsys.readouterr()
+    e2e_run(fake_examples, tmp_path / "same", lm=f"replay:{tmp_path / 'live'}", limit=2)
+    assert "not among" not in capsys.readouterr().err
+    summary, _ = e2e_run(fake_examples, tmp_path / "more", lm=f"replay:{tmp_path / 'live'}", limit=3)
+    assert summary.errors == 1
+    assert (f"warning: 1 of the 3 selected question(s) (e.g. q2) are not among the 2 that {tmp_path / 'live'} "
+            "answered (--split dev --limit 2); nothing was recorded for them") in capsys.readouterr().err
