@@ -190,9 +190,10 @@ class Binder:
         default ``$RAY_ADDRESS`` or a new local Ray); each worker builds its own binder with
         this one's settings and model (docs/SCALE.md). Tables given as paths are read here.
         """
-        from binder_py.engines import check_engine
+        from binder_py.engines import check_concurrency, check_engine
 
         check_engine(engine)
+        check_concurrency(concurrency)
         jobs = [{**_job(item), "position": position} for position, item in enumerate(items)]
         if engine == "ray":
             jobs = [{**job, "table": _files_read(job["table"])} for job in jobs]  # workers need not see our files

@@ -187,8 +187,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
 
     from binder_py.runs import read_ids_file, run_eval
 
-    if args.concurrency is not None and args.concurrency < 1:
-        raise BinderError("--concurrency must be at least 1")
+    if args.concurrency is not None:
+        from binder_py.engines import check_concurrency
+
+        check_concurrency(args.concurrency, "--concurrency")
     ids = read_ids_file(args.ids) if args.ids else None
     try:
         summary = run_eval(args.task, args.split, out=args.out, mode=args.mode, lm=args.lm, neural=args.neural,

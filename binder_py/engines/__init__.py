@@ -12,6 +12,7 @@ Ray is optional: it is imported only inside functions of :mod:`binder_py.engines
 
 from __future__ import annotations
 
+import numbers
 import os
 import socket
 from collections.abc import Callable, Iterable, Iterator
@@ -54,6 +55,14 @@ def check_engine(name: str) -> str:
     if name not in ENGINES:
         raise BinderError(f"unknown engine {name!r}; use one of {', '.join(ENGINES)}")
     return name
+
+
+def check_concurrency(value: Any, what: str = "concurrency") -> int:
+    """``value`` when it is a whole number of at least 1 (questions at once), else a one-line
+    :class:`BinderError` (``ask_many(concurrency=0)`` ran one at a time without a word)."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        raise BinderError(f"{what} must be a whole number of at least 1 (questions at once), got {value!r}")
+    return int(value)
 
 
 def ray_installed() -> bool:

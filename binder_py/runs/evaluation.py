@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from binder_py.engines import Engine, check_engine
+from binder_py.engines import Engine, check_concurrency, check_engine
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
@@ -270,6 +270,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     if task not in BENCHMARK_TASKS:
         raise BinderError(f"unknown task {task!r}; use one of {', '.join(BENCHMARK_TASKS)}")
     check_engine(engine)
+    if concurrency is not None:
+        check_concurrency(concurrency)
     if engine == "ray":
         from binder_py.engines import check_ray_address, require_ray
 

@@ -245,3 +245,27 @@ def test_a_ray_address_that_does_not_answer_is_a_one_line_error_before_anything_
         run_eval("wikitq", "dev", out=tmp_path / "run", mode="e2e", lm="replay:nowhere", examples=[],
                  engine="ray", ray_address=f"127.0.0.1:{port}", progress=False)
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "4", True])
+def test_a_concurrency_that_is_not_a_whole_number_of_at_least_1_is_refused(bad, tmp_path):
+    """``--concurrency 0`` was refused, but ``ask_many(items, concurrency=0)`` and
+    ``run_eval(..., concurrency=0)`` ran one question at a time (2.5 too) without a word."""
+    import pandas as pd
+
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+    from binder_py.runs import run_eval
+
+    lm = ScriptedLM([])
+    with pytest.raises(BinderError, match=r"concurrency must be a whole number of at least 1 \(questions at once\)"):
+        Binder(lm=lm, progress=False).ask_many([(pd.DataFrame({"a": [1]}), "sum?")], concurrency=bad)
+    with pytest.raises(BinderError, match="concurrency must be a whole number of at least 1"):
+        run_eval("wikitq", "dev", out=tmp_path / "run", mode="e2e", lm=lm, examples=[], concurrency=bad,
+                 progress=False)
+    assert lm.calls == [] and not (tmp_path / "run").exists()
+
+
+def test_the_command_line_says_concurrency_in_its_own_words(capsys):
+    assert main(["eval", "wikitq", "--concurrency", "0", "--out", "/nonexistent/run"]) == 2
+    assert "--concurrency must be a whole number of at least 1 (questions at once), got 0" in capsys.readouterr().err
