@@ -20,11 +20,11 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Iterable
 
 from binder_py.errors import BinderError
 
-__all__ = ["contained_path", "file_kind", "open_regular", "output_directory", "read_regular_bytes", "redact_spec",
+__all__ = ["contained_path", "file_kind", "open_regular", "output_directory", "output_file", "read_regular_bytes", "redact_spec",
            "replace_regular", "require_regular_or_absent", "truncate_regular", "write_output_text"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -156,20 +156,35 @@ def output_directory(path: str | os.PathLike[str], *, what: str) -> Path:
     return path
 
 
-def output_file(path: str | os.PathLike[str], *, what: str, example: str = "out") -> Path:
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)  # a hard link or another spelling of the same file too
+    except OSError:  # either is absent
+        return a.resolve() == b.resolve()
+
+
+def output_file(path: str | os.PathLike[str], *, what: str, example: str = "out",
+                reads: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """``path`` as a file the user named to write (``--out FILE``), its folder created; a one-line
-    :class:`BinderError` when it is a directory (``example``: a file name to suggest in it)."""
+    :class:`BinderError` when it is a directory (``example``: a file name to suggest in it) or one
+    of the files the command ``reads`` (a run's results.jsonl given as ``--out`` was overwritten)."""
     path = Path(path).expanduser()
     if path.is_dir():
         raise BinderError(f"{what} {path} is a directory; give a file name in it, e.g. {path / example}")
+    read = next((Path(r).expanduser() for r in reads if _same_file(path, Path(r).expanduser())), None)
+    if read is not None:
+        raise BinderError(f"{what} {path} is {read}, which this command reads; writing there would destroy it: "
+                          f"give another file name, e.g. {path.parent / example}")
     output_directory(path.parent, what=f"the folder of {what}")
     return path
 
 
-def write_output_text(path: str | os.PathLike[str], text: str, *, what: str) -> None:
+def write_output_text(path: str | os.PathLike[str], text: str, *, what: str, example: str = "out",
+                      reads: Iterable[str | os.PathLike[str]] = ()) -> None:
     """Write an output file the user named (``--out FILE``), its folder created; a one-line
-    :class:`BinderError` when it is a directory or cannot be written."""
-    path = output_file(path, what=what)
+    :class:`BinderError` when it is a directory, one of the files the command ``reads``, or cannot
+    be written."""
+    path = output_file(path, what=what, example=example, reads=reads)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:

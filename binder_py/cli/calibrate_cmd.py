@@ -26,7 +26,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.l2 < float("inf"):  # the fit would fail with a traceback
         raise BinderError(f"--l2 is the fit's penalty, a finite number above 0, got {args.l2}")
-    out = output_file(args.out, what="--out", example="calibrator.json")  # said before the fit, not after
+    from binder_py.runs.records import run_files
+
+    out = output_file(args.out, what="--out", example="calibrator.json",  # said before the fit, not after
+                      reads=[f for run in args.runs for f in run_files(run)])
     fit = fit_from_runs(args.runs, l2=args.l2)
     try:
         fit.calibrator.save(out)

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scores:  # said before scoring, not after
         from binder_py.safefiles import output_file
 
-        output_file(args.scores, what="--scores", example="scores.jsonl")
+        output_file(args.scores, what="--scores", example="scores.jsonl", reads=[args.file])
     examples = None
     if args.dataset:
         from binder_py.datasets import load_dataset

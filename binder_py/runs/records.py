@@ -29,6 +29,15 @@ LOCK_FILE = ".lock"
 RESULTS_FILE = "results.jsonl"
 RECORDING_FILE = "lm.sqlite"
 
+#: the files binder-py keeps in a run directory (the recording's SQLite journal files too)
+RUN_FILES = (CONFIG_FILE, RESULTS_FILE, RECORDING_FILE, f"{RECORDING_FILE}-wal", f"{RECORDING_FILE}-shm", LOCK_FILE)
+
+
+def run_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The files of the run directory ``directory`` (:data:`RUN_FILES`): never an output file's name."""
+    return [Path(directory) / name for name in RUN_FILES]
+
+
 #: config keys whose change changes the answers: a run may only be resumed when they are equal
 ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "neural_weight", "shots", "settings")
 

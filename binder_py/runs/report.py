@@ -22,7 +22,7 @@ from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
 from binder_py.runs.escape import markdown_text
 from binder_py.safefiles import output_directory, write_output_text
-from binder_py.runs.records import RESULTS_FILE, read_config, read_results
+from binder_py.runs.records import RESULTS_FILE, read_config, read_results, run_files
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 from binder_py.runs.paired import PairedComparison, compare_runs
 
@@ -387,7 +387,8 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
     paired = compare_runs(runs)
     markdown = format_markdown(metrics, curves, paired)
     if out is not None:
-        write_output_text(out, markdown, what="--out")
+        write_output_text(out, markdown, what="--out", example="report.md",
+                          reads=[f for run in runs for f in run_files(run.path)])
     plots: list[Path] = []
     if plots_dir is not None:
         from binder_py.runs.plots import plot_accuracy_by_subset, plot_accuracy_vs_candidates, plot_reliability

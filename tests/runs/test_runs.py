@@ -557,3 +557,27 @@ def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_example
     assert summary.errors == 1
     assert (f"warning: 1 of the 3 selected question(s) (e.g. q2) are not among the 2 that {tmp_path / 'live'} "
             "answered (--split dev --limit 2); nothing was recorded for them") in capsys.readouterr().err
+
+
+def test_an_output_file_that_is_a_file_being_read_is_refused(binder_run, tmp_path, capsys):
+    """'report runs/X --out runs/X/results.jsonl' replaced the run's results with the markdown,
+    'evaluate P.jsonl --scores P.jsonl' the predictions with the scores, 'calibrate runs/X --out
+    runs/X/config.json' the run's config: each output that is a file the command reads is refused."""
+    from binder_py.cli import main
+
+    out, _ = binder_run
+    run = tmp_path / "run"
+    shutil.copytree(out, run)
+    kept = {name: (run / name).read_bytes() for name in ("results.jsonl", "config.json")}
+    assert main(["report", str(run), "--out", str(run / "results.jsonl")]) == 2
+    assert main(["report", str(run), "--out", str(tmp_path / "." / "run" / "config.json")]) == 2
+    assert main(["calibrate", str(run), "--out", str(run / "config.json")]) == 2
+    assert main(["evaluate", str(run / "results.jsonl"), "--scores", str(run / "results.jsonl")]) == 2
+    (tmp_path / "linked.jsonl").hardlink_to(run / "results.jsonl")
+    assert main(["evaluate", str(tmp_path / "linked.jsonl"), "--scores", str(run / "results.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {run / 'results.jsonl'} is {run / 'results.jsonl'}, which this command reads; writing there " \
+           f"would destroy it: give another file name, e.g. {run / 'report.md'}" in err
+    assert err.count("which this command reads") == 5
+    assert {name: (run / name).read_bytes() for name in kept} == kept
+    assert main(["report", str(run), "--out", str(run / "report.md")]) == 0  # beside them is fine
