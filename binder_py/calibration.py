@@ -240,6 +240,20 @@ def shipped_calibrator(model: str, mode: str) -> Calibrator | None:
     return None
 
 
+def calibrator_identity(choice: str | None) -> str:
+    """What the calibrator setting ``choice`` stands for, to tell two runs' settings apart:
+    ``"auto"``, ``"none"``, or a file's calibrator by its content (``"sha256:…"``), wherever the
+    file lies (a file fitted again under the same name is another calibrator)."""
+    if choice is None or choice == CALIBRATOR_NONE:
+        return CALIBRATOR_NONE
+    if choice == CALIBRATOR_AUTO:
+        return CALIBRATOR_AUTO
+    import hashlib
+
+    text = json.dumps(load_calibration(choice).to_json(), sort_keys=True)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def resolve_calibrator(choice: str | None, model: str, mode: str) -> Calibrator | None:
     """The calibrator ``choice`` names: ``"auto"`` → :func:`shipped_calibrator` for the model and
     mode (None when none ships); ``None``/``"none"`` → None (the raw vote share); else a file."""

@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from binder_py.calibration import calibrator_identity
 from binder_py.engines import Engine, check_concurrency, check_engine
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
@@ -347,6 +348,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "core_shots_effective": len(profile.effective_core(model, settings.get("core_shots"), mode=mode)),
         "table_rows_effective": profile.effective_table_rows(model, settings.get("table_rows")),
         "max_tokens_effective": profile.effective_max_tokens(model, settings.get("max_tokens")),
+        "calibrator_effective": calibrator_identity(binder.settings.calibrator),
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),

@@ -67,7 +67,7 @@ CONFIG_SHAPE = Shape(dict, {
     "seed": _OPTIONAL_INT, "vote": _OPTIONAL_TEXT, "shots": _OPTIONAL_INT, "shots_effective": _OPTIONAL_INT,
     "lm_api": _OPTIONAL_TEXT, "neural_weight": _OPTIONAL_NUMBER, "questions": _OPTIONAL_INT,
     "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT, "core_shots_effective": _OPTIONAL_INT,
-    "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT,
+    "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT, "calibrator_effective": _OPTIONAL_TEXT,
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "versions": (dict, type(None)), "ids": (list, type(None)),
 })
@@ -278,8 +278,10 @@ def recorded_vote(config: dict[str, Any]) -> str | None:
 #: record that value it is compared instead, so a setting given at its default (``--shots 4``,
 #: ``--neural-weight 1`` with the embedded model) resumes a run that left it out
 TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effective",
-                  "table_rows": "table_rows_effective", "neural_weight": "neural_weight"}
-#: settings whose default is a value (``--calibrator auto``): given at it, they are as left out
+                  "table_rows": "table_rows_effective", "neural_weight": "neural_weight",
+                  "calibrator": "calibrator_effective"}
+#: settings whose default is a value (``--calibrator auto``): given at it, they are as left out (for
+#: runs recorded before the value they took was)
 SETTING_DEFAULTS = {"calibrator": "auto"}
 
 

@@ -195,3 +195,32 @@ def test_a_fit_on_a_replayed_run_is_of_the_recorded_model(binder_run, tmp_path):
     lm = ScriptedLM(lambda r, p: 'df["name"].iloc[0]')
     answer = Binder(lm=lm, n=2, progress=False, calibrator=str(path)).ask(table, "who?")
     assert answer.calibrated and not any("was fitted on" in w for w in answer.warnings)
+
+
+def test_a_run_resumed_after_its_calibrator_file_was_fitted_again_is_refused(binder_run, tmp_path):  # noqa: F811
+    """A run given '--calibrator cal.json' was resumed without a word after cal.json had been fitted
+    again (the path was the same), so its confidences and abstentions mixed two calibrators. The
+    calibrator is now compared by content: another one is refused, the same one elsewhere resumes."""
+    from dataclasses import replace
+
+    from tests.runs import conftest
+    from tests.runs.test_runs import e2e_run
+
+    out, _ = binder_run
+    fitted = fit_from_runs([out], min_examples=3).calibrator
+    path = tmp_path / "cal.json"
+    fitted.save(path)
+    table = tmp_path / "t.csv"
+    table.write_text(conftest.TABLE)
+    questions = [conftest.Example(id=f"q{i}", question=q, table_path=str(table), gold=gold, title="scores",
+                                  subsets=frozenset({"dev"}))
+                 for i, (q, (gold, _)) in enumerate(conftest.CASES.items())]
+    run = tmp_path / "run"
+    e2e_run(questions, run, limit=2, extra_settings={"calibrator": str(path)})
+    moved = tmp_path / "elsewhere.json"
+    path.rename(moved)
+    summary, _ = e2e_run(questions, run, limit=3, extra_settings={"calibrator": str(moved)})
+    assert summary.skipped == 2 and summary.answered == 1
+    replace(fitted, bias=fitted.bias + 1.0).save(moved)  # fitted again, under the same name
+    with pytest.raises(BinderError, match=r"calibrator: 'sha256:[0-9a-f]{16}' -> 'sha256:[0-9a-f]{16}'"):
+        e2e_run(questions, run, limit=3, extra_settings={"calibrator": str(moved)})

@@ -498,7 +498,7 @@ def test_resuming_with_a_setting_given_at_its_default_goes_on(fake_examples, tmp
         e2e_run(fake_examples, out, limit=3, extra_settings={"table_rows": 5})
     with pytest.raises(BinderError, match=r"shots: 4 -> 1|shots: \d+ -> 1"):
         e2e_run(fake_examples, out, limit=3, shots=1)
-    with pytest.raises(BinderError, match=r"settings: \{\} -> \{'calibrator': 'none'\}"):
+    with pytest.raises(BinderError, match=r"calibrator: 'auto' -> 'none'"):
         e2e_run(fake_examples, out, limit=3, extra_settings={"calibrator": "none"})
 
 
