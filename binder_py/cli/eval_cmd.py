@@ -168,7 +168,7 @@ def _register_eval(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=int, metavar="K", help="only the first K questions of the split (file order)")
     parser.add_argument("--sample", type=int, metavar="K",
                         help="a seeded random sample of K questions of the split (kept in file order)")
-    parser.add_argument("--sample-seed", type=int, default=0, metavar="S", help="the sample's seed (default 0)")
+    parser.add_argument("--sample-seed", type=int, metavar="S", help="the sample's seed (default 0; with --sample)")
     parser.add_argument("--ids", metavar="FILE", help="only these question ids (one per line), in the split's order")
     parser.add_argument("--out", "--record-lm", dest="out", required=True, metavar="DIR",
                         help="the run directory (results, config and the model recording)")
@@ -191,11 +191,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
         from binder_py.engines import check_concurrency
 
         check_concurrency(args.concurrency, "--concurrency")
+    if args.sample_seed is not None and args.sample is None:  # it would draw nothing: the first questions ran
+        raise BinderError(f"--sample-seed {args.sample_seed} needs --sample K, the seeded sample of K questions it "
+                          "draws; add --sample K, or leave --sample-seed out")
     ids = read_ids_file(args.ids) if args.ids else None
     try:
         summary = run_eval(args.task, args.split, out=args.out, mode=args.mode, lm=args.lm, neural=args.neural,
                            n=args.n, seed=args.seed, limit=args.limit, ids=ids, sample=args.sample,
-                           sample_seed=args.sample_seed, data_dir=args.data_dir,
+                           sample_seed=args.sample_seed or 0, data_dir=args.data_dir,
                            concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
                            command=["binder-py", *sys.argv[1:]], engine=args.engine,

@@ -581,3 +581,14 @@ def test_an_output_file_that_is_a_file_being_read_is_refused(binder_run, tmp_pat
     assert err.count("which this command reads") == 5
     assert {name: (run / name).read_bytes() for name in kept} == kept
     assert main(["report", str(run), "--out", str(run / "report.md")]) == 0  # beside them is fine
+
+
+def test_a_sample_seed_without_a_sample_is_refused(tmp_path, capsys):
+    """'eval ... --limit 2 --sample-seed 5' ran the split's first two questions: the seed was
+    ignored without a word, as it only seeds --sample."""
+    from binder_py.cli import main
+
+    assert main(["eval", "wikitq", "--limit", "2", "--sample-seed", "5", "--lm", "replay:nowhere",
+                 "--out", str(tmp_path / "run")]) == 2
+    assert "--sample-seed 5 needs --sample K, the seeded sample of K questions it draws" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
