@@ -69,10 +69,12 @@ def run(args: argparse.Namespace) -> int:
             raise BinderError("--scores needs a predictions FILE: it writes one line per predictions line")
         if args.gold is None or args.pred is None:
             raise BinderError("--gold and --pred go together: give both (values separated by '|')")
+        _refuse_unused(args, ("show_wrong", "split", "data_dir"), "a predictions FILE")
         return _run_pair(args)
     if not args.file:
         raise BinderError("nothing to score: give a predictions FILE (JSON Lines) or --gold A --pred B; "
                           "see 'binder-py evaluate --help'")
+    _refuse_unused(args, ("question", "gold_canon"), "--gold/--pred (a FILE's lines carry their own)")
     from binder_py.evaluate.scoring import score_file, write_judgements
 
     if args.scores:  # said before scoring, not after
@@ -98,6 +100,14 @@ def run(args: argparse.Namespace) -> int:
     for wrong in report.wrong[: max(args.show_wrong, 0)]:
         print(json.dumps(wrong, ensure_ascii=False, default=str))
     return 0
+
+
+def _refuse_unused(args: argparse.Namespace, names: tuple[str, ...], needs: str) -> None:
+    """Options this way of scoring would ignore, refused in one line (they were ignored without a word)."""
+    given = ["--" + name.replace("_", "-") for name in names if vars(args)[name]]
+    if given:
+        raise BinderError(f"{', '.join(given)}: {'these apply' if len(given) > 1 else 'it applies'} only with "
+                          f"{needs}; leave {'them' if len(given) > 1 else 'it'} out")
 
 
 def _run_pair(args: argparse.Namespace) -> int:

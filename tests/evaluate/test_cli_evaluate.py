@@ -133,3 +133,18 @@ def test_gold_from_dataset(tmp_path, capsys):
     assert report["overall"]["official_correct"] == 2 and report["overall"]["total"] == 3
     assert report["subsets"]["unsolvable-squall"]["total"] == 1       # nt-69 has no SQUALL SQL
     assert report["subsets"]["dev"]["total"] == 3
+
+
+def test_options_the_chosen_way_of_scoring_ignores_are_refused(tmp_path, capsys):
+    """'evaluate FILE --question Q --gold-canon X' and 'evaluate --gold a --pred b --show-wrong 3
+    --split dev' scored as if those options were not there, without a word."""
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"id": "x", "gold": ["a"], "prediction": "a"}\n', encoding="utf-8")
+    assert main(["evaluate", str(p), "--question", "a or b?", "--gold-canon", "a"]) == 2
+    assert "--question, --gold-canon: these apply only with --gold/--pred" in capsys.readouterr().err
+    assert main(["evaluate", "--gold", "a", "--pred", "b", "--show-wrong", "3"]) == 2
+    assert "--show-wrong: it applies only with a predictions FILE; leave it out" in capsys.readouterr().err
+    assert main(["evaluate", "--gold", "a", "--pred", "b", "--split", "dev", "--data-dir", "/data"]) == 2
+    assert "--split, --data-dir: these apply only with a predictions FILE" in capsys.readouterr().err
+    assert main(["evaluate", "--gold", "a", "--pred", "a", "--question", "a or b?", "--gold-canon", "a"]) == 0
+    assert main(["evaluate", str(p), "--show-wrong", "1"]) == 0
