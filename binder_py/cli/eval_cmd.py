@@ -26,8 +26,9 @@ Two ways to use it:
         binder    Binder's own semantic match (the paper's tables)
         semantic  binder-py's documented semantic match
       TabFact prints accuracy (predictions read as true/false, 1/0, yes/no, entailed/refuted).
-      --scores writes one line per input line: {"id", "official", "binder", "semantic"} (TabFact:
-      {"id", "correct"}), so judgements can be compared.
+      An id that comes again is scored once, by its last line (as in a run's results.jsonl after
+      --retry-errors). --scores writes one line per scored line: {"id", "official", "binder", "semantic"}
+      (TabFact: {"id", "correct"}), so judgements can be compared.
 
   binder-py evaluate --gold "a|b" --pred "b|a" [--question Q] [--gold-canon "x|y"] [--task wikitq|tabfact]
       Judge one answer. Values are separated by "|"; write a literal "|" as \\p (WikiTQ escapes).

@@ -11,6 +11,8 @@ Each line is a JSON object:
 * ``dataset`` (optional, ``"wikitq"`` or ``"tabfact"``) and ``subsets`` (optional list of subset names).
 
 Missing ``gold``/``question``/``gold_canon``/``subsets`` are filled from ``examples`` (matched by ``id``) when given.
+An id that comes again is scored once, by its last line (a run's ``results.jsonl`` holds a question
+again after ``--retry-errors``, and its last line is the answer, as ``binder-py report`` reads it).
 Every record is judged by :func:`binder_py.evaluate.judge.score_prediction` (WikiTQ: ``official``, ``binder``,
 ``semantic``; TabFact: ``correct``).
 """
@@ -71,6 +73,7 @@ class ScoreReport:
     subsets: dict[str, SubsetScore] = field(default_factory=dict)
     judgements: list[dict[str, Any]] = field(default_factory=list)  # {"id", <evaluator>: bool, ...} per record
     wrong: list[dict[str, Any]] = field(default_factory=list)  # records some evaluator judged wrong
+    repeated: int = 0  # records left out: a later record has their id (the last one per id is scored)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -78,13 +81,16 @@ class ScoreReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"task": self.task, "evaluators": list(self.names), "overall": self.overall.as_dict(),
-                "subsets": {k: v.as_dict() for k, v in sorted(self.subsets.items())}}
+                "subsets": {k: v.as_dict() for k, v in sorted(self.subsets.items())}, "repeated": self.repeated}
 
     def format(self) -> str:
         headers = ["accuracy"] if task_profile(self.task).evaluator == "label" else list(self.names)
         lines = [f"{'subset':<24} {'n':>6}" + "".join(f" {h:>9}" for h in headers)]
         for name, s in [("all", self.overall)] + sorted(self.subsets.items()):
             lines.append(f"{name:<24} {s.total:>6}" + "".join(f" {100 * s.accuracy(n):>8.2f}%" for n in self.names))
+        if self.repeated:
+            lines.append(f"({self.repeated} line(s) left out: their id comes again later, and each id is scored by its "
+                         "last line, as in a run's results.jsonl after --retry-errors)")
         return "\n".join(lines)
 
 
@@ -121,8 +127,12 @@ def score_records(records: Iterable[Mapping[str, Any]], task: str | None = None,
     if task not in BENCHMARK_TASKS:
         raise BinderError(f"unknown task {task!r}; choose {' or '.join(BENCHMARK_TASKS)}")
     names = evaluator_names(task)
+    last = {str(r["id"]): i for i, r in enumerate(records) if r.get("id") is not None}
     report = ScoreReport(task=task, overall=SubsetScore(names))
     for number, record in enumerate(records, start=1):
+        if record.get("id") is not None and last[str(record["id"])] != number - 1:
+            report.repeated += 1  # answered again later (a run's --retry-errors): the last line counts
+            continue
         example = by_id.get(str(record.get("id"))) if record.get("id") is not None else None
         where = f"record {number} (id {record.get('id')!r})"
         if "prediction" not in record:
@@ -157,8 +167,8 @@ def score_file(path: str | os.PathLike[str], task: str | None = None,
 
 
 def write_judgements(report: ScoreReport, path: str | os.PathLike[str]) -> None:
-    """One JSON line per scored record, in input order: ``{"id", "official", "binder", "semantic"}``
-    (TabFact: ``{"id", "correct"}``)."""
+    """One JSON line per scored record (an id's last), in input order: ``{"id", "official", "binder",
+    "semantic"}`` (TabFact: ``{"id", "correct"}``)."""
     with open(path, "w", encoding="utf-8") as out:
         for judgement in report.judgements:
             out.write(json.dumps(judgement, ensure_ascii=False) + "\n")

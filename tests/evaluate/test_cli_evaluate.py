@@ -148,3 +148,23 @@ def test_options_the_chosen_way_of_scoring_ignores_are_refused(tmp_path, capsys)
     assert "--split, --data-dir: these apply only with a predictions FILE" in capsys.readouterr().err
     assert main(["evaluate", "--gold", "a", "--pred", "a", "--question", "a or b?", "--gold-canon", "a"]) == 0
     assert main(["evaluate", str(p), "--show-wrong", "1"]) == 0
+
+
+def test_a_run_with_retried_questions_scores_each_question_once(tmp_path, capsys):
+    """'evaluate runs/X/results.jsonl' after '--retry-errors' counted a retried question twice (its
+    error line and its new line), where 'binder-py report' reads the last line per id: 4 questions
+    and 25% instead of 2 and 50%."""
+    p = _write(tmp_path / "results.jsonl", [
+        {"id": "q1", "gold": ["a"], "prediction": None, "error": "LMUnavailable: 503"},
+        {"id": "q2", "gold": ["b"], "prediction": "b"},
+        {"id": "q1", "gold": ["a"], "prediction": "a"},
+        {"gold": ["c"], "prediction": "c"}, {"gold": ["c"], "prediction": "d"},  # no id: each line counts
+    ])
+    assert main(["evaluate", str(p), "--scores", str(tmp_path / "s.jsonl"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["overall"]["total"] == 4 and report["overall"]["official_correct"] == 3
+    assert report["repeated"] == 1
+    scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert [(s["id"], s["official"]) for s in scored] == [("q2", True), ("q1", True), (None, True), (None, False)]
+    assert main(["evaluate", str(p)]) == 0
+    assert "(1 line(s) left out: their id comes again later" in capsys.readouterr().out
