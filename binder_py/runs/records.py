@@ -283,13 +283,16 @@ TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effectiv
 #: settings whose default is a value (``--calibrator auto``): given at it, they are as left out (for
 #: runs recorded before the value they took was)
 SETTING_DEFAULTS = {"calibrator": "auto"}
+#: answer-changing keys whose default is a value (``--neural lm``): given at it, they are as left out
+ANSWER_DEFAULTS = {"neural": "lm"}
 
 
 def _compared(config: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     """``config``'s answer-changing settings as :func:`config_differences` compares them with ``other``'s."""
     settings = {name: value for name, value in (config.get("settings") or {}).items()
                 if name not in SETTING_DEFAULTS or value != SETTING_DEFAULTS[name]}
-    out = {key: config.get(key) for key in ANSWER_KEYS}
+    out = {key: None if key in ANSWER_DEFAULTS and config.get(key) == ANSWER_DEFAULTS[key] else config.get(key)
+           for key in ANSWER_KEYS}
     for name, taken in TAKEN_SETTINGS.items():
         if taken in config and taken in other:
             settings.pop(name, None)

@@ -483,14 +483,15 @@ def test_cli_eval_applies_calibrator(tmp_path, monkeypatch, capsys):
 
 
 def test_resuming_with_a_setting_given_at_its_default_goes_on(fake_examples, tmp_path):
-    """A run started without --shots/--neural-weight/--table-rows/--core-shots/--calibrator was refused
+    """A run started without --shots/--neural-weight/--table-rows/--core-shots/--calibrator/--neural lm was refused
     when resumed with one of them given at the value it had taken ('settings: {} -> {'calibrator':
     'auto'}); settings are compared as the values they took. Another value is still refused."""
     out = tmp_path / "r"
     e2e_run(fake_examples, out, limit=2)
     config = json.loads((out / "config.json").read_text())
     same = {"calibrator": "auto", "neural_weight": config["neural_weight"], "table_rows": 0, "core_shots": 0}
-    summary, _ = e2e_run(fake_examples, out, limit=3, shots=config["shots_effective"], extra_settings=same)
+    summary, _ = e2e_run(fake_examples, out, limit=3, shots=config["shots_effective"], extra_settings=same,
+                         neural="lm")
     assert summary.skipped == 2 and summary.answered == 1
     summary, _ = e2e_run(fake_examples, out, limit=3)  # and left out again
     assert summary.skipped == 3
