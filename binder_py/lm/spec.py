@@ -32,6 +32,8 @@ OPTION_KEYS = {"ctx": int, "concurrency": int, "rpm": float, "tpm": float, "time
 ACCEPTED_FORMS = ("openai:MODEL, openai:MODEL@http://HOST:PORT/v1, openai-completions:MODEL[@URL], "
                   "azure:DEPLOYMENT[@https://NAME.openai.azure.com], local, local:0.5b, local:1.5b, local:/path/model.gguf, replay:DIR "
                   "(options may follow after '?', e.g. openai:gpt-4o-mini?rpm=500&concurrency=8)")
+#: options that pace requests (how many at once, how fast, how long to wait), not what the model answers
+PACING_OPTIONS = ("concurrency", "rpm", "tpm", "timeout", "retries")
 DEFAULT_TIMEOUT = 60.0
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 
@@ -96,6 +98,20 @@ def parse_spec(spec: str) -> LMSpec:
         if not rest:
             raise LMConfigError("--lm replay:DIR needs the directory a run was recorded into")
     return LMSpec(provider, rest or None, base_url, options, text)
+
+
+def answering_spec(spec: str) -> str:
+    """``spec`` as far as it decides the answers: its pacing options (:data:`PACING_OPTIONS`) left
+    out, the others in order, ``local:0.5b`` as ``local`` (a run may be resumed with ``?rpm=``
+    lowered). A spec that does not parse is returned as it is."""
+    try:
+        parsed = parse_spec(spec)
+    except LMConfigError:
+        return spec
+    model = None if parsed.provider == "local" and parsed.model == "0.5b" else parsed.model
+    options = "&".join(f"{key}={value}" for key, value in sorted(parsed.options.items()) if key not in PACING_OPTIONS)
+    return (parsed.provider + (f":{model}" if model else "") + (f"@{parsed.base_url}" if parsed.base_url else "")
+            + (f"?{options}" if options else ""))
 
 
 def default_spec() -> str:

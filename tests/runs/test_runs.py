@@ -593,3 +593,28 @@ def test_a_sample_seed_without_a_sample_is_refused(tmp_path, capsys):
                  "--out", str(tmp_path / "run")]) == 2
     assert "--sample-seed 5 needs --sample K, the seeded sample of K questions it draws" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_resumes_with_the_model_paced_otherwise(fake_examples, tmp_path, monkeypatch):
+    """A run stopped by rate limits and resumed with '--lm openai:M@URL?rpm=300' (or ?concurrency=,
+    ?timeout=, ?retries=) was refused as 'other settings (lm: ... -> ...?rpm=300)', though pacing does
+    not change the answers; 'local:0.5b' is 'local'. An option that does (?ctx=) is still refused."""
+    from binder_py.lm.spec import answering_spec
+    from binder_py.lm.testserver import LoopbackServer
+    from tests.runs.conftest import E2E, question_of
+
+    assert answering_spec("local:0.5b?threads=2") == "local?threads=2" and answering_spec("local") == "local"
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+
+    def respond(body, api):
+        return ["A: " + a for a in E2E[question_of(body["messages"][-1]["content"])]]
+
+    out = tmp_path / "r"
+    with LoopbackServer(responder=respond) as server:
+        spec = f"openai:test-model@{server.base_url}"
+        e2e_run(fake_examples, out, lm=spec, limit=2)
+        summary, _ = e2e_run(fake_examples, out, lm=f"{spec}?rpm=300&concurrency=2&timeout=30&retries=1", limit=3)
+        assert summary.skipped == 2 and summary.answered == 1
+        with pytest.raises(BinderError, match=r"lm: 'openai:test-model@http://127.0.0.1:\d+/v1' -> "
+                                              r"'openai:test-model@http://127.0.0.1:\d+/v1\?ctx=2048'"):
+            e2e_run(fake_examples, out, lm=f"{spec}?ctx=2048&rpm=300", limit=3)
