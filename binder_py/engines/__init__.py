@@ -89,6 +89,8 @@ def check_ray_address(address: str | None) -> None:
     if address is None or address in RAY_LOCAL_ADDRESSES:
         return
     client = address.startswith("ray://")
+    if "://" in address and not client:  # another scheme (a Ray client builder module): Ray's own to resolve
+        return
     try:
         parts = urlsplit("//" + address.removeprefix("ray://"))
         host, port = parts.hostname, parts.port or (RAY_CLIENT_PORT if client else RAY_GCS_PORT)

@@ -238,6 +238,7 @@ def test_a_ray_address_that_does_not_answer_is_a_one_line_error_before_anything_
         listening.listen()
         check_ray_address(f"127.0.0.1:{listening.getsockname()[1]}")
         check_ray_address("auto")
+        check_ray_address("anyscale://my-cluster")  # a client builder's scheme: Ray resolves it
     monkeypatch.delenv("RAY_ADDRESS")
     check_ray_address(None)
     pytest.importorskip("ray", reason="the ray extra is not installed")
