@@ -149,8 +149,10 @@ The run directory (--out) gets:
 Run the same command again to resume: finished ids are skipped, a line cut off by a kill is dropped
 and redone. Settings that change answers (task, split, mode, --lm, --neural, --n, --seed, --vote,
 --neural-weight, --shots, --core-shots, --table-rows, --unconstrained, --abstain-below, --calibrator) must
-take the same values (one given at its default matches one left out), and the selection (--limit, --sample, --ids) may grow but must hold every finished question;
-otherwise use a new --out or --force (moves the old results aside).
+take the same values (one given at its default matches one left out; --lm's ?rpm= and other pacing
+options may change), and the selection (--limit, --sample, --ids) may grow but must hold every finished
+question (a --sample of another size is another draw: grow --limit within one); otherwise use a new
+--out or --force (moves the old results aside).
 Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
 On a Ray cluster (--engine ray [--ray-address ADDR]) each question is a Ray task; the results come
 back here and go into the same run directory (docs/SCALE.md).
@@ -202,14 +204,11 @@ def run_eval_command(args: argparse.Namespace) -> int:
         from binder_py.engines import check_concurrency
 
         check_concurrency(args.concurrency, "--concurrency")
-    if args.sample_seed is not None and args.sample is None:  # it would draw nothing: the first questions ran
-        raise BinderError(f"--sample-seed {args.sample_seed} needs --sample K, the seeded sample of K questions it "
-                          "draws; add --sample K, or leave --sample-seed out")
     ids = read_ids_file(args.ids) if args.ids else None
     try:
         summary = run_eval(args.task, args.split, out=args.out, mode=args.mode, lm=args.lm, neural=args.neural,
                            n=args.n, seed=args.seed, limit=args.limit, ids=ids, sample=args.sample,
-                           sample_seed=args.sample_seed or 0, data_dir=args.data_dir,
+                           sample_seed=args.sample_seed, data_dir=args.data_dir,
                            concurrency=args.concurrency, force=args.force, retry_errors=args.retry_errors,
                            progress=not args.quiet, vote=args.vote, shots=args.shots, cache=not args.no_cache,
                            command=["binder-py", *sys.argv[1:]], engine=args.engine,

@@ -249,7 +249,7 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
 def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str], mode: str = "binder",
              lm: Any = None, neural: Any = None, n: int | None = None, seed: int | None = 0,
              limit: int | None = None, ids: Sequence[str] | None = None, sample: int | None = None,
-             sample_seed: int = 0, data_dir: str | os.PathLike[str] | None = None,
+             sample_seed: int | None = None, data_dir: str | os.PathLike[str] | None = None,
              concurrency: int | None = None, force: bool = False, retry_errors: bool = False,
              progress: bool = True, vote: str | None = None, shots: int | None = None, cache: bool = True,
              examples: Sequence[Any] | None = None, command: Sequence[str] | None = None,
@@ -270,6 +270,10 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
 
     if task not in BENCHMARK_TASKS:
         raise BinderError(f"unknown task {task!r}; use one of {', '.join(BENCHMARK_TASKS)}")
+    if sample_seed is not None and sample is None:  # it would draw nothing: the first questions ran
+        raise BinderError(f"--sample-seed {sample_seed} needs --sample K, the seeded sample of K questions it draws; "
+                          "add --sample K, or leave --sample-seed out")
+    sample_seed = sample_seed or 0
     check_engine(engine)
     if concurrency is not None:
         check_concurrency(concurrency)
@@ -468,10 +472,14 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
         outside = sorted({str(r["id"]) for r in found.records} - selected_ids)
         if outside and not force:
             shown = ", ".join(outside[:3]) + (", ..." if len(outside) > 3 else "")
+            redrawn = old.get("sample") is not None and old.get("sample") != config.get("sample")
             raise BinderError(
                 f"{out} holds {len(outside)} finished question(s) outside this selection ({shown}; it was "
                 f"{_selection_text(old)}, now {_selection_text(config)}); resuming would mix the two. Use the "
-                "same or a larger selection, a new --out, or --force to move the old results aside and start over")
+                "same or a larger selection"
+                + (" (a --sample of another size is another draw, not this one grown: keep --sample "
+                   f"{old['sample']} and raise --limit, or draw the largest sample once)" if redrawn else "")
+                + ", a new --out, or --force to move the old results aside and start over")
         if diffs or outside:
             _move_aside(out)
             old = found = None

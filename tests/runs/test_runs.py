@@ -584,15 +584,36 @@ def test_an_output_file_that_is_a_file_being_read_is_refused(binder_run, tmp_pat
     assert main(["report", str(run), "--out", str(run / "report.md")]) == 0  # beside them is fine
 
 
-def test_a_sample_seed_without_a_sample_is_refused(tmp_path, capsys):
-    """'eval ... --limit 2 --sample-seed 5' ran the split's first two questions: the seed was
-    ignored without a word, as it only seeds --sample."""
+def test_a_sample_seed_without_a_sample_is_refused(fake_examples, tmp_path, capsys):
+    """'eval ... --limit 2 --sample-seed 5' (run_eval(sample_seed=5)) ran the split's first two
+    questions: the seed was ignored without a word, as it only seeds --sample."""
     from binder_py.cli import main
 
     assert main(["eval", "wikitq", "--limit", "2", "--sample-seed", "5", "--lm", "replay:nowhere",
                  "--out", str(tmp_path / "run")]) == 2
     assert "--sample-seed 5 needs --sample K, the seeded sample of K questions it draws" in capsys.readouterr().err
+    with pytest.raises(BinderError, match="--sample-seed 5 needs --sample K"):
+        e2e_run(fake_examples, tmp_path / "run", limit=2, sample_seed=5)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_larger_sample_that_is_another_draw_says_how_to_grow_one(tmp_path):
+    """The docs said a selection may grow, but --sample 50 then --sample 100 (same seed) is another
+    draw, not the first one grown: the refusal now says to keep the sample and raise --limit."""
+    from binder_py.runs import select_examples
+    from tests.runs import conftest
+
+    table = tmp_path / "t.csv"
+    table.write_text(conftest.TABLE)
+    many = [conftest.Example(id=f"q{i}", question=f"how many points does bob have {i}?", table_path=str(table),
+                             gold=["12"], title="scores", subsets=frozenset({"dev"})) for i in range(625)]
+    small = {e.id for e in select_examples(many, sample=50)}
+    large = {e.id for e in select_examples(many, sample=100)}
+    assert small - large  # not nested: growing the sample redraws it
+    out = tmp_path / "r"
+    e2e_run(many, out, sample=50, lm=ScriptedLM(lambda r, p: "A: 12"), concurrency=4)
+    with pytest.raises(BinderError, match=r"another draw, not this one grown: keep --sample 50 and raise --limit"):
+        e2e_run(many, out, sample=100, lm=ScriptedLM(lambda r, p: "A: 12"))
 
 
 def test_a_run_resumes_with_the_model_paced_otherwise(fake_examples, tmp_path, monkeypatch):
