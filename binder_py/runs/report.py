@@ -22,7 +22,7 @@ from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
 from binder_py.runs.escape import markdown_text
 from binder_py.safefiles import output_directory, write_output_text
-from binder_py.runs.records import RESULTS_FILE, read_config, read_results, run_files
+from binder_py.runs.records import RESULTS_FILE, RUN_FILES, read_config, read_results, run_files
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 from binder_py.runs.paired import PairedComparison, compare_runs
 
@@ -54,6 +54,9 @@ class Run:
 def load_run(directory: str | os.PathLike[str]) -> Run:
     """Read a run directory written by :func:`binder_py.runs.run_eval` (a cut-off last line is ignored)."""
     path = Path(directory).expanduser()
+    if path.is_file():  # results.jsonl given for its run, or a log beside the runs (report runs/*)
+        raise BinderError(f"{path} is a file, not a run directory; give the directory 'binder-py eval --out DIR' "
+                          f"wrote" + (f" ({path.parent})" if path.name in RUN_FILES else ""))
     if not path.is_dir():
         raise BinderError(f"{path}: no such run directory (written by 'binder-py eval --out DIR')")
     config = read_config(path)

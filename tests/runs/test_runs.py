@@ -639,3 +639,18 @@ def test_a_run_resumes_with_the_model_paced_otherwise(fake_examples, tmp_path, m
         with pytest.raises(BinderError, match=r"lm: 'openai:test-model@http://127.0.0.1:\d+/v1' -> "
                                               r"'openai:test-model@http://127.0.0.1:\d+/v1\?ctx=2048'"):
             e2e_run(fake_examples, out, lm=f"{spec}?ctx=2048&rpm=300", limit=3)
+
+
+def test_a_run_file_given_for_its_run_directory_names_the_directory(binder_run, tmp_path):
+    """'report runs/X/results.jsonl' (or a log file caught by 'report runs/*') was called "no such
+    run directory", though the file was there; it now says it is a file, and which directory to give."""
+    out, _ = binder_run
+    with pytest.raises(BinderError, match=rf"results.jsonl is a file, not a run directory; give the directory "
+                                          rf"'binder-py eval --out DIR' wrote \({out}\)"):
+        report([out / "results.jsonl"])
+    (tmp_path / "run.log").write_text("log")
+    with pytest.raises(BinderError, match=r"run.log is a file, not a run directory; give the directory "
+                                          r"'binder-py eval --out DIR' wrote$"):
+        report([out, tmp_path / "run.log"])
+    with pytest.raises(BinderError, match="no such run directory"):
+        report([tmp_path / "missing"])
