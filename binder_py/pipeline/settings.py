@@ -13,6 +13,8 @@ from binder_py.errors import BinderError
 #: e2e: the model answers from the table directly; discriminate: a symbolic proposer grows programs
 #: over the table and the model scores them (Pangu)
 MODES = ("binder", "python", "e2e", "discriminate")
+#: the modes whose candidates are n samples from the model (discriminate: the proposer builds its own)
+SAMPLING_MODES = ("binder", "python", "e2e")
 #: likelihood: each program weighs count × exp(β·(its mean token log-probability − the best's))
 VOTE_STRATEGIES = ("majority", "probability", "answer_biased", "program_biased", "likelihood")
 

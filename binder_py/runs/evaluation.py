@@ -32,6 +32,7 @@ from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
 from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, waves_can_batch
+from binder_py.pipeline.settings import SAMPLING_MODES
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -301,7 +302,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         replayed_config = (read_config(replayed) if replayed.is_dir() else None) or {}
         # settings that default from the model (n, shots) default from the recorded run instead, so
         # the replayed requests are the recorded ones
-        if n is None and replayed_config.get("n") and replayed_config.get("mode") == mode:
+        if n is None and replayed_config.get("n") and replayed_config.get("mode") == mode and mode in SAMPLING_MODES:
             n = int(replayed_config["n"])
         if shots is None and replayed_config.get("shots_effective"):
             shots = int(replayed_config["shots_effective"])

@@ -23,6 +23,7 @@ from typing import Any
 from binder_py.errors import BinderError
 from binder_py.jsonfile import Shape, check_shape, iter_json_lines, read_json
 from binder_py.lm.spec import answering_spec
+from binder_py.pipeline.settings import SAMPLING_MODES
 from binder_py.safefiles import open_regular, redact_spec, replace_regular, truncate_regular
 
 CONFIG_FILE = "config.json"
@@ -296,6 +297,8 @@ def _compared(config: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
            for key in ANSWER_KEYS}
     if isinstance(out["lm"], str):  # ?rpm= and the other pacing options do not change the answers
         out["lm"] = answering_spec(out["lm"])
+    if config.get("mode") not in SAMPLING_MODES:  # discriminate: n samples nothing
+        out["n"] = None
     for name, taken in TAKEN_SETTINGS.items():
         if taken in config and taken in other:
             settings.pop(name, None)

@@ -654,3 +654,36 @@ def test_a_run_file_given_for_its_run_directory_names_the_directory(binder_run, 
         report([out, tmp_path / "run.log"])
     with pytest.raises(BinderError, match="no such run directory"):
         report([tmp_path / "missing"])
+
+
+def test_a_discriminate_run_is_replayed_and_resumed_without_its_unused_n(tmp_path, monkeypatch):
+    """Replaying a discriminate run took n from its config (5, recorded though the proposer samples
+    nothing), so every replayed answer warned 'n=5 is not used in discriminate mode'; and a resume
+    with --n given was refused as 'n: 5 -> 10' for a setting that changes nothing there."""
+    from binder_py import ask
+    from binder_py.lm.spec import open_store
+    from binder_py.runs.records import config_differences
+
+    recorded = tmp_path / "recorded"
+    recorded.mkdir()
+    (recorded / "config.json").write_text(json.dumps({"task": "wikitq", "mode": "discriminate", "n": 5,
+                                                      "lm_api": "chat", "lm": "local"}))
+    open_store(recorded / "lm.sqlite").close()
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def binder(**settings):
+        seen.update(settings)
+        raise Stop
+
+    monkeypatch.setattr(ask, "Binder", binder)
+    with pytest.raises(Stop):
+        run_eval("wikitq", "dev", out=tmp_path / "replay", mode="discriminate", lm=f"replay:{recorded}",
+                 examples=[], progress=False)
+    assert "n" not in seen and seen["mode"] == "discriminate"
+    discriminate = {"task": "wikitq", "mode": "discriminate", "lm": "local", "n": 5}
+    assert config_differences(discriminate, {**discriminate, "n": 10}) == []
+    assert config_differences({**discriminate, "mode": "binder"}, {**discriminate, "mode": "binder", "n": 10}) \
+        == ["n: 5 -> 10"]
