@@ -33,7 +33,7 @@ from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
 from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, waves_can_batch
 from binder_py.pipeline.settings import SAMPLING_MODES
-from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock,
+from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock, result_ids,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
 from binder_py.safefiles import output_directory
@@ -567,7 +567,7 @@ def _warn_unrecorded(selected: Sequence[Any], replayed: Path, recorded: dict[str
     """Say when questions of the selection are not among those the replayed run answered: their
     requests were never recorded, so each becomes an error line (a replay without the recorded
     run's --split or selection)."""
-    answered = {str(r["id"]) for r in read_results(replayed / RESULTS_FILE).records}
+    answered = result_ids(replayed / RESULTS_FILE)
     if not answered:
         return
     outside = [str(e.id) for e in selected if str(e.id) not in answered]

@@ -194,6 +194,19 @@ def shortened_record(record: dict[str, Any]) -> dict[str, Any]:
     return short
 
 
+def result_ids(path: str | os.PathLike[str]) -> set[str]:
+    """The ids of ``results.jsonl``'s lines, streamed and not kept (a replayed run's may be a
+    4,344-question test run); lines that do not parse are passed over."""
+    ids: set[str] = set()
+    try:
+        for line in iter_json_lines(path, max_line_bytes=MAX_RESULT_LINE_BYTES):
+            if line.error is None and line.complete and isinstance(line.value, dict) and "id" in line.value:
+                ids.add(str(line.value["id"]))
+    except FileNotFoundError:
+        pass
+    return ids
+
+
 class ResultsWriter:
     """Appends one JSON line per finished question, durably (write + flush + fsync), thread-safe."""
 
