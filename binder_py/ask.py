@@ -195,15 +195,24 @@ class Binder:
         check_engine(engine)
         check_concurrency(concurrency)
         jobs = [{**_job(item), "position": position} for position, item in enumerate(items)]
-        if engine == "ray":
-            jobs = [{**job, "table": _files_read(job["table"])} for job in jobs]  # workers need not see our files
         results: list[Answer | BaseException | None] = [None] * len(jobs)
+        if engine == "ray":  # workers need not see our files: read here, a file that fails is its item's error
+            read = []
+            for job in jobs:
+                try:
+                    read.append({**job, "table": _files_read(job["table"])})
+                except Exception as error:  # noqa: BLE001 - as the question would have failed in ask
+                    results[job["position"]] = _item_failure(error, job["position"], return_exceptions)
+            jobs = read
+            if not jobs:  # every item failed to read: no cluster to start
+                return results  # type: ignore[return-value]
         runner = self._engine(engine, concurrency, ray_address)
-        bar = progress_bar(len(jobs), "questions", "q", self.progress if progress is None else progress)
+        bar = progress_bar(len(results), "questions", "q", self.progress if progress is None else progress)
+        bar.update(len(results) - len(jobs))
         answers = runner.run(partial(_ask_job, return_exceptions=return_exceptions), jobs)
         try:
             for index, answer in answers:
-                results[index] = answer
+                results[jobs[index]["position"]] = answer
                 bar.update(1)
         finally:
             answers.close()
@@ -283,13 +292,19 @@ def _ask_job(binder: Binder, job: dict[str, Any], *, return_exceptions: bool) ->
     try:
         return binder.ask(**question, progress=False)  # one bar, over the questions
     except Exception as error:  # noqa: BLE001 - reported per question
-        if return_exceptions:
-            return error
-        where = f"ask_many items[{job['position']}]"  # the list's own index: items[0] is the first
-        if isinstance(error, BinderError):
-            raise BinderError(f"{where}: {error}") from error
-        error.add_note(where)
-        raise
+        return _item_failure(error, job["position"], return_exceptions)
+
+
+def _item_failure(error: Exception, position: int, return_exceptions: bool) -> BaseException:
+    """Item ``position``'s ``error``: returned in its place with ``return_exceptions``, else raised
+    saying which item it was, by its index in the list (``ask_many items[3]: ...``)."""
+    if return_exceptions:
+        return error
+    where = f"ask_many items[{position}]"  # the list's own index: items[0] is the first
+    if isinstance(error, BinderError):
+        raise BinderError(f"{where}: {error}") from error
+    error.add_note(where)
+    raise error
 
 
 def _files_read(tables: TablesArg) -> TablesArg:

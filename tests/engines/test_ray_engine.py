@@ -226,6 +226,24 @@ def test_ask_many_on_ray_gives_the_local_answers_and_records_them(examples, tmp_
     assert [a.value for a in replayed] == [a.value for a in local]
 
 
+def test_ask_many_on_ray_gives_a_table_that_cannot_be_read_as_its_items_error(examples, tmp_path):
+    """On Ray, ask_many reads table files before sending them: one missing file raised for the
+    whole list, with return_exceptions too (and without saying which item), where the local
+    engine puts the error in that item's place and answers the others."""
+    from binder_py.ask import Binder
+    from binder_py.errors import TableError
+
+    items = [{"table": examples[0].load_table(), "question": examples[0].question, "title": examples[0].title},
+             {"table": str(tmp_path / "missing.csv"), "question": "how many?"}]
+    with LoopbackServer(responder=responder_for(examples, N)) as server:
+        binder = Binder(lm=f"openai:gpt-4o-mini@{server.base_url}", cache=False, task="wikitq", n=N, progress=False)
+        answers = binder.ask_many(items, concurrency=2, engine="ray", return_exceptions=True)
+        with pytest.raises(BinderError, match=r"^ask_many items\[1\]: .*missing.csv: no such file"):
+            binder.ask_many(items, engine="ray")
+        binder.close()
+    assert answers[0].value is not None and isinstance(answers[1], TableError)
+
+
 def test_a_model_object_that_cannot_be_sent_is_a_one_line_error(examples, tmp_path):
     from binder_py.lm import ScriptedLM
 
