@@ -487,6 +487,14 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
         else:
             config["started_at"] = old.get("started_at", config["started_at"])
             config["resumed_at"] = list(old.get("resumed_at", [])) + [_now()]
+            # the code of each invocation: after an upgrade, the lines before and after were answered by other code
+            earlier = old.get("codes") or ([old["code"]] if old.get("code") else [])
+            config["codes"] = list(dict.fromkeys([*earlier, config["code"]]))
+            if old.get("code") and old["code"] != config["code"] and found.records:
+                print(f"binder-py eval: warning: the code changed since {out} was last run (fingerprint "
+                      f"{old['code']}, now {config['code']}): the {len(found.records)} question(s) answered before "
+                      "may have been answered otherwise now (config.json lists each code under 'codes'); for one "
+                      "code throughout, use a new --out or --force", file=sys.stderr)
     elif results_path.exists() and results_path.stat().st_size:
         if not force:  # results of settings nobody knows: never taken as this run's
             raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force "

@@ -71,7 +71,8 @@ CONFIG_SHAPE = Shape(dict, {
     "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT, "core_shots_effective": _OPTIONAL_INT,
     "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT, "calibrator_effective": _OPTIONAL_TEXT,
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
-    "resumed_at": Shape(list, items=str), "versions": (dict, type(None)), "ids": (list, type(None)),
+    "resumed_at": Shape(list, items=str), "codes": Shape(list, items=str), "versions": (dict, type(None)),
+    "ids": (list, type(None)),
 })
 
 CANDIDATE_SHAPE = Shape(dict, {

@@ -687,3 +687,22 @@ def test_a_discriminate_run_is_replayed_and_resumed_without_its_unused_n(tmp_pat
     assert config_differences(discriminate, {**discriminate, "n": 10}) == []
     assert config_differences({**discriminate, "mode": "binder"}, {**discriminate, "mode": "binder", "n": 10}) \
         == ["n: 5 -> 10"]
+
+
+def test_a_run_resumed_with_other_code_says_so_and_records_each_code(fake_examples, tmp_path, capsys):
+    """A run resumed after binder-py was upgraded (or edited) took the new code without a word and
+    config.json kept only the new fingerprint, so nobody could tell that its lines came from two
+    versions; the resume now warns and config.json lists each fingerprint under 'codes'."""
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    config = json.loads((out / "config.json").read_text())
+    current = config["code"]
+    (out / "config.json").write_text(json.dumps({**config, "code": "0123456789abcdef"}))
+    capsys.readouterr()
+    e2e_run(fake_examples, out, limit=3)
+    assert (f"warning: the code changed since {out} was last run (fingerprint 0123456789abcdef, now {current}): the 2 "
+            "question(s) answered before") in capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text())["codes"] == ["0123456789abcdef", current]
+    e2e_run(fake_examples, out, limit=4)
+    assert "code changed" not in capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text())["codes"] == ["0123456789abcdef", current]
