@@ -459,6 +459,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
                 progress: bool, on_record: Callable[[dict[str, Any]], None] | None,
                 waves: Callable[[list[str]], PlanWaves] | None = None) -> RunSummary:
     old = read_config(out)
+    recoded = None  # the code of the run's earlier answers, when it is not this code
     results_path = out / RESULTS_FILE
     selected_ids = {str(e.id) for e in selected}
     found = None  # results.jsonl as read for a resume (read once; repaired below only if cut off)
@@ -491,10 +492,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
             earlier = old.get("codes") or ([old["code"]] if old.get("code") else [])
             config["codes"] = list(dict.fromkeys([*earlier, config["code"]]))
             if old.get("code") and old["code"] != config["code"] and found.records:
-                print(f"binder-py eval: warning: the code changed since {out} was last run (fingerprint "
-                      f"{old['code']}, now {config['code']}): the {len(found.records)} question(s) answered before "
-                      "may have been answered otherwise now (config.json lists each code under 'codes'); for one "
-                      "code throughout, use a new --out or --force", file=sys.stderr)
+                recoded = old["code"]
     elif results_path.exists() and results_path.stat().st_size:
         if not force:  # results of settings nobody knows: never taken as this run's
             raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force "
@@ -511,6 +509,11 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     if retry_errors:
         finished = {k: r for k, r in finished.items() if not r.get("error")}
     todo = [e for e in selected if e.id not in finished]
+    if recoded is not None and todo and finished:
+        print(f"binder-py eval: warning: the code changed since {out} was last run (fingerprint {recoded}, now "
+              f"{config['code']}): the {len(finished)} question(s) answered before may have been answered otherwise "
+              "now (config.json lists each code under 'codes'); for one code throughout, use a new --out or --force",
+              file=sys.stderr)
     if waves is not None:  # the questions to run now, in waves (a resumed run: the ones left)
         job = waves([str(e.id) for e in todo]).wrap(job, key_of=lambda item: str(item.id))
 

@@ -706,3 +706,7 @@ def test_a_run_resumed_with_other_code_says_so_and_records_each_code(fake_exampl
     e2e_run(fake_examples, out, limit=4)
     assert "code changed" not in capsys.readouterr().err
     assert json.loads((out / "config.json").read_text())["codes"] == ["0123456789abcdef", current]
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "code": "0123456789abcdef"}))
+    e2e_run(fake_examples, out, limit=4)  # nothing left to answer: nothing to mix
+    assert "code changed" not in capsys.readouterr().err
