@@ -123,13 +123,35 @@ def require_regular_or_absent(path: str | os.PathLike[str]) -> None:
         raise _refuse(path, _kind(info.st_mode))
 
 
+def _creation_mode() -> int:
+    """The mode ``open()`` gives a new file here: 0o666 less the process's umask, read from
+    ``/proc/self/status`` (setting the umask to read it back is not thread-safe); 0o644 where that
+    cannot be read."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o644
+
+
 def replace_regular(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a new ``O_EXCL`` temporary file in the same directory,
-    fsynced, renamed over ``path``. ``path`` must be absent or a regular file (a symlink is refused)."""
+    fsynced, renamed over ``path``. ``path`` must be absent or a regular file (a symlink is refused).
+    The file keeps the mode it had, and a new one gets the mode ``open()`` would give it (``mkstemp``
+    makes its file 0600, which left a run's ``config.json`` unreadable to the colleagues who could
+    read its ``results.jsonl``)."""
     path = Path(path)
     require_regular_or_absent(path)
+    try:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        mode = _creation_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # O_CREAT|O_EXCL
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
