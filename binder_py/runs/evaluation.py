@@ -339,7 +339,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=progress, **settings)
     model = binder.lm  # built now: a bad spec or key fails before anything runs
-    binder.neural  # and the neural backend (a bad oracle file fails now too)
+    neural_backend = binder.neural  # and the neural backend (a bad oracle file fails now too)
     binder.progress = False  # the models were built showing their loading unless --quiet; the questions
     # report through the run's own bar
     if isinstance(model, ReplayLM) and replayed_config.get("lm_api"):
@@ -354,6 +354,9 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "table_rows_effective": profile.effective_table_rows(model, settings.get("table_rows")),
         "max_tokens_effective": profile.effective_max_tokens(model, settings.get("max_tokens")),
         "calibrator_effective": calibrator_identity(binder.settings.calibrator),
+        # what answers the neural calls, by content where it is a file (an oracle file edited under the
+        # same name answers otherwise): the backend's cache id
+        "neural_effective": neural_backend.cache_id,
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),

@@ -183,6 +183,20 @@ def test_resuming_with_other_settings_refuses_then_force_starts_over(fake_exampl
     assert list(out.glob("results.jsonl.replaced-*")) and list(out.glob("config.json.replaced-*"))
 
 
+def test_resuming_after_the_oracle_file_changed_refuses(fake_examples, tmp_path):
+    """--neural oracle:FILE was compared by its path, so a run resumed after FILE was edited mixed
+    two oracles' answers without a word (QA round 5, found not fixed); it is now compared by content."""
+    oracle = tmp_path / "answers.json"
+    oracle.write_text(json.dumps({"f_col": {}, "f_val": {"q": "a"}}))
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=1, neural=f"oracle:{oracle}")
+    summary, _ = e2e_run(fake_examples, out, limit=2, neural=f"oracle:{oracle}")  # unchanged: resumes
+    assert summary.skipped == 1 and summary.answered == 1
+    oracle.write_text(json.dumps({"f_col": {}, "f_val": {"q": "b"}}))
+    with pytest.raises(BinderError, match=r"neural: 'oracle:answers.json:[0-9a-f]+' -> 'oracle:answers.json:[0-9a-f]+'"):
+        e2e_run(fake_examples, out, limit=3, neural=f"oracle:{oracle}")
+
+
 def test_replay_reproduces_the_run_offline(fake_examples, tmp_path, monkeypatch):
     from binder_py.lm.testserver import LoopbackServer
     from tests.runs.conftest import E2E, question_of
