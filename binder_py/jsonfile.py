@@ -105,7 +105,7 @@ def parse_json(data: bytes | str, where: str, shape: Shape | type | tuple[type, 
     if raw.count(b"[") + raw.count(b"{") > max_depth and _depth(raw) > max_depth:
         raise BinderError(f"{where}: JSON nested deeper than {max_depth} levels; the file is damaged or crafted")
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = json.loads(raw.decode("utf-8-sig"))  # a byte order mark (Excel, Notepad) is not part of the JSON
     except UnicodeDecodeError as error:
         raise BinderError(f"{where}: not UTF-8 text (byte {error.start}); the file is damaged") from None
     except json.JSONDecodeError as error:
