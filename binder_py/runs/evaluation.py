@@ -336,6 +336,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         # programs as long as recorded (runs recorded before the embedded model's cap allowed the task's 512)
         settings.setdefault("max_tokens", int(replayed_config.get("max_tokens_effective") or 512))
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
+    RunLock(out).check_free()  # before the model loads (and its recording opens): a run in use is refused now
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=progress, **settings)
     model = binder.lm  # built now: a bad spec or key fails before anything runs

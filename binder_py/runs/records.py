@@ -338,20 +338,33 @@ class RunLock:
         self._file: Any = None
 
     def acquire(self) -> RunLock:
-        import fcntl
-
         self._file = open_regular(self.path, "r+b")  # refuses a symlink or anything but a regular file
-        try:
-            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = self._file.read(200).decode("utf-8", "replace").strip() or "another process"
-            self._file.close()
-            self._file = None
-            raise BinderError(f"{self.path.parent} is in use by a running 'binder-py eval' ({holder}); wait for it "
-                              "to finish or stop it, or use another --out") from None
+        self._lock_or_refuse()
         os.ftruncate(self._file.fileno(), 0)
         os.pwrite(self._file.fileno(), f"pid {os.getpid()}".encode(), 0)
         return self
+
+    def check_free(self) -> None:
+        """Refuse at once when another process holds the lock, before the model is built (loading an
+        embedded model, or a Ray engine, takes a while); nothing is created or written. The lock itself
+        is still taken by :meth:`acquire`."""
+        try:
+            self._file = open_regular(self.path, "rb")
+        except (FileNotFoundError, NotADirectoryError):  # no run there yet (or --out is a file: said later)
+            return
+        self._lock_or_refuse()
+        self.release()
+
+    def _lock_or_refuse(self) -> None:
+        import fcntl
+
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(self._file.fileno(), 200, 0).decode("utf-8", "replace").strip() or "another process"
+            self.release()
+            raise BinderError(f"{self.path.parent} is in use by a running 'binder-py eval' ({holder}); wait for it "
+                              "to finish or stop it, or use another --out") from None
 
     def release(self) -> None:
         if self._file is not None:

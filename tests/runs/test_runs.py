@@ -306,6 +306,29 @@ def test_two_runs_never_write_one_directory(fake_examples, tmp_path):
     assert summary.answered == 5
 
 
+def test_a_run_in_use_is_refused_before_the_model_is_built(fake_examples, tmp_path, monkeypatch):
+    """A second eval on a locked directory built (loaded) its model, and opened the run's recording,
+    before it found the lock (QA round 5, found not fixed)."""
+    import binder_py.ask
+    from binder_py.runs.records import RunLock
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was built")
+
+    (tmp_path / "r").mkdir()
+    lock = RunLock(tmp_path / "r").acquire()
+    monkeypatch.setattr(binder_py.ask, "Binder", no_model)
+    try:
+        with pytest.raises(BinderError, match=r"in use by a running 'binder-py eval' \(pid \d+\)"):
+            e2e_run(fake_examples, tmp_path / "r")
+    finally:
+        lock.release()
+    assert (tmp_path / "r" / ".lock").read_text().startswith("pid ")  # the holder's note is left as it was
+    RunLock(tmp_path / "r").check_free()  # free again: no error
+    RunLock(tmp_path / "new").check_free()  # no directory yet: nothing to check, nothing made
+    assert not (tmp_path / "new").exists()
+
+
 def test_a_seeded_sample_is_the_same_each_time_and_keeps_file_order():
     from binder_py.runs.evaluation import select_examples
 
