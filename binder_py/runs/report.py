@@ -295,8 +295,11 @@ def _accuracy_cells(a: dict[str, Any] | None, task: str) -> str:
 def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[dict[str, Any]]] | None = None,
                     paired: Sequence[PairedComparison] = ()) -> str:
     wikitq = WIKITQ_EVALUATORS
+    tabfact_too = any(task_profile(m["task"]).evaluator == "label" for m in metrics)
+    # a TabFact run's one accuracy goes in the first evaluator's column, which then says so
+    judged = [f"{wikitq[0]} (TabFact: accuracy)", *wikitq[1:]] if tabfact_too else list(wikitq)
     lines = ["## Runs", "",
-             _md_row(["run", "task / split", "mode", "LM", "n", "questions", "errors", *wikitq,
+             _md_row(["run", "task / split", "mode", "LM", "n", "questions", "errors", *judged,
                       "requests/q", "tokens/q", "cached req/q", "cached tok/q", "cost (USD)", "s/q"]),
              _md_row(["---"] * 16)]
     for m in metrics:

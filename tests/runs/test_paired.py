@@ -93,3 +93,17 @@ def test_the_report_shows_the_paired_comparison_in_markdown_and_json(tmp_path):
     assert paired[0]["p_value"] == pytest.approx(2 / 256) and paired[0]["only_second"] == 8
     alone = report([python])
     assert "Paired comparison" not in alone.markdown and alone.as_dict()["paired"] == []
+
+
+def test_the_runs_table_says_where_a_tabfact_accuracy_is(tmp_path):
+    """A TabFact run's one accuracy sits in the 'official' column; the header now says so (QA round 5)."""
+    directory = tmp_path / "tabfact-run"
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps({"task": "tabfact", "split": "test-small", "mode": "binder",
+                                                       "n": 5}))
+    (directory / "results.jsonl").write_text(json.dumps({"id": "s1", "question": "x", "gold": True, "prediction": True,
+                                                         "correct": True, "candidates": [], "error": None}) + "\n")
+    wikitq = _write_run(tmp_path / "wikitq-run", {"q1": True})
+    both = report([directory, wikitq]).markdown
+    assert "| errors | official (TabFact: accuracy) | binder | semantic |" in both
+    assert "| errors | official | binder | semantic |" in report([wikitq]).markdown
