@@ -32,6 +32,12 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def sampling_is_constrained(wanted: bool | None, takes_grammar: bool) -> bool:
+    """Whether programs are sampled under the table's grammar: asked for (``None``: by default), and
+    the model takes grammars (``Capabilities.grammar``)."""
+    return takes_grammar and (wanted is None or wanted)
+
+
 @dataclass(frozen=True)
 class AskSettings:
     """Everything that shapes how one question is answered (``None`` = the task's default)."""

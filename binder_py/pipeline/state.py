@@ -20,7 +20,7 @@ from binder_py.lm.types import LanguageModel, Usage
 from binder_py.neural.backends import NeuralBackend
 from binder_py.neural.cache import NeuralCache
 from binder_py.neural.plan import NeuralPlan
-from binder_py.pipeline.settings import AskSettings
+from binder_py.pipeline.settings import AskSettings, sampling_is_constrained
 from binder_py.tasks import TaskProfile
 from sandbox import Sandbox
 
@@ -110,8 +110,7 @@ class QuestionState:
     @property
     def constrained(self) -> bool:
         """Sampled programs follow the table's grammar (asked for, and the model takes grammars)."""
-        wanted = self.settings.constrained
-        return self.lm.capabilities.grammar and (wanted is None or wanted)
+        return sampling_is_constrained(self.settings.constrained, self.lm.capabilities.grammar)
 
     @property
     def column_names(self) -> list[str]:

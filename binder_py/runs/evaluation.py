@@ -32,7 +32,7 @@ from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
 from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, waves_can_batch
-from binder_py.pipeline.settings import SAMPLING_MODES
+from binder_py.pipeline.settings import SAMPLING_MODES, sampling_is_constrained
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock, result_ids,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -358,6 +358,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         # what answers the neural calls, by content where it is a file (an oracle file edited under the
         # same name answers otherwise): the backend's cache id
         "neural_effective": neural_backend.cache_id,
+        # --unconstrained changes nothing for a model that takes no grammar: compared as what it did
+        "constrained_effective": sampling_is_constrained(binder.settings.constrained, model.capabilities.grammar),
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),

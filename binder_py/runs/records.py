@@ -70,7 +70,7 @@ CONFIG_SHAPE = Shape(dict, {
     "lm_api": _OPTIONAL_TEXT, "neural_weight": _OPTIONAL_NUMBER, "questions": _OPTIONAL_INT,
     "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT, "core_shots_effective": _OPTIONAL_INT,
     "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT, "calibrator_effective": _OPTIONAL_TEXT,
-    "neural_effective": _OPTIONAL_TEXT,
+    "neural_effective": _OPTIONAL_TEXT, "constrained_effective": (bool, type(None)),
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "codes": Shape(list, items=str), "versions": (dict, type(None)),
     "ids": (list, type(None)),
@@ -296,7 +296,8 @@ def recorded_vote(config: dict[str, Any]) -> str | None:
 #: ``--neural-weight 1`` with the embedded model) resumes a run that left it out
 TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effective",
                   "table_rows": "table_rows_effective", "neural_weight": "neural_weight",
-                  "calibrator": "calibrator_effective", "neural": "neural_effective"}
+                  "calibrator": "calibrator_effective", "neural": "neural_effective",
+                  "constrained": "constrained_effective"}
 #: settings whose default is a value (``--calibrator auto``): given at it, they are as left out (for
 #: runs recorded before the value they took was)
 SETTING_DEFAULTS = {"calibrator": "auto"}

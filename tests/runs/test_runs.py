@@ -197,6 +197,26 @@ def test_resuming_after_the_oracle_file_changed_refuses(fake_examples, tmp_path)
         e2e_run(fake_examples, out, limit=3, neural=f"oracle:{oracle}")
 
 
+def test_unconstrained_is_compared_as_what_it_did(fake_examples, tmp_path):
+    """--unconstrained changes nothing for a model that takes no grammar, but resuming with it was
+    refused ('settings: {} -> {'constrained': False}'); with a model that takes grammars it is another
+    setting (QA round 5, found not fixed)."""
+    from dataclasses import replace
+
+    e2e_run(fake_examples, tmp_path / "plain", limit=1)
+    summary, _ = e2e_run(fake_examples, tmp_path / "plain", limit=2, extra_settings={"constrained": False})
+    assert summary.skipped == 1 and summary.answered == 1
+
+    def grammar_model():
+        lm = ScriptedLM(lambda r, p: programs_for(prompt_text(r), p))
+        return ScriptedLM(lambda r, p: programs_for(prompt_text(r), p),
+                          capabilities=replace(lm.capabilities, grammar=True))
+
+    e2e_run(fake_examples, tmp_path / "grammar", lm=grammar_model(), limit=1)
+    with pytest.raises(BinderError, match=r"constrained: True -> False"):
+        e2e_run(fake_examples, tmp_path / "grammar", lm=grammar_model(), limit=2, extra_settings={"constrained": False})
+
+
 def test_replay_reproduces_the_run_offline(fake_examples, tmp_path, monkeypatch):
     from binder_py.lm.testserver import LoopbackServer
     from tests.runs.conftest import E2E, question_of
