@@ -176,9 +176,22 @@ def _shortened(value: Any, budget: list[int]) -> Any:
             if budget[1] <= 0:
                 break
             budget[1] -= 1
+            if isinstance(key, str):  # a key is text too (a program may answer {'x' * 30000000: 1})
+                key = _shortened(key, budget)
             out.append((key, _shortened(item, budget)))
-        return dict(out) if isinstance(value, dict) else [item for _key, item in out]
+        if isinstance(value, dict):  # two keys cut to one text keep both entries
+            kept: dict[Any, Any] = {}
+            for key, item in out:
+                while key in kept:
+                    key = f"{key} (another)"
+                kept[key] = item
+            return kept
+        return [item for _key, item in out]
     return value
+
+
+#: the fields of a results line that hold program output and traces (what can make it long)
+BULKY_FIELDS = ("prediction", "candidates", "distribution", "neural_calls", "warnings", "prompt", "table")
 
 
 def shortened_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -221,6 +234,14 @@ class ResultsWriter:
         data = _line(record)
         if len(data) > MAX_RESULT_LINE_BYTES:
             data = _line(shortened_record(record))
+        if len(data) > MAX_RESULT_LINE_BYTES:  # still too long (a lower limit set by the environment): the
+            # fields that make a question's line long are emptied and named in the note; id, gold and scores stay
+            bulky = [name for name in BULKY_FIELDS if name in record]
+            emptied = {name: type(record[name])() if isinstance(record[name], (list, dict, str)) else None
+                       for name in bulky}
+            data = _line({**shortened_record(record), **emptied,
+                          "cut": f"left out: {', '.join(bulky)} (the line was longer than {MAX_RESULT_LINE_BYTES:,} "
+                                 "bytes even with its texts cut)"})
         with self._lock:
             self._file.write(data)
             self._file.flush()

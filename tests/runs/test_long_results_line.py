@@ -51,3 +51,27 @@ def test_the_judges_do_not_read_a_prediction_longer_than_any_gold():
     assert time.monotonic() - start < 5
     assert score_prediction("wikitq", "who?", ["bob"], "Bob")["official"]
     assert score_prediction("wikitq", "who?", ["x" * 100], ["x" * 100])["official"]
+
+
+def test_long_dictionary_keys_are_cut_too(tmp_path, monkeypatch):
+    """A program may answer a dict whose key is 30,000,000 characters: keys were copied whole, so the
+    shortened line was still 120 MB and every report and resume stopped at it (review of red team 7)."""
+    key = "x" * 3_000_000
+    answer = {key: 1, key[:-1] + "y": 2}  # two keys that cut to the same text keep both entries
+    monkeypatch.setattr(records, "MAX_RESULT_LINE_BYTES", 2_000_000)
+    path = tmp_path / "results.jsonl"
+    with ResultsWriter(path) as writer:
+        writer.append(_record("q0", answer, answer))
+    (found,) = read_results(path).records
+    assert len(path.read_bytes()) <= 2_000_000 and "cut" in found
+    assert len(found["prediction"]) == 2 and all(len(k) < 20_000 for k in found["prediction"])
+
+
+def test_a_line_still_too_long_after_cutting_leaves_out_its_bulky_fields(tmp_path, monkeypatch):
+    monkeypatch.setattr(records, "MAX_RESULT_LINE_BYTES", 30_000)  # below what the cut texts take
+    path = tmp_path / "results.jsonl"
+    with ResultsWriter(path) as writer:
+        writer.append(_record("q0", "x" * 100_000, "y" * 100_000))
+    (found,) = read_results(path).records
+    assert found["id"] == "q0" and found["gold"] == ["bob"] and found["official"] is False
+    assert found["prediction"] == "" and found["candidates"] == [] and found["cut"].startswith("left out: prediction")
