@@ -11,7 +11,9 @@ not take it and handed out a *writable* alias of the labels:
 * ``np.asarray(mi)`` (``MultiIndex.__array__``): the MultiIndex's cached tuples;
 * ``dti.asi8`` (datetime, timedelta and period indexes): an integer view of the labels;
 * a read-only extension array's ``view()`` (``idx.array.view()``) lost ``_readonly`` (fixed in
-  :mod:`sandbox.codes`, which already wraps that ``view``).
+  :mod:`sandbox.codes`, which already wraps that ``view``);
+* ``idx.view('i8')`` (``Index.view`` with a dtype: an ndarray view of the labels) and a
+  MultiIndex's ``values`` (its cached tuples): copies now.
 
 ``a = np.asarray(df.index); a[0] = 99`` changed a frame's labels after pandas had cached their
 hash table, so ``df.loc[99]`` found nothing and ``df.loc[0]`` the row now labelled 99 (wrong
@@ -77,6 +79,20 @@ def _wrap_asi8(raw: property) -> property:
     return property(asi8)
 
 
+def _wrap_view(raw: Any) -> Any:
+    def view(self: pd.Index, cls: Any = None) -> Any:
+        result = raw(self, cls)  # an Index (immutable) for no dtype or an Index class, else an ndarray view
+        return result.copy() if isinstance(result, np.ndarray) else result
+    return view
+
+
+def _wrap_values(raw: property) -> property:
+    def values(self: pd.MultiIndex) -> np.ndarray:
+        return raw.fget(self).copy()  # the cached tuples pandas looks labels up in
+    values.__doc__ = raw.__doc__
+    return property(values)
+
+
 def install() -> None:
     if pd.Index.__dict__.get(_MARK):
         return
@@ -84,6 +100,10 @@ def install() -> None:
         (pd.Index, "__array__", _index_array),
         (pd.MultiIndex, "__array__", _wrap_multiindex_array(pd.MultiIndex.__dict__["__array__"])),
         (DatetimeIndexOpsMixin, "asi8", _wrap_asi8(DatetimeIndexOpsMixin.__dict__["asi8"])),
+        # review of red team 7: ``idx.view('i8')`` was an ndarray view of the labels, and a MultiIndex's
+        # ``values`` its cached tuples (``np.asarray(mi)`` before the fix above)
+        (pd.Index, "view", _wrap_view(pd.Index.__dict__["view"])),
+        (pd.MultiIndex, "values", _wrap_values(pd.MultiIndex.__dict__["values"])),
     ):
         old = cls.__dict__[name]
         if callable(new) and callable(old):

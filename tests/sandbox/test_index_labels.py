@@ -28,6 +28,12 @@ ROUTES = {
                          "i.day", [1, 2, 3]),
     "multiindex": ("mi = pd.MultiIndex.from_tuples([(1, 2), (3, 4)])\na = np.asarray(mi)\na[0] = (9, 9)\n"
                    "x = mi.get_loc((3, 4))", "mi", [(1, 2), (3, 4)]),
+    # found by the review of red team 7's fix
+    "view of a dtype": (FRAME + "a = df.index.view('i8')\na[0] = 99", "df.index", [10, 20, 30]),
+    "datetime view of a dtype": ("i = pd.date_range('2020-01-01', periods=3)\na = i.view('i8')\na[0] = 0",
+                                 "i.year", [2020, 2020, 2020]),
+    "multiindex values": ("mi = pd.MultiIndex.from_tuples([(1, 2), (3, 4)])\na = mi.values\na[0] = (9, 9)",
+                          "mi", [(1, 2), (3, 4)]),
 }
 
 
