@@ -356,8 +356,9 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "max_tokens_effective": profile.effective_max_tokens(model, settings.get("max_tokens")),
         "calibrator_effective": calibrator_identity(binder.settings.calibrator),
         # what answers the neural calls, by content where it is a file (an oracle file edited under the
-        # same name answers otherwise): the backend's cache id
-        "neural_effective": neural_backend.cache_id,
+        # same name answers otherwise): the backend's cache id; not for a backend given as an object (a
+        # Python function's cache id is its address, another in every process), compared by its type as before
+        "neural_effective": neural_backend.cache_id if isinstance(neural, str) or neural is None else None,
         # --unconstrained changes nothing for a model that takes no grammar: compared as what it did
         "constrained_effective": sampling_is_constrained(binder.settings.constrained, model.capabilities.grammar),
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,

@@ -183,6 +183,22 @@ def test_resuming_with_other_settings_refuses_then_force_starts_over(fake_exampl
     assert list(out.glob("results.jsonl.replaced-*")) and list(out.glob("config.json.replaced-*"))
 
 
+def test_a_run_with_a_function_as_neural_backend_resumes_in_another_process(fake_examples, tmp_path):
+    """The neural setting recorded as the backend's cache id made a function's address part of the
+    run's settings, so a resume from a new kernel was refused (review of QA round 5's fix). Simulated:
+    two different function objects, as two processes would have."""
+    def oracle_one(request):
+        return None
+
+    def oracle_two(request):
+        return None
+
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=1, neural=oracle_one)
+    summary, _ = e2e_run(fake_examples, out, limit=2, neural=oracle_two)
+    assert summary.skipped == 1 and summary.answered == 1
+
+
 def test_resuming_after_the_oracle_file_changed_refuses(fake_examples, tmp_path):
     """--neural oracle:FILE was compared by its path, so a run resumed after FILE was edited mixed
     two oracles' answers without a word (QA round 5, found not fixed); it is now compared by content."""
