@@ -255,6 +255,15 @@ def test_replay_reproduces_the_run_offline(fake_examples, tmp_path, monkeypatch)
     assert sum(r["usage"]["requests"] for r in b) == 0 and sum(r["usage"]["cached_requests"] for r in b) == 5
     with pytest.raises(BinderError, match="being replayed"):
         e2e_run(fake_examples, tmp_path / "live", lm=f"replay:{tmp_path / 'live'}")
+    # a recorded results.jsonl that cannot be read (a line longer than a reader takes, as runs wrote
+    # before red team 7's fix) gives up the warning about unrecorded questions, not the replay
+    from binder_py.runs import records
+
+    monkeypatch.setattr(records, "MAX_RESULT_LINE_BYTES", 100)
+    again, _ = e2e_run(fake_examples, tmp_path / "replay-again", lm=f"replay:{tmp_path / 'live'}")
+    replayed_again = sorted(lines(tmp_path / "replay-again"), key=lambda r: r["id"])  # its own lines cut at 100 bytes
+    assert again.answered == 5 and not any(r["error"] for r in replayed_again)
+    assert [r["official"] for r in replayed_again] == [r["official"] for r in b]
 
 
 def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
