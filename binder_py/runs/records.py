@@ -374,15 +374,22 @@ class RunLock:
             self._file = open_regular(self.path, "rb")
         except (FileNotFoundError, NotADirectoryError):  # no run there yet (or --out is a file: said later)
             return
-        self._lock_or_refuse()
-        self.release()
+        try:
+            self._lock_or_refuse(exclusive=False)  # a shared lock conflicts with the holder's exclusive one, and
+            # needs no write access (NFS emulates flock with fcntl locks, whose exclusive lock does)
+        finally:
+            self.release()
 
-    def _lock_or_refuse(self) -> None:
+    def _lock_or_refuse(self, exclusive: bool = True) -> None:
+        import errno
         import fcntl
 
         try:
-            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+            fcntl.flock(self._file.fileno(), (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except OSError as error:
+            if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                self.release()
+                raise BinderError(f"{self.path}: cannot lock the run directory ({error.strerror or error})") from None
             holder = os.pread(self._file.fileno(), 200, 0).decode("utf-8", "replace").strip() or "another process"
             self.release()
             raise BinderError(f"{self.path.parent} is in use by a running 'binder-py eval' ({holder}); wait for it "

@@ -374,6 +374,26 @@ def test_a_run_in_use_is_refused_before_the_model_is_built(fake_examples, tmp_pa
     assert not (tmp_path / "new").exists()
 
 
+def test_a_lock_that_cannot_be_taken_for_another_reason_says_so(tmp_path, monkeypatch):
+    """Only 'held by another process' reads as in use; any other failure of flock (NFS emulates it with
+    fcntl locks, whose exclusive lock needs a file open for writing: EBADF) is reported as itself."""
+    import errno
+    import fcntl
+
+    from binder_py.runs.records import RunLock
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / ".lock").write_text("")
+
+    def bad(fd, operation):
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    monkeypatch.setattr(fcntl, "flock", bad)
+    for attempt in (RunLock(tmp_path / "r").check_free, RunLock(tmp_path / "r").acquire):
+        with pytest.raises(BinderError, match=r"cannot lock the run directory \(Bad file descriptor\)"):
+            attempt()
+
+
 def test_a_seeded_sample_is_the_same_each_time_and_keeps_file_order():
     from binder_py.runs.evaluation import select_examples
 
