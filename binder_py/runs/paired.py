@@ -76,13 +76,34 @@ def mcnemar_exact(only_first: int, only_second: int) -> float:
 def compare(first: Run, second: Run) -> list[PairedComparison]:
     """One comparison per evaluator of the task (WikiTQ: official, binder, semantic; TabFact: correct),
     over the question ids both runs recorded; empty when the tasks differ or no id is shared."""
+    return _compare_judged(first, second, _judgements(first), _judgements(second))
+
+
+def compare_runs(runs: Sequence[Run]) -> list[PairedComparison]:
+    """Every pair of runs (in the order given) that shares a task and at least one question; each
+    run's lines are judged once, however many pairs it is in."""
+    judged = [_judgements(run) for run in runs]
+    return [c for (i, first), (j, second) in combinations(enumerate(runs), 2)
+            for c in _compare_judged(first, second, judged[i], judged[j])]
+
+
+def _judgements(run: Run) -> dict[str, dict[str, bool]]:
+    """Each question's judgements by evaluator, by question id (lines without a usable id left out)."""
+    out = {}
+    for record in run.records:
+        key = _question_id(record)
+        if key is not None:
+            out[key] = record_scores(record, run.task)
+    return out
+
+
+def _compare_judged(first: Run, second: Run, mine: dict[str, dict[str, bool]],
+                    theirs: dict[str, dict[str, bool]]) -> list[PairedComparison]:
     if first.task != second.task:
         return []
-    theirs = {key: r for r in second.records if (key := _question_id(r)) is not None}
-    pairs = [(mine, theirs[key]) for mine in first.records if (key := _question_id(mine)) in theirs]
-    if not pairs:
+    judged = [(mine[key], theirs[key]) for key in mine if key in theirs]
+    if not judged:
         return []
-    judged = [(record_scores(a, first.task), record_scores(b, second.task)) for a, b in pairs]
     out = []
     for name in evaluator_names(first.task):
         outcomes = [(a[name], b[name]) for a, b in judged]
@@ -95,14 +116,12 @@ def compare(first: Run, second: Run) -> list[PairedComparison]:
 
 
 def _question_id(record: dict[str, Any]) -> str | None:
-    """A results line's question id; None for a line without a usable one (a file made by hand)."""
+    """A results line's question id as text (a whole number too, as results lines allow); None for a
+    line without a usable one (a file made by hand)."""
     key = record.get("id")
-    return key if isinstance(key, str) and key else None
-
-
-def compare_runs(runs: Sequence[Run]) -> list[PairedComparison]:
-    """Every pair of runs (in the order given) that shares a task and at least one question."""
-    return [c for first, second in combinations(runs, 2) for c in compare(first, second)]
+    if isinstance(key, bool) or not isinstance(key, (str, int)) or key == "":
+        return None
+    return str(key)
 
 
 __all__ = ["PairedComparison", "compare", "compare_runs", "mcnemar_exact"]

@@ -62,6 +62,26 @@ def test_compare_skips_other_tasks_no_shared_questions_and_lines_without_an_id()
     assert compare(no_id, a) == [] and compare(a, no_id) == []
 
 
+def test_whole_number_ids_are_compared_too():
+    """Results lines may have whole-number ids (the report counts them); the comparison left them out."""
+    first = Run(name="a", path=Path("a"), config={"task": "wikitq"},
+                records=[{"id": 7, "official": True, "binder": True, "semantic": True}])
+    second = Run(name="b", path=Path("b"), config={"task": "wikitq"},
+                 records=[{"id": 7, "official": False, "binder": False, "semantic": False}])
+    assert [c.only_first for c in compare(first, second)] == [1, 1, 1]
+
+
+def test_each_run_is_judged_once_however_many_pairs(monkeypatch):
+    from binder_py.runs import paired
+
+    runs = [_run(name, {"q1": (True, True, True)}) for name in "abcd"]
+    calls = []
+    real = paired.record_scores
+    monkeypatch.setattr(paired, "record_scores", lambda record, task: calls.append(1) or real(record, task))
+    assert len(paired.compare_runs(runs)) == 6 * 3
+    assert len(calls) == 4
+
+
 def test_tabfact_runs_are_compared_by_their_one_accuracy():
     first = Run(name="x", path=Path("x"), config={"task": "tabfact"},
                 records=[{"id": f"s{i}", "correct": i < 8} for i in range(10)])
