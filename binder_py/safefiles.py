@@ -125,8 +125,9 @@ def require_regular_or_absent(path: str | os.PathLike[str]) -> None:
 
 def _creation_mode() -> int:
     """The mode ``open()`` gives a new file here: 0o666 less the process's umask, read from
-    ``/proc/self/status`` (setting the umask to read it back is not thread-safe); 0o644 where that
-    cannot be read."""
+    ``/proc/self/status`` (setting the umask to read it back is not thread-safe); where that cannot
+    be read (no ``/proc``: macOS), 0o600, as ``mkstemp`` makes it: never more open than the user's
+    umask may want."""
     try:
         with open("/proc/self/status", encoding="ascii", errors="replace") as status:
             for line in status:
@@ -134,7 +135,7 @@ def _creation_mode() -> int:
                     return 0o666 & ~int(line.split()[1], 8)
     except (OSError, ValueError, IndexError):
         pass
-    return 0o644
+    return 0o600
 
 
 def replace_regular(path: str | os.PathLike[str], data: bytes) -> None:

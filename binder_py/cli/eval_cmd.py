@@ -151,7 +151,7 @@ and redone. Settings that change answers (task, split, mode, --lm, --neural, --n
 --neural-weight, --shots, --core-shots, --table-rows, --unconstrained, --abstain-below, --calibrator) must
 take the same values (one given at its default matches one left out; --lm's ?rpm= and other pacing
 options may change), and the selection (--limit, --sample, --ids) may grow but must hold every finished
-question (a --sample of another size is another draw: grow --limit within one); otherwise use a new
+question (a --sample of another size may be another draw: grow --limit within one); otherwise use a new
 --out or --force (moves the old results aside).
 Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
 On a Ray cluster (--engine ray [--ray-address ADDR]) each question is a Ray task; the results come

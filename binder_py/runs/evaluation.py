@@ -486,7 +486,7 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
                 f"{out} holds {len(outside)} finished question(s) outside this selection ({shown}; it was "
                 f"{_selection_text(old)}, now {_selection_text(config)}); resuming would mix the two. Use the "
                 "same or a larger selection"
-                + (" (a --sample of another size is another draw, not this one grown: keep --sample "
+                + (" (a --sample of another size may be another draw, not this one grown: keep --sample "
                    f"{old['sample']} and raise --limit, or draw the largest sample once)" if redrawn else "")
                 + ", a new --out, or --force to move the old results aside and start over")
         if diffs or outside:
