@@ -82,7 +82,9 @@ def _wrap_asi8(raw: property) -> property:
 def _wrap_view(raw: Any) -> Any:
     def view(self: pd.Index, cls: Any = None) -> Any:
         result = raw(self, cls)  # an Index (immutable) for no dtype or an Index class, else an ndarray view
-        return result.copy() if isinstance(result, np.ndarray) else result
+        # a writable view is the labels themselves: a copy; a read-only one (a CategoricalIndex's codes,
+        # sandbox.codes) stays as it is, its writes refused
+        return result.copy() if isinstance(result, np.ndarray) and result.flags.writeable else result
     return view
 
 
