@@ -233,15 +233,15 @@ class ResultsWriter:
     def append(self, record: dict[str, Any]) -> None:
         data = _line(record)
         if len(data) > MAX_RESULT_LINE_BYTES:
-            data = _line(shortened_record(record))
-        if len(data) > MAX_RESULT_LINE_BYTES:  # still too long (a lower limit set by the environment): the
-            # fields that make a question's line long are emptied and named in the note; id, gold and scores stay
-            bulky = [name for name in BULKY_FIELDS if name in record]
-            emptied = {name: type(record[name])() if isinstance(record[name], (list, dict, str)) else None
-                       for name in bulky}
-            data = _line({**shortened_record(record), **emptied,
-                          "cut": f"left out: {', '.join(bulky)} (the line was longer than {MAX_RESULT_LINE_BYTES:,} "
-                                 "bytes even with its texts cut)"})
+            short = shortened_record(record)
+            data = _line(short)
+            if len(data) > MAX_RESULT_LINE_BYTES:  # still too long (a lower limit set by the environment): the
+                # fields that make a line long are emptied and named in the note; id, gold and scores stay
+                bulky = [name for name in BULKY_FIELDS if name in record]
+                emptied = {name: type(record[name])() if isinstance(record[name], (list, dict, str)) else None
+                           for name in bulky}
+                data = _line({**short, **emptied, "cut": f"left out: {', '.join(bulky)} (the line was longer than "
+                                                        f"{MAX_RESULT_LINE_BYTES:,} bytes even with its texts cut)"})
         with self._lock:
             self._file.write(data)
             self._file.flush()

@@ -213,12 +213,17 @@ def test_a_choice_questions_answers_that_name_no_option_are_set_aside() -> None:
     assert profile.choice_question("did kansas win?") is None
 
 
-def test_the_pipeline_sets_aside_answers_that_name_no_option_and_says_so() -> None:
+def _ask_teams(programs: list[str], task: str, question: str):
+    """``question`` about a three-team table, answered in python mode by the scripted ``programs``."""
     table = pd.DataFrame({"team": ["kansas", "kansas state", "iowa"], "wins": [47, 34, 12]})
+    lm = ScriptedLM(lambda request, purpose: programs)
+    return Binder(lm=lm, task=task, n=len(programs), mode="python").ask(table, question)
+
+
+def test_the_pipeline_sets_aside_answers_that_name_no_option_and_says_so() -> None:
     best = 'df.sort_values("wins", ascending=False)["team"].iloc[0]'
     wins = 'df["wins"].max()'
-    lm = ScriptedLM(lambda request, purpose: [wins, wins, best])
-    answer = Binder(lm=lm, task="wikitq", n=3, mode="python").ask(table, "who won most, kansas or kansas state?")
+    answer = _ask_teams([wins, wins, best], "wikitq", "who won most, kansas or kansas state?")
     assert answer.value == "kansas"
     assert any("none of the options the question names" in w for w in answer.warnings)
 
@@ -242,10 +247,8 @@ def test_a_statements_answers_that_are_no_verdict_are_set_aside() -> None:
 
 
 def test_the_pipeline_sets_aside_a_statements_count_and_says_so() -> None:
-    table = pd.DataFrame({"team": ["kansas", "kansas state", "iowa"], "wins": [47, 34, 12]})
     count = 'len(df)'
     check = 'df[df["team"] == "kansas"]["wins"].iloc[0] == 47'
-    lm = ScriptedLM(lambda request, purpose: [count, count, check])
-    answer = Binder(lm=lm, task="tabfact", n=3, mode="python").ask(table, "kansas won 47 games")
+    answer = _ask_teams([count, count, check], "tabfact", "kansas won 47 games")
     assert answer.value is True
     assert any("not one verdict" in w for w in answer.warnings)
