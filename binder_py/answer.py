@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import math
 import warnings as _warnings
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,18 @@ ABSTAINED = "abstained: "
 
 
 #: origins of programs derived from another candidate (``repaired_from``), not sampled: ``repair``
-#: (the model rewrote a failing program), ``rescope`` (an f_col answer asked once, as f_val)
-DERIVED_ORIGINS = ("repair", "rescope")
+#: (the model rewrote a failing program), ``rescope`` (an f_col answer asked once, as f_val), ``link``
+#: (a compared value no cell holds replaced by the cell it means; binder_py/pipeline/link.py)
+DERIVED_ORIGINS = ("repair", "rescope", "link")
+
+
+def superseded_by_links(candidates: Sequence[tuple[str, bool, int | None]]) -> set[int]:
+    """The positions of the candidates whose linked version (origin ``link``) answered: each
+    ``(origin, answered, repaired_from)``, ``answered`` meaning it ran and gave a non-empty answer.
+    Such a candidate does not vote: its linked version votes in its place, with its count (the live
+    vote and ``binder-py report``'s re-vote both ask this)."""
+    return {source for origin, answered, source in candidates
+            if origin == "link" and answered and source is not None and 0 <= source < len(candidates)}
 
 
 @dataclass(frozen=True)
@@ -39,7 +50,7 @@ class Candidate:
 
     program: str
     count: int
-    origin: str  # "sample" | "repair" | "rescope" | "e2e" (see DERIVED_ORIGINS)
+    origin: str  # "sample" | "repair" | "rescope" | "link" | "propose" | "e2e" (see DERIVED_ORIGINS)
     sample_orders: tuple[int, ...]
     mean_logprob: float | None = None
     run: ProgramRun | None = None  # None in e2e mode, and before the run stage
@@ -47,7 +58,8 @@ class Candidate:
     answer_key: str | None = None  # the normalised answer the candidate voted for ("" when empty)
     votes: float = 0.0  # the weight it gave its answer (0 when it did not vote)
     voted: bool = False
-    repaired_from: int | None = None  # index of the failing candidate a repair came from
+    repaired_from: int | None = None  # index of the candidate a repair, rescope or link came from
+    links: tuple[str, ...] = ()  # link: each compared value replaced, "'column': 'written' → 'linked' (rule)"
 
     @property
     def ok(self) -> bool:
@@ -77,6 +89,8 @@ class Candidate:
             "voted": self.voted, "votes": self.votes, "has_neural_calls": self.has_neural_calls,
             "repaired_from": self.repaired_from,
         }
+        if self.links:
+            data["links"] = list(self.links)
         if self.run is not None:
             run = self.run.to_json()
             data["error"] = run["error"]
@@ -92,8 +106,9 @@ class ProgramCounts:
     ``sampled`` are the completions of the sampling request (``distinct`` of them after
     merging identical programs); ``repairs`` the programs a repair round wrote (each distinct
     and new by construction); ``rescopes`` the programs whose f_col answer was asked once
-    instead (the rescope stage); ``failed`` and ``voted`` count programs with their
-    multiplicity, out of ``sampled + repairs + rescopes``.
+    instead (the rescope stage); ``links`` the programs run again with a compared value linked to the
+    cell it means (the link stage; each stands for its sampled program, with its count); ``failed``
+    and ``voted`` count programs with their multiplicity, out of ``sampled + repairs + rescopes + links``.
     """
 
     sampled: int
@@ -102,6 +117,7 @@ class ProgramCounts:
     failed: int
     voted: int
     rescopes: int = 0
+    links: int = 0
 
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
@@ -111,7 +127,8 @@ class ProgramCounts:
                    repairs=sum(c.count for c in candidates if c.origin == "repair"),
                    failed=sum(c.count for c in candidates if not c.ok),
                    voted=sum(c.count for c in candidates if c.voted),
-                   rescopes=sum(c.count for c in candidates if c.origin == "rescope"))
+                   rescopes=sum(c.count for c in candidates if c.origin == "rescope"),
+                   links=sum(c.count for c in candidates if c.origin == "link"))
 
     def sentence(self, mode: str = "binder") -> str:
         unit = "answer(s)" if mode == "e2e" else "program(s)"
@@ -122,6 +139,8 @@ class ProgramCounts:
             text += f" + {self.repairs} written by repair"
         if self.rescopes:
             text += f" + {self.rescopes} asking an f_col question once"
+        if self.links:
+            text += f" + {self.links} with a compared value linked to a cell"
         if self.failed:
             text += f"; {self.failed} failed"
         return text + f"; {self.voted} voted"
@@ -294,7 +313,9 @@ class Answer:
                 lines.append(f"  -> {error.kind} error{f' (line {error.line})' if error.line else ''}: "
                              f"{_show(error.message, 200)}" if error is not None else "  -> an empty result")
         if winner is not None and winner.run is not None:
-            lines.append("Winning program:")
+            lines.append("Winning program:" if winner.origin != "link" else
+                         f"Winning program (candidate {winner.repaired_from}'s, with compared values linked to "
+                         f"cells: {'; '.join(winner.links)}):")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:
                 if call.order < 0:  # usage only: prefetched for a call the program never reached

@@ -151,7 +151,7 @@ def vote_bar_html(answer: Answer) -> str:
 def _winner_html(answer: Answer, winner: Candidate) -> str:
     if winner.run is None:  # e2e: a direct answer
         return f'<h4>Winning answer (end to end)</h4><pre class="program">{_esc(winner.program)}</pre>'
-    parts = [f'<h4>Winning program <span class="muted">({_candidate_label(winner)})</span></h4>',
+    parts = [f'<h4>Winning program <span class="muted">({_esc(_candidate_label(winner))})</span></h4>',
              f'<pre class="program">{highlight_program(winner.program, winner.run)}</pre>']
     placed = place_calls(shown_tables(answer), winner.neural_calls) if answer.tables else {}
     for call in winner.neural_calls:
@@ -226,7 +226,7 @@ def failures_html(answer: Answer) -> str:
     for candidate in ran[:MAX_FAILED_PROGRAMS]:
         error = candidate.error
         line = error.line if error is not None else None
-        parts.append(f'<div class="failed"><div class="muted">{_candidate_label(candidate)}</div>'
+        parts.append(f'<div class="failed"><div class="muted">{_esc(_candidate_label(candidate))}</div>'
                      f'<pre class="program">{highlight_program(candidate.program, candidate.run, line)}</pre>'
                      f'<div class="error">{_esc(_failure_text(candidate))}</div></div>')
     parts.append("<h4>What to try next</h4><ul class=\"next\">"
@@ -360,7 +360,7 @@ def _candidates_html(answer: Answer) -> str:
         outcome = (f"answer {_text(candidate.value, 80)}" if candidate.ok and candidate.voted
                    else _failure_text(candidate) if not candidate.ok else
                    f"answer {_text(candidate.value, 80)} (did not vote: empty)")
-        items.append(f'<div class="muted">{_candidate_label(candidate)} → {_esc(outcome)}</div>'
+        items.append(f'<div class="muted">{_esc(_candidate_label(candidate))} → {_esc(outcome)}</div>'
                      f"<pre>{_esc(candidate.program)}</pre>")
     distinct = " distinct" if len({c.program for c in answer.candidates}) == len(answer.candidates) else ""
     return (f'<details class="candidates"><summary>All {len(answer.candidates)}{distinct} candidates</summary>'
@@ -372,6 +372,8 @@ def _candidate_label(candidate: Candidate) -> str:
         return f"written by repair of candidate {candidate.repaired_from}"
     if candidate.origin == "rescope":
         return f"candidate {candidate.repaired_from}'s question asked once (f_val), not row by row"
+    if candidate.origin == "link":
+        return f"candidate {candidate.repaired_from} with compared values linked to cells: {'; '.join(candidate.links)}"
     if candidate.origin == "propose":  # discriminate mode: built by the symbolic proposer, ranked by the model
         return f"proposed, rank {min(candidate.sample_orders or (0,)) + 1}"
     times = f"sampled {candidate.count}×" if candidate.count > 1 else "sampled once"

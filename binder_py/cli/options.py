@@ -48,7 +48,8 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     given = {"task": vars(args).get("task"), "mode": args.mode, "n": args.n, "vote": args.vote,
              "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
              "constrained": args.constrained, "calibrator": args.calibrator, "core_shots": args.core_shots,
-             "table_rows": args.table_rows, "neural_weight": args.neural_weight}
+             "table_rows": args.table_rows, "neural_weight": args.neural_weight,
+             "link_literals": args.link_literals}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -120,6 +121,9 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--unconstrained", dest="constrained", action="store_false", default=None,
                         help="sample programs freely, without the grammar of the table's columns (on by "
                              "default for models that take grammars)")
+    parser.add_argument("--no-link", dest="link_literals", action="store_false", default=None,
+                        help="do not run again, with the value linked to the cell it means, a program that "
+                             "compared a column with a value no cell holds (docs/LANGUAGE.md, \"Value linking\")")
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:

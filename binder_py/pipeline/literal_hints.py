@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 
 import pandas as pd
 
-__all__ = ["literal_hints"]
+__all__ = ["compared_literals", "literal_hints"]
 
 #: distinct values of a column searched for close matches (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -34,7 +34,10 @@ def literal_hints(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]
         return []
     hints: list[str] = []
     seen: set[tuple[str, str, str]] = set()
-    for table_name, column, literal in _comparisons(tree):
+    for table_name, column, node in compared_literals(tree):
+        literal = node.value
+        if not isinstance(literal, str):
+            continue
         table = tables.get(table_name)
         if table is None or column not in table.columns or (table_name, column, literal) in seen:
             continue
@@ -57,21 +60,28 @@ def _text_values(column: pd.Series) -> dict[str, None] | None:
     return dict.fromkeys(str(v) for v in column.dropna().unique())
 
 
-def _comparisons(tree: ast.AST) -> Iterator[tuple[str, str, str]]:
+def compared_literals(tree: ast.AST) -> Iterator[tuple[str, str, ast.Constant]]:
+    """``(table name, column, literal node)`` for every text or number literal the program compares
+    with a column: ``T["col"] == lit`` and ``!=`` (either side), ``T["col"].isin([lit, ...])``."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             left, right = node.left, node.comparators[0]
             for side, other in ((left, right), (right, left)):
                 found = _column_of(side)
-                if found is not None and isinstance(other, ast.Constant) and isinstance(other.value, str):
-                    yield (*found, other.value)
+                if found is not None and _is_literal(other):
+                    yield (*found, other)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isin"
               and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set))):
             found = _column_of(node.func.value)
             if found is not None:
                 for element in node.args[0].elts:
-                    if isinstance(element, ast.Constant) and isinstance(element.value, str):
-                        yield (*found, element.value)
+                    if _is_literal(element):
+                        yield (*found, element)
+
+
+def _is_literal(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float))
+            and not isinstance(node.value, bool))
 
 
 def _column_of(node: ast.AST) -> tuple[str, str] | None:

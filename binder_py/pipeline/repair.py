@@ -1,4 +1,4 @@
-"""Stage 5, repair (execution-guided decoding): when fewer than k samples succeeded, the most
+"""Stage 6, repair (execution-guided decoding): when fewer than k samples succeeded, the most
 sampled failing programs go back to the model with their error, once each; the new programs
 are planned and run like the samples."""
 
@@ -39,7 +39,7 @@ def failure_message(candidate: Candidate, state: QuestionState | None = None) ->
 
 def repair(state: QuestionState) -> QuestionState:
     settings, lm, prompt = state.settings, state.lm, state.prompt
-    candidates = [c for c in state.candidates if c.origin != "e2e"]
+    candidates = state.standing()  # a linked version that answered stands for its source, with its count
     n = sum(c.count for c in candidates)
     if not candidates or settings.repair_attempts <= 0 or prompt is None:
         return state  # (no parse prompt: the proposer's programs are valid by construction)
@@ -53,7 +53,7 @@ def repair(state: QuestionState) -> QuestionState:
     if not failing:
         return state
     state.services.say(f"{succeeded} of {n} program(s) succeeded; repairing {len(failing)}")
-    known = {program_identity(c.program) for c in candidates}
+    known = {program_identity(c.program) for c in state.candidates}
     chat = lm.capabilities.chat and prompt.messages
     repaired: list[Candidate] = []
     order = n

@@ -1,4 +1,4 @@
-"""Stage 6, rescope: a program that ran and whose answer is an ``f_col`` column itself asked its
+"""Stage 7, rescope: a program that ran and whose answer is an ``f_col`` column itself asked its
 question of every row, where the question is about the table (small models write
 ``f_col("Who was the first judge from Florida?", df[["Judge"]])``). Its sibling asks the same
 question once of the same context, ``f_val(question, context)`` — as a bare ``f(...)`` as the
@@ -20,8 +20,8 @@ from binder_py.pipeline.state import QuestionState
 def rescope(state: QuestionState) -> QuestionState:
     if not state.settings.rescope or not state.neural_allowed:
         return state
-    candidates = [c for c in state.candidates if c.origin != "e2e"]
-    known = {program_identity(c.program) for c in candidates}
+    candidates = state.standing()  # a linked version that answered stands for its source, with its count
+    known = {program_identity(c.program) for c in state.candidates}
     index_of = {id(c): i for i, c in enumerate(state.candidates)}
     order = 1 + max((o for c in candidates for o in c.sample_orders), default=-1)
     siblings: list[Candidate] = []

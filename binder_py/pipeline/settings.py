@@ -66,6 +66,9 @@ class AskSettings:
     repair_attempts: int = 3  # failing programs re-prompted in the repair round
     # a program whose answer is an f_col column itself gets a sibling asking the question once (f_val)
     rescope: bool = True
+    # a program that compared a column with a value no cell holds is run again with the value linked
+    # to the cell it means, and votes in its place (binder_py/pipeline/link.py)
+    link_literals: bool = True
     seed: int | None = None
     concurrency: int = 8  # candidate programs executing at once
     share_neural_cache: bool = True  # False: every program asks its own neural calls (original Binder)

@@ -128,3 +128,18 @@ class QuestionState:
         from binder_py.normalize import normalize_answer
 
         return candidate.ok and not normalize_answer(candidate.value, yes_no=self.yes_no).is_empty
+
+    def superseded(self) -> set[int]:
+        """Positions of the candidates whose linked version answered; it votes in their place
+        (:func:`binder_py.answer.superseded_by_links`)."""
+        from binder_py.answer import superseded_by_links
+
+        return superseded_by_links([(c.origin, c.origin == "link" and self.succeeded(c), c.repaired_from)
+                                    for c in self.candidates])
+
+    def standing(self) -> list[Candidate]:
+        """The program candidates that speak for the samples: a linked version that answered instead of
+        its source, a linked version that did not is left out (its source stands), e2e answers too."""
+        superseded = self.superseded()
+        return [c for i, c in enumerate(self.candidates) if c.origin != "e2e" and i not in superseded
+                and (c.origin != "link" or c.repaired_from in superseded)]

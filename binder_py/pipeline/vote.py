@@ -1,4 +1,4 @@
-"""Stage 6, vote: candidates' answers are normalised and voted (:mod:`binder_py.vote`) under the
+"""Stage 8, vote: candidates' answers are normalised and voted (:mod:`binder_py.vote`) under the
 task's strategy; the state gets its :class:`~binder_py.answer.Answer`."""
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     expects_number = profile.expects_number(state.question)
     choice_question = profile.choice_question(state.question)
     expects_verdict = profile.expects_verdict()
-    voters = shape_fit(every, expects_number=expects_number, choice_question=choice_question,
-                       expects_verdict=expects_verdict)
+    superseded = state.superseded()  # their linked versions vote in their place
+    voters = shape_fit([v for i, v in enumerate(every) if i not in superseded], expects_number=expects_number,
+                       choice_question=choice_question, expects_verdict=expects_verdict)
     kept = {id(v) for v in voters}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     result = cast_vote(voters, strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
@@ -57,8 +58,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
     warnings = state.warnings
-    if any(set_aside):
-        programs = sum(c.count for c, aside in zip(state.candidates, set_aside) if aside)
+    if any(aside and i not in superseded for i, aside in enumerate(set_aside)):
+        programs = sum(c.count for i, (c, aside) in enumerate(zip(state.candidates, set_aside))
+                       if aside and i not in superseded)
         if expects_number:
             why = ("their answer was not one number (the question asks how many) or was an f_col column "
                    "itself; other programs answered with one number")

@@ -335,6 +335,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     if replayed is not None:
         # programs as long as recorded (runs recorded before the embedded model's cap allowed the task's 512)
         settings.setdefault("max_tokens", int(replayed_config.get("max_tokens_effective") or 512))
+        # value linking as recorded (runs recorded before the link stage had none)
+        settings.setdefault("link_literals", replayed_config.get("link_effective") is True)
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     RunLock(out).check_free()  # before the model loads (and its recording opens): a run in use is refused now
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
@@ -361,6 +363,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         "neural_effective": neural_backend.cache_id if isinstance(neural, str) or neural is None else None,
         # --unconstrained changes nothing for a model that takes no grammar: compared as what it did
         "constrained_effective": sampling_is_constrained(binder.settings.constrained, model.capabilities.grammar),
+        "link_effective": binder.settings.link_literals,
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),

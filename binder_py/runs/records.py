@@ -71,6 +71,7 @@ CONFIG_SHAPE = Shape(dict, {
     "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT, "core_shots_effective": _OPTIONAL_INT,
     "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT, "calibrator_effective": _OPTIONAL_TEXT,
     "neural_effective": _OPTIONAL_TEXT, "constrained_effective": (bool, type(None)),
+    "link_effective": (bool, type(None)),
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "codes": Shape(list, items=str), "versions": (dict, type(None)),
     "ids": (list, type(None)),
@@ -318,7 +319,7 @@ def recorded_vote(config: dict[str, Any]) -> str | None:
 TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effective",
                   "table_rows": "table_rows_effective", "neural_weight": "neural_weight",
                   "calibrator": "calibrator_effective", "neural": "neural_effective",
-                  "constrained": "constrained_effective"}
+                  "constrained": "constrained_effective", "link_literals": "link_effective"}
 #: settings whose default is a value (``--calibrator auto``): given at it, they are as left out (for
 #: runs recorded before the value they took was)
 SETTING_DEFAULTS = {"calibrator": "auto"}

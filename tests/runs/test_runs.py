@@ -440,20 +440,22 @@ def test_report_shows_calibration_with_a_reliability_plot(binder_run, tmp_path):
     assert (tmp_path / "plots" / "reliability.png").stat().st_size > 1000
 
 
+def respond_with_programs(body, api):
+    """A loopback server's answer to a parse request: the fake split's programs for its question."""
+    from tests.runs.conftest import question_of
+
+    prompt = "\n".join(str(m["content"]) for m in body["messages"]) if api == "chat" else body["prompt"]
+    return [f"```python\n{p}\n```" for p in CASES[question_of(prompt)][1][: int(body.get("n") or 1)]]
+
+
 def test_a_replay_writes_programs_as_long_as_the_recorded_run_allowed(fake_examples, tmp_path, monkeypatch):
     """``max_tokens`` is part of every recorded request: a replay takes the recorded run's program
     length (``max_tokens_effective``; 512 for runs recorded before it was written), not today's default."""
     from binder_py.lm.testserver import LoopbackServer
-    from tests.runs.conftest import question_of
-
     monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
 
-    def respond(body, api):
-        prompt = "\n".join(str(m["content"]) for m in body["messages"]) if api == "chat" else body["prompt"]
-        return [f"```python\n{p}\n```" for p in CASES[question_of(prompt)][1][: int(body.get("n") or 1)]]
-
     examples = fake_examples[:2]
-    with LoopbackServer(responder=respond) as server:
+    with LoopbackServer(responder=respond_with_programs) as server:
         run_eval("wikitq", "dev", out=tmp_path / "live", mode="python", lm=f"openai:test-model@{server.base_url}",
                  examples=examples, n=3, progress=False, extra_settings={"max_tokens": 300})
     config = json.loads((tmp_path / "live" / "config.json").read_text())
@@ -812,3 +814,29 @@ def test_a_run_resumed_with_other_code_says_so_and_records_each_code(fake_exampl
     (out / "config.json").write_text(json.dumps({**config, "code": "0123456789abcdef"}))
     e2e_run(fake_examples, out, limit=4)  # nothing left to answer: nothing to mix
     assert "code changed" not in capsys.readouterr().err
+
+
+def test_value_linking_is_recorded_compared_on_resume_and_replayed_as_recorded(fake_examples, tmp_path,
+                                                                                 monkeypatch):
+    """``link_effective`` says whether the link stage ran (docs/LANGUAGE.md, "Value linking"): a resume
+    with the other setting is refused, and a replay of a run recorded before the stage replays without it."""
+    from binder_py.lm.testserver import LoopbackServer
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    examples = fake_examples[:1]
+    with LoopbackServer(responder=respond_with_programs) as server:
+        spec = f"openai:test-model@{server.base_url}"
+        run_eval("wikitq", "dev", out=tmp_path / "on", mode="python", lm=spec, examples=examples, n=3, progress=False)
+        assert json.loads((tmp_path / "on" / "config.json").read_text())["link_effective"] is True
+        run_eval("wikitq", "dev", out=tmp_path / "off", mode="python", lm=spec, examples=examples, n=3,
+                 progress=False, extra_settings={"link_literals": False})
+        assert json.loads((tmp_path / "off" / "config.json").read_text())["link_effective"] is False
+        with pytest.raises(BinderError, match="link_literals: False -> True"):
+            run_eval("wikitq", "dev", out=tmp_path / "off", mode="python", lm=spec, examples=examples, n=3,
+                     progress=False)
+    config = json.loads((tmp_path / "on" / "config.json").read_text())
+    del config["link_effective"]  # recorded before the stage
+    (tmp_path / "on" / "config.json").write_text(json.dumps(config))
+    run_eval("wikitq", "dev", out=tmp_path / "replay", mode="python", lm=f"replay:{tmp_path / 'on'}",
+             examples=examples, progress=False)
+    assert json.loads((tmp_path / "replay" / "config.json").read_text())["link_effective"] is False

@@ -1,0 +1,59 @@
+"""Stage 5, link (value linking): a program that compared a column with a value no cell holds is
+run again with that value replaced by the one cell it unmistakably means
+(:func:`binder_py.pipeline.literal_links.link_literals`: ``"naanmugan"`` → ``"naanmugan
+thiruvandhadhi"``, ``"2005"`` → ``2005``).
+
+The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
+source's count and sample positions): when it answers, it votes in its source's place
+(:func:`binder_py.answer.superseded_by_links`), since a filter on a value no row holds selects
+nothing and a count over it answers 0. Before repair, so that a program fixed here is not sent
+back to the model. No model call is spent on finding the link; the linked program's neural calls
+(if any) are planned and run like the samples'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from binder_py.answer import Candidate
+from binder_py.pipeline.literal_links import link_literals
+from binder_py.pipeline.plan import plan_candidates
+from binder_py.pipeline.run import run_programs
+from binder_py.pipeline.sample import program_identity
+from binder_py.pipeline.state import QuestionState
+
+
+def link(state: QuestionState) -> QuestionState:
+    if not state.settings.link_literals:
+        return state
+    tables = {"df": state.table, "table": state.table, **state.tables}
+    ran = {program_identity(c.program): c for c in state.candidates if c.run is not None}
+    to_run: list[Candidate] = []
+    linked: list[Candidate] = []
+    columns: dict = {}  # each compared column's values, read once for all the programs
+    for index, candidate in enumerate(state.candidates):
+        if candidate.origin in ("e2e", "link") or candidate.run is None:
+            continue
+        found = link_literals(candidate.program, tables, columns)
+        if found is None:
+            continue
+        program, links = found
+        sibling = Candidate(program=program, count=candidate.count, origin="link",
+                            sample_orders=candidate.sample_orders, mean_logprob=candidate.mean_logprob,
+                            repaired_from=index, links=tuple(link.describe() for link in links))
+        same = ran.get(program_identity(program))
+        if same is not None:  # another candidate wrote the linked program: its run stands for this one too
+            linked.append(replace(sibling, run=same.run))
+        else:
+            to_run.append(sibling)
+            ran[program_identity(program)] = sibling
+    if not to_run and not linked:
+        return state
+    state.services.say(f"{len(to_run) + len(linked)} program(s) compared a value no cell holds; running them "
+                       "with the value linked to the cell it means")
+    if to_run:
+        state = plan_candidates(state, to_run)
+        done, state = run_programs(state, to_run)
+        linked += done
+    ordered = sorted(linked, key=lambda c: c.repaired_from if c.repaired_from is not None else -1)
+    return state.evolve(candidates=state.candidates + tuple(ordered))

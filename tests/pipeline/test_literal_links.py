@@ -1,0 +1,129 @@
+"""Value linking: a compared value no cell holds, replaced by the one cell it means (and only then)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from binder_py import Binder
+from binder_py.answer import ProgramCounts
+from binder_py.lm import ScriptedLM
+from binder_py.pipeline.literal_links import closest_value, link_literals
+
+POEMS = pd.DataFrame({
+    "name": ["naanmugan thiruvandhadhi", "periya thirumozhi", "Fàbregas", "boston celtics", "boston bruins",
+             "1904–1905"],
+    "year": [2005, 2006, 2007, 2008, 2009, 2010],
+    "code": ["2005", "2006", "x", "y", "z", "w"],
+    "pasurams": [96, 1084, 3, 4, 5, 6],
+})
+TABLES = {"df": POEMS, "table": POEMS}
+
+
+@pytest.mark.parametrize("literal, expected", [
+    ("naanmugan", ("naanmugan thiruvandhadhi", "inside value")),  # the literal's words inside one value
+    ("FABREGAS", ("Fàbregas", "case")),  # case and accents set aside
+    ("1904-1905", ("1904–1905", "case")),  # a hyphen for an en dash
+    ("the periya thirumozhi poem", ("periya thirumozhi", "value inside")),
+    ("naanmugan thiruvandadhi", ("naanmugan thiruvandhadhi", "spelling")),
+    ("boston", None),  # two values hold it: ambiguous, left as written
+    ("thiru", None),  # not a whole word of any value
+    ("zz", None),
+    ("", None),
+])
+def test_closest_value(literal, expected) -> None:
+    assert closest_value(literal, list(POEMS["name"])) == expected
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('df[df["name"] == "naanmugan"]["pasurams"].iloc[0]',
+     'df[df["name"] == "naanmugan thiruvandhadhi"]["pasurams"].iloc[0]'),
+    ("len(df[df['year'] == '2005'])", "len(df[df['year'] == 2005])"),  # text read as the number the column holds
+    ('df[df["code"] == 2006]', 'df[df["code"] == "2006"]'),  # a number a text column holds as text
+    ('"FABREGAS" != table["name"]', '"Fàbregas" != table["name"]'),  # either side, table too
+    ('df[df["name"].isin(["periya", "zz"])]', 'df[df["name"].isin(["periya thirumozhi", "zz"])]'),
+    ('df[df["year"] > 2006][df["name"] == "naanmugan"]',
+     'df[df["year"] > 2006][df["name"] == "naanmugan thiruvandhadhi"]'),
+])
+def test_link_literals_rewrites_only_the_literal(program, expected) -> None:
+    linked = link_literals(program, TABLES)
+    assert linked is not None and linked[0] == expected
+
+
+@pytest.mark.parametrize("program", [
+    'df[df["name"] == "periya thirumozhi"]',  # a cell holds it
+    'df[df["name"] == "boston"]',  # ambiguous
+    'df[df["year"] == "2020"]',  # no row holds that number either
+    'df[df["missing"] == "naanmugan"]',  # no such column
+    'other[other["name"] == "naanmugan"]',  # no such table
+    'df[df["name"].str.contains("naanmugan")]',  # not a comparison of equality
+    'df[df["name"] == x]',  # not a literal
+    "df[df['name'] == 'naanmugan'",  # does not parse
+])
+def test_link_literals_leaves_alone(program) -> None:
+    assert link_literals(program, TABLES) is None
+
+
+def test_links_say_what_they_replaced() -> None:
+    _, links = link_literals('df[df["name"] == "naanmugan"]', TABLES)
+    assert [(l.column, l.written, l.linked, l.rule) for l in links] == [
+        ("name", "naanmugan", "naanmugan thiruvandhadhi", "inside value")]
+    assert links[0].describe() == "'name': 'naanmugan' → 'naanmugan thiruvandhadhi' (inside value)"
+
+
+def test_a_column_of_mixed_cells_or_booleans_is_not_linked_against() -> None:
+    mixed = pd.DataFrame({"a": ["x1", 5, "y"], "b": [True, False, True]})
+    assert link_literals('df[df["a"] == "x"]', {"df": mixed}) is None
+    assert link_literals('df[df["b"] == "true"]', {"df": mixed}) is None
+
+
+QUESTION = "how many pasurams are in naanmugan?"
+WRONG = 'df[df["name"] == "naanmugan"]["pasurams"].sum()'  # 0: no row is named "naanmugan"
+EMPTY = 'df[df["name"] == "naanmugan"]["pasurams"].tolist()'  # []
+
+
+def test_the_link_stage_votes_the_linked_program_in_its_sources_place() -> None:
+    lm = ScriptedLM(lambda request, purpose: [WRONG, WRONG, EMPTY, "999"])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=4, repair_attempts=0).ask(POEMS, QUESTION)
+    assert answer.value == 96  # not 0, and not 999 (one vote against three)
+    linked = [c for c in answer.candidates if c.origin == "link"]
+    assert [(c.repaired_from, c.count, c.voted) for c in linked] == [(0, 2, True), (1, 1, True)]
+    assert linked[0].links == ("'name': 'naanmugan' → 'naanmugan thiruvandhadhi' (inside value)",)
+    sources = [answer.candidates[i] for i in (0, 1)]
+    assert not any(c.voted for c in sources)  # replaced, not counted twice
+    assert [s.count for s in answer.distribution] == [3, 1]
+    counts = ProgramCounts.of(answer.candidates)
+    assert (counts.sampled, counts.links) == (4, 3)
+    assert "+ 3 with a compared value linked to a cell" in counts.sentence()
+    assert "linked to cells: 'name': 'naanmugan' → 'naanmugan thiruvandhadhi'" in answer.explain()
+    assert json.loads(json.dumps(answer.to_json(), default=str))["candidates"][4]["links"]  # recorded
+
+
+def test_link_literals_false_keeps_the_programs_as_written() -> None:
+    lm = ScriptedLM(lambda request, purpose: [WRONG, WRONG, "999"])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=3, repair_attempts=0,
+                    link_literals=False).ask(POEMS, QUESTION)
+    assert answer.value == 0 and not [c for c in answer.candidates if c.origin == "link"]
+
+
+def test_a_linked_program_that_fails_leaves_its_source_voting() -> None:
+    failing = 'df[df["name"] == "naanmugan"]["pasurams"].sum() + undefined_name'
+    lm = ScriptedLM(lambda request, purpose: ['int(df[df["name"] == "naanmugan"]["year"].count())', failing])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=2, repair_attempts=0).ask(POEMS, QUESTION)
+    assert answer.value == 1  # the linked count (1), in the place of the source's 0
+    failed_link = [c for c in answer.candidates if c.origin == "link" and not c.ok]
+    assert failed_link and not failed_link[0].voted
+
+
+def test_the_reports_revote_sets_aside_the_same_sources() -> None:
+    from binder_py.runs.report import record_vote
+
+    lm = ScriptedLM(lambda request, purpose: [WRONG, WRONG, "999"])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=3, repair_attempts=0).ask(POEMS, QUESTION)
+    record = {"question": QUESTION, "dataset": "wikitq",
+              "candidates": json.loads(json.dumps([c.to_json() for c in answer.candidates], default=str))}
+    result = record_vote(record, 10, {"task": "wikitq", "mode": "python"})
+    assert result.value == answer.value == 96
+    assert [s.count for s in result.distribution] == [s.count for s in answer.distribution] == [2, 1]
