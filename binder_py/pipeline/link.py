@@ -14,6 +14,7 @@ back to the model. No model call is spent on finding the link; the linked progra
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from binder_py.answer import Candidate
 from binder_py.pipeline.literal_links import link_literals
@@ -30,7 +31,7 @@ def link(state: QuestionState) -> QuestionState:
     ran = {program_identity(c.program): c for c in state.candidates if c.run is not None}
     to_run: list[Candidate] = []
     linked: list[Candidate] = []
-    columns: dict = {}  # each compared column's values, read once for all the programs
+    columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
     for index, candidate in enumerate(state.candidates):
         if candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
