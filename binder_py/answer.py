@@ -32,12 +32,16 @@ DERIVED_ORIGINS = ("repair", "rescope", "link")
 
 
 def superseded_by_links(candidates: Sequence[tuple[str, bool, int | None]]) -> set[int]:
-    """The positions of the candidates whose linked version (origin ``link``) answered: each
-    ``(origin, answered, repaired_from)``, ``answered`` meaning it ran and gave a non-empty answer.
-    Such a candidate does not vote: its linked version votes in its place, with its count (the live
-    vote and ``binder-py report``'s re-vote both ask this)."""
-    return {source for origin, answered, source in candidates
-            if origin == "link" and answered and source is not None and 0 <= source < len(candidates)}
+    """The positions of the candidates that do not vote because of a linked version (origin ``link``),
+    given each candidate's ``(origin, answered, repaired_from)``, ``answered`` meaning it ran and gave
+    a non-empty answer: a candidate whose linked version answered (that version votes in its place,
+    with its count), and a linked version that did not answer (its source keeps its vote). So one
+    sampled program never votes twice. The live vote, repair, rescope and ``binder-py report``'s
+    re-vote all ask this."""
+    replaced = {source for origin, answered, source in candidates
+                if origin == "link" and answered and source is not None and 0 <= source < len(candidates)}
+    unanswered = {i for i, (origin, answered, _) in enumerate(candidates) if origin == "link" and not answered}
+    return replaced | unanswered
 
 
 @dataclass(frozen=True)

@@ -130,8 +130,8 @@ class QuestionState:
         return candidate.ok and not normalize_answer(candidate.value, yes_no=self.yes_no).is_empty
 
     def superseded(self) -> set[int]:
-        """Positions of the candidates whose linked version answered; it votes in their place
-        (:func:`binder_py.answer.superseded_by_links`)."""
+        """Positions of the candidates left out for a linked version: sources whose linked version
+        answered, linked versions that did not (:func:`binder_py.answer.superseded_by_links`)."""
         from binder_py.answer import superseded_by_links
 
         return superseded_by_links([(c.origin, c.origin == "link" and self.succeeded(c), c.repaired_from)
@@ -139,7 +139,6 @@ class QuestionState:
 
     def standing(self) -> list[Candidate]:
         """The program candidates that speak for the samples: a linked version that answered instead of
-        its source, a linked version that did not is left out (its source stands), e2e answers too."""
+        its source, the source where its linked version did not answer (no e2e answers)."""
         superseded = self.superseded()
-        return [c for i, c in enumerate(self.candidates) if c.origin != "e2e" and i not in superseded
-                and (c.origin != "link" or c.repaired_from in superseded)]
+        return [c for i, c in enumerate(self.candidates) if c.origin != "e2e" and i not in superseded]

@@ -46,7 +46,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     expects_number = profile.expects_number(state.question)
     choice_question = profile.choice_question(state.question)
     expects_verdict = profile.expects_verdict()
-    superseded = state.superseded()  # their linked versions vote in their place
+    superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
     voters = shape_fit([v for i, v in enumerate(every) if i not in superseded], expects_number=expects_number,
                        choice_question=choice_question, expects_verdict=expects_verdict)
     kept = {id(v) for v in voters}

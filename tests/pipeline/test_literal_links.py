@@ -127,3 +127,13 @@ def test_the_reports_revote_sets_aside_the_same_sources() -> None:
     result = record_vote(record, 10, {"task": "wikitq", "mode": "python"})
     assert result.value == answer.value == 96
     assert [s.count for s in result.distribution] == [s.count for s in answer.distribution] == [2, 1]
+
+
+def test_a_linked_program_that_does_not_answer_never_votes_beside_its_source() -> None:
+    failing = 'df[df["name"] == "naanmugan"]["pasurams"].sum() + undefined_name'
+    lm = ScriptedLM(lambda request, purpose: [failing])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=1, repair_attempts=0, drop_failed=False,
+                    drop_empty=False).ask(POEMS, QUESTION)
+    source, linked = answer.candidates
+    assert linked.origin == "link" and not linked.ok and not linked.voted
+    assert source.voted and sum(s.count for s in answer.distribution) == 1  # one sampled program, one vote
