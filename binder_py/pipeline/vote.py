@@ -12,6 +12,7 @@ from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_m
                                    resolve_calibrator)
 from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
+from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.state import QuestionState
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
 from binder_py.vote import VoteCandidate, VoteResult, shape_fit, vote
@@ -117,7 +118,25 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                     table=state.original_table, prompt=prompt_info, timings=timings,
                     warnings=list(dict.fromkeys(warnings)), lm=state.lm.name,
                     neural=state.neural_name if state.neural_allowed else None, plan=state.plan)
+    unmatched = _unmatched_literals(answer, state)
+    if unmatched:
+        warnings += (unmatched,)
+        answer = replace(answer, warnings=list(dict.fromkeys(warnings)))
     return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer)
+
+
+def _unmatched_literals(answer: Answer, state: QuestionState) -> str | None:
+    """A warning when the winning program compared a column with a value no row holds (one the link
+    stage could not link): its answer then comes from a selection of no rows (a count of 0, a sum
+    of 0), which nothing else reveals."""
+    winner = answer.winner
+    if winner is None or winner.run is None:
+        return None
+    hints = literal_hints(winner.program, {"df": state.table, "table": state.table, **state.tables})
+    if not hints:
+        return None
+    return (f"the winning program compares a value no row holds ({'; '.join(hints)}): its answer may come "
+            "from a selection of no rows")
 
 
 def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: bool) -> Candidate:

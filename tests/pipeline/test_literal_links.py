@@ -137,3 +137,15 @@ def test_a_linked_program_that_does_not_answer_never_votes_beside_its_source() -
     source, linked = answer.candidates
     assert linked.origin == "link" and not linked.ok and not linked.voted
     assert source.voted and sum(s.count for s in answer.distribution) == 1  # one sampled program, one vote
+
+
+def test_a_winner_that_compares_a_value_no_row_holds_says_so() -> None:
+    lm = ScriptedLM(lambda request, purpose: ['df[df["name"] == "oxford"]["pasurams"].sum()'])
+    answer = Binder(lm=lm, task="analyst", mode="python", n=1, repair_attempts=0).ask(POEMS, "pasurams of oxford?")
+    assert answer.value == 0  # nothing to link "oxford" to: the program ran as written
+    warning = next(w for w in answer.warnings if w.startswith("the winning program compares a value no row holds"))
+    assert "no row of column 'name' equals 'oxford'" in warning and "selection of no rows" in warning
+    assert warning in answer.explain()
+    clean = Binder(lm=ScriptedLM(lambda request, purpose: ['df[df["name"] == "Fàbregas"]["pasurams"].sum()']),
+                   task="analyst", mode="python", n=1).ask(POEMS, "pasurams of fàbregas?")
+    assert clean.value == 3 and not [w for w in clean.warnings if "no row holds" in w]
