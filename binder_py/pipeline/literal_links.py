@@ -49,6 +49,8 @@ __all__ = ["LiteralLink", "closest_value", "link_literals"]
 #: distinct values of a column searched for a match (the first ones, in table order)
 MAX_VALUES = 5_000
 CLOSE_RATIO = 0.85
+#: a literal longer than this is not matched by spelling (rule 4)
+MAX_SPELLED_CHARS = 200
 CLOSE_MARGIN = 0.05
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 
@@ -127,6 +129,8 @@ def _closest(literal: str, plain: Mapping[str, str]) -> tuple[str, str] | None:
             return found.pop(), rule
         if found:
             return None  # ambiguous: more than one value fits
+    if len(wanted) > MAX_SPELLED_CHARS:
+        return None  # no cell is a misspelling of a paragraph, and comparing one costs more than it finds
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(wanted)  # the literal's index is built once
     floor = CLOSE_RATIO - CLOSE_MARGIN  # below it a value can be neither the match nor a close runner-up
