@@ -19,7 +19,7 @@ cell of the column equals, by the first rule that picks exactly ONE distinct val
 3. exactly one value's words are a run of words inside the literal (``"the boston celtics"`` →
    ``"boston celtics"``; values of 4 characters or more);
 4. one value is a close spelling (:class:`difflib.SequenceMatcher` ratio ≥ 0.85, the runner-up
-   at least 0.05 behind);
+   at least 0.05 behind; literals of 200 characters or fewer);
 5. text that reads as a number against a numeric column holding that number (``"2005"`` →
    ``2005``), and a number against a text column holding it as text (``2005`` → ``"2005"``).
 
