@@ -89,3 +89,35 @@ def test_parent_takes_only_text_as_an_error_message():
     outcome = _outcome_from_dict(codec.safe_loads(message), 0.0, 0.0)
     assert time.monotonic() - start < 1.0
     assert outcome.error.message == "<malformed error message>"
+
+
+# red team 8: a RangeIndex crosses as three numbers whatever its length, and the parent lists its
+# labels out: pd.RangeIndex(0, 10**8) as an answer held 4 GB of `binder-py exec --json`'s memory
+# (to_jsonable lists an index before it cuts it) and the vote's normalisation about 20 GB
+@pytest.mark.parametrize("program", [
+    "pd.RangeIndex(0, 10**8)",
+    "[pd.RangeIndex(0, 10**8)]",
+    "pd.DataFrame(index=pd.RangeIndex(0, 10**18))",
+    "pd.DataFrame({'a': [1]}).set_index(pd.RangeIndex(5, 6)).index.append(pd.RangeIndex(6, 10**8))",
+])
+def test_a_range_index_counts_its_labels(sb, program):
+    outcome = sb.run(program)
+    assert outcome.error is not None and outcome.error.kind == "policy", outcome.error
+    assert "AnswerTooLarge" in outcome.error.message
+
+
+@pytest.mark.parametrize("tree", [
+    ("pindex", ("range", 0, 10 ** 8, 1, None)),
+    ("list", [("pindex", ("range", 0, 10 ** 30, 3, None))]),
+    ("frame", [], ("range", 0, 0, 1, None), ("range", 10 ** 18, 0, -1, None)),
+])
+def test_parent_counts_the_labels_of_a_range(tree):
+    with pytest.raises(codec.CodecError, match="too large"):
+        _outcome_from_dict(codec.safe_loads(codec.dumps({"ok": True, "value": tree})), 0.0, 0.0)
+
+
+def test_small_range_indexes_still_cross(sb):
+    outcome = sb.run("pd.Series([1, 2, 3]).index")
+    assert outcome.ok and list(outcome.value) == [0, 1, 2]
+    outcome = sb.run("df = pd.DataFrame({'a': range(1000)})\ndf")
+    assert outcome.ok and outcome.value.shape == (1000, 1)
