@@ -21,7 +21,7 @@ from .guards import (
     guarded_pow,
 )
 from .outcome import CallbackError, PolicyError
-from .vetting import register_handed_out
+from .vetting import is_program_class, register_handed_out
 
 
 class _GuardedTypeMeta(type):
@@ -165,6 +165,46 @@ def _issubclass(cls: Any, spec: Any) -> bool:
     return issubclass(_unwrap_types(cls), _unwrap_types(spec))
 
 
+#: modules whose classes a program class may derive from, besides builtins and its own classes:
+#: their methods are Python-level conveniences that library code does not trust for memory
+_BASE_MODULES = frozenset({"builtins", "collections"})
+
+
+def _base_problem(base: Any) -> str | None:
+    """Why a program class may not derive from ``base``, or None.
+
+    pandas and numpy call the public methods of their own classes and trust what they return:
+    ``reindex`` takes the positions the index's ``get_indexer`` gives with Cython's unchecked
+    ``take`` (red team 8: ``class R(pd.RangeIndex)`` whose ``get_indexer`` returned ``[10**8]``
+    read far past the column, SIGSEGV). A program subclass overrides them (in its body, or by
+    an instance attribute), so a class of a library is never a base."""
+    if isinstance(base, _GuardedTypeMeta) or is_program_class(base):
+        return None
+    if not isinstance(base, type):
+        return f"{base!r} is not a class"
+    if issubclass(base, BaseException):
+        return None  # an exception class: raised and caught, never called into by library code
+    if issubclass(base, type):
+        return "a metaclass makes classes without this check"
+    if getattr(base, "__module__", None) in _BASE_MODULES:
+        return None
+    return (f"{getattr(base, '__module__', '?')}.{getattr(base, '__qualname__', '?')} is a library class: "
+            "pandas and numpy call its methods and trust what they return, so a program may not "
+            "override them; derive from a builtin class (or none) and hold the pandas object in an attribute")
+
+
+def _build_class(func: Any, name: Any, *bases: Any, **kwargs: Any) -> Any:
+    """The ``class`` statement: only bases :func:`_base_problem` allows, no metaclass but ``type`` (which
+    RestrictedPython names in every class statement, as ``metaclass=__metaclass__``)."""
+    if kwargs.get("metaclass", type) is not type:
+        raise PolicyError(f"class {name}: a metaclass is not available in the sandbox")
+    for base in bases:
+        problem = _base_problem(base)
+        if problem is not None:
+            raise PolicyError(f"class {name}: {problem}")
+    return _b.__build_class__(func, name, *bases, **kwargs)
+
+
 def _refuse(name: str) -> Any:
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise PolicyError(f"{name}() is not available in the sandbox")
@@ -192,7 +232,7 @@ def build_builtins() -> dict[str, Any]:
     out.update(GUARDED_TYPES)
     out.update({
         "__import__": guarded_import,
-        "__build_class__": _b.__build_class__,
+        "__build_class__": _build_class,
         "sorted": _sorted,
         "zip": _zip,
         "enumerate": _enumerate,
