@@ -142,6 +142,22 @@ def _function_problem(mod: str | None, name: Any) -> str | None:
     return _name_problem(None, name) or _dispatcher_problem(name, mod)
 
 
+def _owner_problem(owner: Any) -> str | None:
+    """Why a method bound to ``owner`` (an object, or a class for a class method) may not be called:
+    ``owner``'s class comes from a module that is not vetted. A program may hold such objects (a
+    time stamp's ``tz`` is a ``zoneinfo.ZoneInfo``, an Arrow column's ``dtype.pyarrow_dtype`` a
+    ``pyarrow.DataType``), but their methods were never reviewed: ``ts.tz.from_file(f)`` read a
+    program object's ``read()`` as a TZif file, and CPython's C reader accepts a transition index
+    one past its table (red team 8: an out-of-bounds read of object pointers)."""
+    if owner is None or isinstance(owner, types.ModuleType):
+        return None
+    cls = owner if isinstance(owner, type) else type(owner)
+    mod = module_of(cls)
+    if mod == "builtins" or vetted_module(mod):
+        return None
+    return f"it is a method of {mod}.{getattr(cls, '__qualname__', '?')}, whose module is not vetted"
+
+
 def class_problem(cls: Any) -> str | None:
     if cls in vetted_classes() or is_program_class(cls) or is_vetted_callable(cls):
         return None
@@ -169,6 +185,11 @@ def callable_problem(fn: Any, name_checked: bool = False) -> str | None:
         func = fn.__func__
         if module_of(func) == PROGRAM_MODULE:
             return None
+        problem = _owner_problem(fn.__self__)
+        if problem is None and not vetted_module(module_of(func)):
+            problem = f"it comes from module {module_of(func)!r}, which is not vetted"
+        if problem is not None:
+            return problem
         name = getattr(func, "__name__", None)
         return None if name_checked else (_name_problem(fn.__self__, name) or _dispatcher_problem(name, module_of(func)))
     if t is types.BuiltinFunctionType:
@@ -178,10 +199,10 @@ def callable_problem(fn: Any, name_checked: bool = False) -> str | None:
             if mod is None and isinstance(owner, types.ModuleType):
                 mod = owner.__name__
             return _function_problem(mod, fn.__name__)
-        return None if name_checked else _name_problem(owner, fn.__name__)
+        return _owner_problem(owner) or (None if name_checked else _name_problem(owner, fn.__name__))
     if t in _DESCRIPTOR_TYPES:
         owner = getattr(fn, "__objclass__", None) or getattr(fn, "__self__", None)
-        return None if name_checked else _name_problem(owner, getattr(fn, "__name__", None))
+        return _owner_problem(owner) or (None if name_checked else _name_problem(owner, getattr(fn, "__name__", None)))
     if isinstance(fn, type):
         return class_problem(fn)
     if isinstance(fn, functools.partial):
