@@ -219,6 +219,18 @@ class Sandbox:
             except (ProcessLookupError, OSError):
                 pass
 
+        def end() -> None:
+            """End the worker when its run is over, not trusting it to exit: one that stayed (a program
+            with native code through a memory bug) would outlive its wall clock, and its private mapping
+            of the job's memory file shows the pages it never wrote, into which the next run's table goes
+            once this run returns (red team 8). Only through the pidfd: the worker is exiting by itself
+            now, so its pid may be another process's by the time kill(pid) would reach it."""
+            if pidfd is not None:
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                except OSError:
+                    pass
+
         callback_s = 0.0
         callback_size = [0, 0]  # values, text: what this run's callback requests wrote out so far
         try:
@@ -234,6 +246,7 @@ class Sandbox:
                     return self._failed(_failure("timeout", f"wall-clock limit of {limits.wall_seconds:g} s exceeded"),
                                         callback_s, start)
                 except (protocol.ProtocolError, OSError):
+                    end()  # its socket is gone, the worker perhaps not (see OUTCOME below)
                     return self._failed(_failure("killed", "the sandbox worker disappeared without a result"),
                                         callback_s, start)
                 if kind == protocol.CALL:
@@ -242,6 +255,7 @@ class Sandbox:
                     protocol.send(sock, protocol.REPLY, codec.dumps(reply))
                     callback_s += time.monotonic() - t0
                 elif kind == protocol.OUTCOME:
+                    end()
                     total = (time.perf_counter() - start) * 1000.0
                     try:
                         return _outcome_from_dict(codec.safe_loads(payload), callback_s * 1000.0, total)

@@ -104,3 +104,21 @@ def expose_native(callbacks, namespace):
         return fd
 
     return {"native_open": native_open, "native_connect": native_connect, "native_socket": native_socket}
+
+
+class _Lingering:
+    """Stays in the worker after its outcome is sent: freed with the program's namespace when the
+    worker's handler returns, it then sleeps (no CPU, so no CPU limit ends it), standing in for native
+    code a memory bug would give a program."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def __del__(self):
+        import time
+
+        time.sleep(self.seconds)
+
+
+def linger_after_outcome(callbacks, namespace):
+    return {"lingering": _Lingering(8.0)}
