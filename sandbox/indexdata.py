@@ -13,7 +13,12 @@ not take it and handed out a *writable* alias of the labels:
 * a read-only extension array's ``view()`` (``idx.array.view()``) lost ``_readonly`` (fixed in
   :mod:`sandbox.codes`, which already wraps that ``view``);
 * ``idx.view('i8')`` (``Index.view`` with a dtype: an ndarray view of the labels) and a
-  MultiIndex's ``values`` (its cached tuples): copies now.
+  MultiIndex's ``values`` (its cached tuples): copies now;
+* the ``asi8`` of a read-only datetime-like array (``dti.array.asi8``: ``Index.array`` is pandas'
+  read-only route, but ``asi8`` ignored ``_readonly``; red team 8): a copy now; and a view of a
+  read-only NDArray-backed array (``idx.array.T``, ``.ravel()``, ``.reshape(-1)``, ``.transpose()``,
+  ``.swapaxes(0, 0)``) was not read-only, so its ``asi8`` or ``view("i8")`` wrote the labels: such views
+  keep ``_readonly`` now.
 
 ``a = np.asarray(df.index); a[0] = 99`` changed a frame's labels after pandas had cached their
 hash table, so ``df.loc[99]`` found nothing and ``df.loc[0]`` the row now labelled 99 (wrong
@@ -38,6 +43,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas._libs.arrays import NDArrayBacked
+from pandas.core.arrays._mixins import NDArrayBackedExtensionArray
+from pandas.core.arrays.datetimelike import DatetimeLikeArrayMixin
 from pandas.core.indexes.datetimelike import DatetimeIndexOpsMixin
 
 _MARK = "_binder_readonly_labels"
@@ -79,6 +87,26 @@ def _wrap_asi8(raw: property) -> property:
     return property(asi8)
 
 
+def _wrap_array_asi8(raw: property) -> property:
+    def asi8(self: Any) -> np.ndarray:
+        result = raw.fget(self)  # self._ndarray.view("i8"), whatever the array's _readonly says
+        return result.copy() if getattr(self, "_readonly", False) else result
+    asi8.__doc__ = raw.__doc__
+    return property(asi8)
+
+
+def _from_backing_data(self: Any, arr: np.ndarray) -> Any:
+    """``NDArrayBacked._from_backing_data`` (which ``T``, ``transpose``, ``ravel``, ``reshape`` and
+    ``swapaxes`` call in Cython): a view of a read-only array is read-only too."""
+    result = _RAW_FROM_BACKING_DATA(self, arr)
+    if self._readonly and np.may_share_memory(arr, self._ndarray):
+        result._readonly = True
+    return result
+
+
+_RAW_FROM_BACKING_DATA = NDArrayBacked._from_backing_data
+
+
 def _wrap_view(raw: Any) -> Any:
     def view(self: pd.Index, cls: Any = None) -> Any:
         result = raw(self, cls)  # an Index (immutable) for no dtype or an Index class, else an ndarray view
@@ -106,8 +134,15 @@ def install() -> None:
         # ``values`` its cached tuples (``np.asarray(mi)`` before the fix above)
         (pd.Index, "view", _wrap_view(pd.Index.__dict__["view"])),
         (pd.MultiIndex, "values", _wrap_values(pd.MultiIndex.__dict__["values"])),
+        # red team 8: the ``asi8`` of a read-only datetime-like array (``idx.array``, pandas' own read-only
+        # route) was a writable view of its data, i.e. of the labels
+        (DatetimeLikeArrayMixin, "asi8", _wrap_array_asi8(DatetimeLikeArrayMixin.__dict__["asi8"])),
+        # ... and a view of such an array lost _readonly (``idx.array.T``, ``.ravel()``, ``.reshape(-1)``),
+        # so its asi8 or view("i8") wrote the labels: views keep it (the Cython base's cpdef method is
+        # overridden on the Python class every NDArray-backed array derives from)
+        (NDArrayBackedExtensionArray, "_from_backing_data", _from_backing_data),
     ):
-        old = cls.__dict__[name]
+        old = cls.__dict__.get(name, _RAW_FROM_BACKING_DATA)
         if callable(new) and callable(old):
             new.__doc__, new.__name__, new.__qualname__ = old.__doc__, old.__name__, old.__qualname__
         setattr(cls, name, new)

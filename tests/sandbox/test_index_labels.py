@@ -34,6 +34,22 @@ ROUTES = {
                                  "i.year", [2020, 2020, 2020]),
     "multiindex values": ("mi = pd.MultiIndex.from_tuples([(1, 2), (3, 4)])\na = mi.values\na[0] = (9, 9)",
                           "mi", [(1, 2), (3, 4)]),
+    # red team 8: the asi8 of the index's (read-only) extension array was its labels
+    "datetime array asi8": ("i = pd.date_range('2020-01-01', periods=3)\na = i.array.asi8\na[0] = a[2]",
+                            "i.day", [1, 2, 3]),
+    "timedelta array asi8": ("i = pd.timedelta_range('1D', periods=3)\na = i.array.asi8\na[0] = a[2]",
+                             "i.days", [1, 2, 3]),
+    "period array asi8": ("i = pd.period_range('2020-01', periods=3, freq='M')\na = i.array.asi8\na[0] = a[2]",
+                          "i.month", [1, 2, 3]),
+    "datetime array T": ("i = pd.date_range('2020-01-01', periods=3)\na = i.array.T.view('i8')\na[0] = a[2]",
+                         "i.day", [1, 2, 3]),
+    "datetime array ravel asi8": ("i = pd.date_range('2020-01-01', periods=3)\na = i.array.ravel().asi8\na[0] = a[2]",
+                                  "i.day", [1, 2, 3]),
+    "datetime array reshape": ("i = pd.date_range('2020-01-01', periods=3)\na = i.array.reshape(-1).view('i8')\n"
+                               "a[0] = a[2]", "i.day", [1, 2, 3]),
+    "frame index array asi8": ("df = pd.DataFrame({'v': [1, 2]}, index=pd.to_datetime(['2020-01-01', '2021-01-01']))\n"
+                               "a = df.index.array.asi8\na[0] = a[1]\nx = df.loc['2020']", "df.index.year",
+                               [2020, 2021]),
 }
 
 
