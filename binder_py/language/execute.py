@@ -24,7 +24,7 @@ from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
-from binder_py.neural.requests import NeuralRequest, distinct_context_rows, shown_key
+from binder_py.neural.requests import NeuralRequest, context_keys, shown_key
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
@@ -103,7 +103,9 @@ class _NeuralHandler:
         #: the tables the program was given: a col request is shared through the cache only when its rows
         #: are rows of one of them (:meth:`_shared`)
         self.tables = list(tables)
+        #: per context columns, key sets of rows known to be the tables' (predicted requests', then each table's)
         self._table_keys: dict[tuple[str, ...], list[frozenset[str]]] = {}
+        self._table_scanned: set[tuple[str, ...]] = set()  # context columns whose tables' keys were computed
         self.calls: list[NeuralCallTrace] = []
         #: how the program uses each call's result (a mask, a number, ...): the answers' expected kind
         self.answer_types: dict[int, AnswerType] = site_answer_types(parsed)
@@ -116,6 +118,8 @@ class _NeuralHandler:
         assert self.backend is not None
         backend_id = backend_cache_id(self.backend)
         for request in requests:
+            if request.kind == "col":  # rows the parent read from the table itself: rows of the table
+                self._table_keys.setdefault(tuple(request.columns), []).append(frozenset(request.keys))
             resolve = self.cache.resolve_col if request.kind == "col" else self.cache.resolve_val
             self.prefetches[request.site] = pool.submit(resolve, backend_id, request, self.backend.answer)
 
@@ -162,7 +166,10 @@ class _NeuralHandler:
         the table's rows beside it, and those answers, cached by row, were then what the other
         candidates' own calls got (red team 8). Such a request is answered for this call alone."""
         columns = tuple(request.columns)
-        if columns not in self._table_keys:
+        if any(keys.issuperset(request.keys) for keys in self._table_keys.get(columns, ())):
+            return True  # rows of the table the parent predicted (a prefetch), or rows of a whole table
+        if columns not in self._table_scanned:
+            self._table_scanned.add(columns)
             found: list[frozenset[str]] = []
             for table in self.tables:
                 by_name: dict[str, Any] = {}
@@ -170,8 +177,8 @@ class _NeuralHandler:
                     by_name.setdefault(str(column), []).append(column)
                 if all(len(by_name.get(c, ())) == 1 for c in columns) and columns:
                     sub = table[[by_name[c][0] for c in columns]]
-                    found.append(frozenset(distinct_context_rows(sub)[1]))
-            self._table_keys[columns] = found
+                    found.append(frozenset(context_keys(sub)))
+            self._table_keys.setdefault(columns, []).extend(found)
         return any(keys.issuperset(request.keys) for keys in self._table_keys[columns])
 
     def __call__(self, payload: Any) -> Any:

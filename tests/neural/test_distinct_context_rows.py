@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from binder_py.neural.requests import context_rows, distinct_context_rows
+from binder_py.neural.requests import context_keys, context_rows, distinct_context_rows
 
 COLUMNS = {
     "int": [3, 1, 3, 2, 1],
@@ -35,6 +35,7 @@ def test_same_rows_and_keys_as_from_every_row(name: str) -> None:
     ctx = pd.DataFrame({"c": COLUMNS[name]})
     rows, keys, _codes = context_rows(ctx, distinct=True)
     assert distinct_context_rows(ctx) == (rows, keys)
+    assert context_keys(ctx) == set(keys)  # the keys alone, vectorised for one column
 
 
 def test_keys_that_fold_together_keep_the_first_row() -> None:
@@ -45,5 +46,14 @@ def test_keys_that_fold_together_keep_the_first_row() -> None:
 def test_several_columns_and_empty_tables() -> None:
     two = pd.DataFrame({"a": [1, 1, 2, 1], "b": ["x", "x", "y", "z"]})
     assert distinct_context_rows(two) == context_rows(two, distinct=True)[:2]
+    assert context_keys(two) == set(context_rows(two, distinct=True)[1])
     empty = pd.DataFrame({"a": pd.Series([], dtype="str")})
     assert distinct_context_rows(empty) == context_rows(empty, distinct=True)[:2]
+
+
+def test_an_arrow_text_column_has_the_keys_its_rows_have() -> None:
+    """context_keys reads an Arrow-backed text column with Arrow's kernels: the same keys as row by row,
+    for white space Python strips (\\x1c), non-ASCII lower-casing ('İ', 'ß'), missing cells."""
+    column = pd.Series(["  A\tb ", None, "ÉCOLE", "x\n", "İstanbul", "ß", "\x1cq\x1d", " Z ", "z"], dtype="str")
+    ctx = pd.DataFrame({"c": column})
+    assert context_keys(ctx) == set(context_rows(ctx, distinct=True)[1])

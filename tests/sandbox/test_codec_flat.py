@@ -140,3 +140,26 @@ def test_printed_text_and_messages_with_a_lone_surrogate_arrive_escaped(sb):
     callback_seen = []
     outcome = sb.run("ask(chr(0xd800))", callbacks={"ask": lambda q: callback_seen.append(q) or q})
     assert outcome.value == "\\ud800" and callback_seen == ["\\ud800"]
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 5])
+def test_a_lone_surrogate_is_escaped_in_any_pickle_protocol(protocol):
+    """Protocol 0 writes text as raw-unicode-escape (no UTF-8 bytes of a surrogate to find); a worker
+    that sent it would otherwise hand the parent text it cannot print."""
+    import pickle
+
+    from sandbox.codec import safe_loads
+
+    assert safe_loads(pickle.dumps(["a\ud800b", {"k\udfff": 1}], protocol=protocol)) == ["a\\ud800b", {"k\\udfff": 1}]
+
+
+def test_numbers_that_look_like_half_a_surrogate_do_not_cost_a_walk(monkeypatch):
+    """Binary numbers often hold the 2 bytes that begin an encoded surrogate; only all 3 start the walk."""
+    import pickle
+
+    import sandbox.codec as codec
+
+    walked = []
+    monkeypatch.setattr(codec, "_without_surrogates", lambda tree, memo: walked.append(1) or tree)
+    data = pickle.dumps([0xA0ED, [1.5] * 3], protocol=5)  # BININT2 writes 0xA0ED as the bytes ED A0
+    assert b"\xed\xa0" in data and codec.safe_loads(data)[0] == 0xA0ED and not walked
