@@ -70,7 +70,7 @@ class ScriptedLM(_AsyncMixin):
         started = time.perf_counter()
         tags = {str(k): str(v) for k, v in (tags or {}).items()}
         prompt_tokens = self.count_tokens(request_text(request))
-        if prompt_tokens > self.context_window:
+        if self.context_window and prompt_tokens > self.context_window:  # 0: unknown, as for a server
             raise LMContextTooLong(f"{self.name}: prompt of {prompt_tokens} tokens exceeds {self.context_window}",
                                    prompt_tokens=prompt_tokens, limit=self.context_window)
         with self._lock:

@@ -7,6 +7,9 @@ from binder_py.lm.types import LMContextTooLong
 from binder_py.pipeline.state import QuestionState
 from binder_py.prompting import build_e2e_prompt, build_parse_prompt
 
+#: the context window a prompt is fitted to when the model's is not known (a server named without ?ctx=)
+ASSUMED_CONTEXT_WINDOW = 4096
+
 
 def build_prompt(state: QuestionState) -> QuestionState:
     lm, settings = state.lm, state.settings
@@ -15,7 +18,7 @@ def build_prompt(state: QuestionState) -> QuestionState:
     common = dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
                   core=state.profile.effective_core(lm, settings.core_shots, mode=settings.mode),
                   max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
-                  count_tokens=lm.count_tokens, context_window=lm.context_window or 4096,
+                  count_tokens=lm.count_tokens, context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
                   lowercase=state.lowercased, tables=state.tables or None)
     try:
         if settings.mode == "e2e":
@@ -25,13 +28,24 @@ def build_prompt(state: QuestionState) -> QuestionState:
                                         mode=settings.mode, max_output_tokens=state.max_tokens, **common)
     except LMContextTooLong as error:  # pragma: no cover - the builders count first
         raise BinderError(str(error)) from error
+    except BinderError as error:
+        if lm.context_window or "context" not in str(error):
+            raise
+        raise BinderError(f"{error}{_assumed_window(lm.name)}") from error
     warnings = state.warnings
     rows = (f"showed {prompt.table_rows_shown} of {prompt.table_rows_total} rows"
             + (f" of its {len(state.tables)} tables" if len(state.tables) > 1 else ""))
     if prompt.dropped_exemplars or prompt.rows_cut_to_fit:
         warnings += (f"the prompt was fitted to {lm.name}'s context: dropped {len(prompt.dropped_exemplars)} "
-                     f"exemplar(s), {rows}",)
+                     f"exemplar(s), {rows}" + ("" if lm.context_window else _assumed_window(lm.name)),)
     elif prompt.rows_truncated:  # the row cap alone: the context had room
         warnings += (f"the prompt {rows}: at most {common['max_table_rows']} of a table (table_rows, --table-rows); "
                      "programs run on every row",)
     return state.evolve(prompt=prompt, warnings=warnings)
+
+
+def _assumed_window(name: str) -> str:
+    """Said when a prompt was cut or refused for a window that was assumed, not known: the server's
+    real window may be much larger, and only the user can say so."""
+    return (f" ({name}'s context window is not known, so {ASSUMED_CONTEXT_WINDOW:,} tokens were assumed; give "
+            "the real one with ?ctx=N in the --lm spec, e.g. --lm 'openai:MODEL@URL?ctx=32768', docs/LM.md)")
