@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from binder_py.jsonable import to_jsonable
+from binder_py.jsonable import cut_note, to_jsonable
 from binder_py.lm.types import Usage
 from binder_py.made_columns import lm_made_columns, place_calls
 from binder_py.vote import vote_closeness
@@ -393,7 +393,7 @@ class Answer:
                              for s in self.distribution],
             "candidates": [c.to_json() for c in self.candidates],
             "usage": self.usage.as_dict(), "prompt": to_jsonable(self.prompt),
-            "timings": self.timings, "warnings": list(self.warnings),
+            "timings": self.timings, "warnings": list(self.warnings) + _cut(self.value),
             "plan": self.plan.to_json() if self.plan is not None else None,
             "closeness": vote_closeness(self.distribution), "counts": asdict(self.counts),
         }
@@ -402,6 +402,11 @@ class Answer:
         from binder_py.notebook import answer_html
 
         return answer_html(self)
+
+
+def _cut(value: Any) -> list[str]:
+    note = cut_note(value)
+    return [note] if note else []
 
 
 def _key_text(key: Any) -> str:

@@ -10,7 +10,11 @@ import numpy as np
 import pandas as pd
 
 
-def to_jsonable(value: Any, *, max_items: int = 10_000) -> Any:
+#: how many items of a collection (rows of a DataFrame) :func:`to_jsonable` keeps
+MAX_ITEMS = 10_000
+
+
+def to_jsonable(value: Any, *, max_items: int = MAX_ITEMS) -> Any:
     """A JSON-serialisable copy of ``value``.
 
     Scalars map to JSON scalars (NaN/NA/NaT → None, timestamps → ISO text),
@@ -22,6 +26,20 @@ def to_jsonable(value: Any, *, max_items: int = 10_000) -> Any:
         return _convert(value, max_items)
     except Exception:  # a trace must never fail to serialise
         return repr(value)
+
+
+def cut_note(value: Any, *, max_items: int = MAX_ITEMS) -> str | None:
+    """Says so when :func:`to_jsonable` cuts ``value`` itself (a list of 20,000 answers, a table of
+    20,000 rows): a cut JSON value would otherwise read as the whole answer."""
+    try:
+        size = (len(value) if isinstance(value, (pd.DataFrame, pd.Series, pd.Index, np.ndarray, dict, list, tuple,
+                                                 set, frozenset)) else 0)
+    except TypeError:  # a 0-d array
+        return None
+    if size <= max_items:
+        return None
+    what = "rows" if isinstance(value, pd.DataFrame) else "items"
+    return f"the value has {size:,} {what}; the JSON shows the first {max_items:,}"
 
 
 def _convert(value: Any, max_items: int) -> Any:

@@ -85,12 +85,14 @@ def _read_program(path: str) -> str:
 
 
 def format_value(value: Any) -> str:
+    """The answer as printed: all of it, as a DataFrame's ``to_string`` shows every row (the sandbox
+    bounds an answer's size); ``--json`` keeps the first 10,000 items and says so."""
     if isinstance(value, (pd.DataFrame, pd.Series)):
         return value.to_string()
     if isinstance(value, (list, tuple, dict)):
         from binder_py.jsonable import to_jsonable
 
-        return json.dumps(to_jsonable(value), ensure_ascii=False)
+        return json.dumps(to_jsonable(value, max_items=sys.maxsize), ensure_ascii=False)
     return str(value)
 
 

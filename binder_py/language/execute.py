@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.errors import ProgramError
-from binder_py.jsonable import to_jsonable
+from binder_py.jsonable import cut_note, to_jsonable
 from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, site_answer_types
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
                                       plain_answer)
@@ -87,7 +87,7 @@ class ProgramRun:
             "sites": sites_json(self.sites),
             "calls": [c.to_json() for c in self.calls],
             "usage": self.usage.as_dict(),
-            "warnings": self.warnings,
+            "warnings": self.warnings + ([note] if (note := cut_note(self.value)) else []),
         }
 
 

@@ -181,3 +181,19 @@ def test_bad_sampling_options_are_refused_in_the_options_own_words(command, opti
         main([*command, option, value])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_ask_prints_a_long_list_answer_whole_and_its_json_says_it_was_cut(capsys, shirts_path, tmp_path,
+                                                                           monkeypatch):
+    """The answer to a question whose program lists 25,000 values was printed as its first 10,000,
+    ending in `]` as if that were all; `--json` cut it the same way without a word."""
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    with LoopbackServer(responder=lambda body, api: "list(range(25000))") as srv:
+        spec = f"openai:m@{srv.base_url}"
+        code, out, err = run(capsys, "ask", str(shirts_path), "list the numbers", "--lm", spec, "--n", "1", "--quiet")
+        assert code == 0, err
+        assert json.loads(out) == list(range(25000))
+        code, out, err = run(capsys, "ask", str(shirts_path), "list the numbers", "--lm", spec, "--n", "1", "--json")
+        answer = json.loads(out)
+        assert answer["value"] == list(range(10000))
+        assert "the value has 25,000 items; the JSON shows the first 10,000" in answer["warnings"]

@@ -123,3 +123,20 @@ def test_exec_oracle_warning_shortens_long_row_keys(capsys, tmp_path):
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0
     err = capsys.readouterr().err
     assert "no answer for 1 of 2 row key(s)" in err and len(err) < 500
+
+
+def test_a_long_list_answer_is_printed_whole_and_its_json_says_it_was_cut(files, capsys):
+    """`binder-py exec` (and `ask`) printed the first 10,000 items of a longer list answer, ending in
+    `]` as if that were all of it; the JSON trace cut it the same way without a word. The printed
+    answer is now whole, and the JSON's warnings say how much of the value it shows."""
+    table, _, program = files
+    program.write_text("list(range(25000))\n")
+    assert main(["exec", str(table), str(program)]) == 0
+    assert json.loads(capsys.readouterr().out) == list(range(25000))
+    assert main(["exec", str(table), str(program), "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["value"] == list(range(10000))
+    assert "the value has 25,000 items; the JSON shows the first 10,000" in trace["warnings"]
+    program.write_text("list(range(3))\n")
+    assert main(["exec", str(table), str(program), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == []
