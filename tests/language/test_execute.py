@@ -64,6 +64,35 @@ def test_series_context(runner, shirts, shirt_oracle_data):
     assert r.ok and r.value == 4
 
 
+def test_a_context_whose_index_holds_labels_sends_them_first(runner, shirts):
+    """`f_val("Which country ...?", df.groupby("made in")["price"].sum())` asked the model about the
+    sums alone: the countries, in the index, were not sent. An index that holds labels (named, or
+    not whole numbers) now goes first, the rows still indexed as before; row numbers (an unnamed
+    integer index, as a filter keeps) are not sent."""
+    seen = []
+
+    def backend(request):
+        seen.append((request.columns, request.keys))
+        if request.kind == "val":
+            return "China"
+        return {key: "yes" if key.startswith("china") else "no" for key in request.keys}
+    r = run(runner, 'f_val("Which country is in Asia?", df.groupby("made in")["price"].sum())', shirts, backend)
+    assert r.ok and r.value == "China", r.error
+    assert seen[-1] == (["made in", "price"], ["canada | 30", "china | 10", "mexico | 25", "usa | 165"])
+    program = ('s = df.groupby("made in")["price"].sum()\n'
+               'asia = f_col("Is it in Asia?", s)\n'
+               '[asia.index.tolist(), asia.tolist(), s[asia].index.tolist()]')
+    r = run(runner, program, shirts, backend)
+    assert r.ok, r.error
+    assert r.value == [["Canada", "China", "Mexico", "USA"], [False, True, False, False], ["China"]]
+    r = run(runner, 'f_col("Is it in Asia?", df["made in"].value_counts()).sum()', shirts, backend)
+    assert r.ok and r.value == 1 and seen[-1][0] == ["made in", "count"]
+    r = run(runner, 'f_val("Which is cheapest?", df.set_index("shirt")[["made in", "price"]])', shirts, backend)
+    assert r.ok and seen[-1][0] == ["shirt", "made in", "price"]
+    r = run(runner, 'f_col("Is it in Asia?", df[df.price > 20]["made in"]).tolist()', shirts, backend)
+    assert r.ok and seen[-1] == (["made in"], ["usa", "mexico", "canada"])
+
+
 def test_multi_column_context_keys(runner, shirts, shirt_oracle_data):
     oracle = OracleBackend(shirt_oracle_data)
     r = run(runner, 'df[f_col("Is it pure cotton?", ["shirt", "material"])]["price"].tolist()', shirts, oracle)

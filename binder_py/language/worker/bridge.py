@@ -42,10 +42,10 @@ def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
     ``df``/``table`` the call site sees, handed over by the rewritten call), a Series, or a
     (sub-)table DataFrame."""
     if isinstance(context, pd.DataFrame):
-        return context
+        return _with_index_labels(context)
     if isinstance(context, pd.Series):
         name = context.name if context.name is not None else "value"
-        return context.to_frame(name=str(name))
+        return _with_index_labels(context.to_frame(name=str(name)))
     if isinstance(context, str):
         names = [context]
     elif isinstance(context, (list, tuple, pd.Index)) and len(context) > 0:
@@ -58,6 +58,33 @@ def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
         raise NeuralCallError(f"{form} names columns, but df is not a table here (it is a "
                               f"{type(table).__name__}); pass the column or sub-table itself")
     return table[[_match_column(table, n) for n in names]]
+
+
+def _with_index_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the levels of an index that holds labels as its first columns, its rows still
+    indexed as before: the labels of ``df.groupby("country")["sales"].sum()``,
+    ``df["country"].value_counts()`` or ``df.set_index("name")["age"]`` are what the numbers are
+    about, and the model was asked about the numbers alone. An index holds labels when a level has a
+    name or is not whole numbers (an unnamed integer index is row numbers: ``df[df.price > 10]``
+    keeps the table's); a level named like a column is that column, not sent twice."""
+    index = frame.index
+    if all(name is None for name in index.names) and pd.api.types.is_integer_dtype(index.dtype):
+        return frame
+    taken = {str(c) for c in frame.columns}
+    levels, names = [], []
+    for position in range(index.nlevels):
+        name = index.names[position]
+        label = str(name) if name is not None else ("index" if index.nlevels == 1 else f"level_{position}")
+        if label in taken:
+            continue
+        taken.add(label)
+        levels.append(index.get_level_values(position))
+        names.append(label)
+    if not levels:
+        return frame
+    labels = pd.DataFrame({name: np.asarray(level, dtype=object) if level.dtype == object else level.array
+                           for name, level in zip(names, levels)}, index=index)
+    return pd.concat([labels, frame], axis=1)
 
 
 _TEXT_OR_NONE = frozenset({str, type(None)})
