@@ -204,6 +204,14 @@ def test_unknown_column_is_a_runtime_error_with_line(runner, shirts, shirt_oracl
     assert "country" in r.error.message and "'made in'" in r.error.message
 
 
+def test_a_list_of_columns_as_context_says_to_give_names(runner, shirts, shirt_oracle_data):
+    """`f_col(q, [df["shirt"], df["price"]])` failed with "TypeError: unhashable type: 'Series'"."""
+    r = run(runner, 'f_col("Is it formal?", [df["shirt"], df["price"]]).sum()', shirts,
+            OracleBackend(shirt_oracle_data))
+    assert not r.ok and r.error.line == 1
+    assert "a list context of f_col holds column names, not a Series" in r.error.message
+
+
 def test_column_names_match_ignoring_case(runner, shirts, shirt_oracle_data):
     r = run(runner, 'f_col("Made in North America?", "Made In").sum()', shirts, OracleBackend(shirt_oracle_data))
     assert r.ok and r.value == 4

@@ -57,6 +57,11 @@ def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame):
         raise NeuralCallError(f"{form} names columns, but df is not a table here (it is a "
                               f"{type(table).__name__}); pass the column or sub-table itself")
+    for name in names:
+        if isinstance(name, (pd.Series, pd.DataFrame, list, dict, set, np.ndarray)):
+            raise NeuralCallError(
+                f"a list context of {form} holds column names, not a {type(name).__name__}; for several "
+                "columns give their names (['shirt', 'price']) or the sub-table (df[['shirt', 'price']])")
     return table[[_match_column(table, n) for n in names]]
 
 
