@@ -7,6 +7,7 @@ import sys
 import time
 import types
 import warnings
+from collections.abc import Iterator
 from typing import Any, Callable, Mapping
 
 from . import codec, vetting
@@ -153,6 +154,45 @@ def _answer(ns: dict[str, Any]) -> Any:
     return None
 
 
+#: pandas objects that stand for a computation not yet done, by their class's own module: a program
+#: ending in one forgot its last step
+_UNFINISHED_MODULES = (("pandas.core.strings", "the .str accessor: call one of its methods, e.g. .str.lower()"),
+                       ("pandas.core.indexes.accessors", "the .dt accessor: read one of its fields, e.g. .dt.year"),
+                       ("pandas.core.indexing", "an indexer (.loc/.iloc): index it, e.g. .loc[0, 'name']"))
+
+
+def _unfinished_classes() -> tuple[tuple[tuple[type, ...], str], ...]:
+    from pandas.api import typing as pandas_types
+
+    def present(*names: str) -> tuple[type, ...]:
+        return tuple(getattr(pandas_types, name) for name in names if hasattr(pandas_types, name))
+    return ((present("Resampler"), "a pandas resampler: aggregate it, e.g. .sum()"),
+            (present("DataFrameGroupBy", "SeriesGroupBy"),
+             "a pandas GroupBy: aggregate it, e.g. .sum(), .size() or .max()"),
+            (present("Rolling", "Expanding", "ExponentialMovingWindow", "Window"),
+             "a pandas rolling/expanding window: aggregate it, e.g. .mean()"))
+
+
+def _not_an_answer(value: Any) -> str | None:
+    """Why ``value`` is no answer (a method the program forgot to call, a GroupBy it forgot to
+    aggregate, a generator), or None. Such a value used to become its repr and vote as text
+    ("<bound method Series.sum of ...>")."""
+    if isinstance(value, Iterator):
+        return "an iterator or generator, not a value: make it a list, e.g. list(...)"
+    for classes, why in _unfinished_classes():
+        if classes and isinstance(value, classes):
+            return why
+    module = getattr(type(value), "__module__", None) or ""
+    for prefix, why in _UNFINISHED_MODULES:
+        if module.startswith(prefix):
+            return why
+    if callable(value):
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
+        return (f"the function or method {str(name)[:80]} itself, not its result: call it, "
+                "e.g. df['sales'].sum() rather than df['sales'].sum")
+    return None
+
+
 def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: BoundedBuffer,
         before_exec: Callable[[], None] | None = None) -> dict[str, Any]:
     """Compile and execute; return the outcome dict (value already encoded)."""
@@ -176,6 +216,9 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
                 before_exec()
             exec(code, ns)  # noqa: S102 - restricted code, guarded namespace
             value = _answer(ns)
+            why = _not_an_answer(value)
+            if why is not None:
+                raise TypeError(f"the program's answer is {why}")
         out["value"] = codec.encode_answer(value)
         out["ok"] = True
     except BaseException as exc:  # noqa: BLE001 - report every failure

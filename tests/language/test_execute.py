@@ -212,6 +212,32 @@ def test_a_list_of_columns_as_context_says_to_give_names(runner, shirts, shirt_o
     assert "a list context of f_col holds column names, not a Series" in r.error.message
 
 
+@pytest.mark.parametrize("program, says", [
+    ("df.price.sum", "the function or method Series.sum itself, not its result: call it"),
+    ('df.groupby("made in")["price"]', "a pandas GroupBy: aggregate it"),
+    ("df.price.rolling(2)", "a pandas rolling/expanding window: aggregate it"),
+    ("df.shirt.str", "the .str accessor"),
+    ("df.loc", "an indexer (.loc/.iloc)"),
+    ("df.iterrows()", "an iterator or generator, not a value"),
+    ("def solve(table):\n    yield 1", "an iterator or generator, not a value"),
+])
+def test_an_answer_that_is_no_value_fails_saying_what_to_finish(real_sandbox, shirts, program, says):
+    """`df.price.sum` (the call forgotten) answered "<bound method Series.sum of ...>", and such
+    programs could win the vote with that text; a GroupBy, window, accessor, indexer or generator
+    likewise. The program now fails with what to do, which the repair prompt quotes (the sandbox's
+    check, so the real sandbox only)."""
+    r = run(real_sandbox, program, shirts, None)
+    assert not r.ok and r.error.kind == "runtime"
+    assert "the program's answer is " + says in r.error.message, r.error.message
+
+
+def test_values_that_are_answers_still_are(real_sandbox, shirts):
+    for program in ("df.price.sum()", 'df.groupby("made in")["price"].sum()', "df", "df.index", "df.dtypes",
+                    'df.shirt.astype("category")', "df.price.describe()"):
+        r = run(real_sandbox, program, shirts, None)
+        assert r.ok, (program, r.error)
+
+
 def test_column_names_match_ignoring_case(runner, shirts, shirt_oracle_data):
     r = run(runner, 'f_col("Made in North America?", "Made In").sum()', shirts, OracleBackend(shirt_oracle_data))
     assert r.ok and r.value == 4
