@@ -28,7 +28,9 @@ answer one string per distinct value (sorted), an empty answer the key ``()``.
 4. **Dates**: ``pd.Timestamp``, ``datetime.datetime``, ``datetime.date``,
    ``numpy.datetime64`` → ``"YYYY-MM-DD"`` when the time is midnight and there is no
    time zone, else ``"YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]"``. ``display`` is the
-   same text. Time deltas → their pandas text (``"4 days 00:00:00"``).
+   same text. Time deltas → their pandas text (``"4 days 00:00:00"``); times of day
+   (``datetime.time``) → ``"HH:MM:SS[.ffffff]"``; ``pd.Period`` and ``pd.Interval`` → their
+   pandas text (``"2020-01"``, ``"(0, 5]"``).
 5. **Strings** are cleaned: Unicode NFKC, strip, whitespace runs collapsed to one
    space, casefold, one trailing ``"."`` removed. Then, in order:
 
@@ -286,6 +288,12 @@ def _scalar(value: Any) -> tuple[str, Any, str | None] | None:
         return key, key, None
     if isinstance(value, (pd.Timedelta, _dt.timedelta, np.timedelta64)):
         text = str(pd.Timedelta(value))
+        return _clean_text(text), text, None
+    if isinstance(value, _dt.time):  # df["start"].dt.time.iloc[0]: "13:45:00", not "datetime.time(13, 45)"
+        text = value.isoformat()
+        return _clean_text(text), text, None
+    if isinstance(value, (pd.Period, pd.Interval)):  # "2020-01" and "(0, 5]", not "Period('2020-01', 'M')"
+        text = str(value)
         return _clean_text(text), text, None
     if isinstance(value, str):
         res = _string_scalar(value)

@@ -145,6 +145,15 @@ def test_timedelta():
     assert key(pd.Timedelta(days=4)) == key(dt.timedelta(days=4))
 
 
+@pytest.mark.parametrize("value, text", [(dt.time(13, 45), "13:45:00"), (pd.Period("2020-01", "M"), "2020-01"),
+                                         (pd.Interval(0, 5), "(0, 5]")])
+def test_times_periods_and_intervals_read_as_their_text_not_their_repr(value, text):
+    """`df["start"].dt.time.iloc[0]` answered "datetime.time(13, 45)" (a Period "Period('2020-01',
+    'M')"), with the note "unrecognised time value: compared by its repr"."""
+    answer = normalize_answer(value)
+    assert answer.display == text and answer.key == (text,) and answer.note is None
+
+
 # ---------------------------------------------------------------- empties
 
 @pytest.mark.parametrize("value", [None, float("nan"), np.nan, np.float32("nan"), pd.NA, pd.NaT,
