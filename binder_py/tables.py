@@ -66,7 +66,9 @@ Column typing (deterministic, no guessing of dates)
 
 :func:`load_table` reads every cell as text (``dtype=str``, ``""`` for empty
 cells, no ``NA`` guessing) and the header row exactly as written, then calls
-:func:`prepare_table`; so files and DataFrames follow the same rules.
+:func:`prepare_table`; so files and DataFrames follow the same rules. A workbook's or Parquet
+file's column of dates reads as the dates (``2020-01-01``, not pandas' ``2020-01-01 00:00:00``)
+when every filled cell is at midnight.
 
 Limits (a table may come from someone else)
 -------------------------------------------
@@ -551,6 +553,25 @@ def _read_parquet(path: Path, limits: TableLimits) -> pd.DataFrame:
     return result
 
 
+_AT_MIDNIGHT = re.compile(r"\d{4}-\d{2}-\d{2} 00:00:00")
+
+
+def _dates_without_midnight(raw: pd.DataFrame) -> pd.DataFrame:
+    """A workbook's or Parquet file's date column reads as the dates (``2020-01-01``), as the
+    spreadsheet shows them, not as pandas writes a date's timestamp (``2020-01-01 00:00:00``) in
+    every cell: a column whose filled cells are all timestamps at midnight loses the time. A
+    column with one time of day keeps every cell as it is."""
+    out = raw
+    for position in range(raw.shape[1]):
+        cells = raw.iloc[:, position]
+        filled = [c for c in cells.tolist() if isinstance(c, str) and c != ""]
+        if filled and all(_AT_MIDNIGHT.fullmatch(c) for c in filled):
+            if out is raw:
+                out = raw.copy()
+            out.isetitem(position, [c[:10] if isinstance(c, str) and c else c for c in cells.tolist()])
+    return out
+
+
 def _cell_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -591,9 +612,9 @@ def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = Non
         limits.check_header_line(path, "\t")
         raw = _read_delimited(path, "\t")
     elif suffix in (".parquet", ".pq"):
-        raw = _read_parquet(path, limits)
+        raw = _dates_without_midnight(_read_parquet(path, limits))
     else:
-        raw = _read_excel(path, limits)
+        raw = _dates_without_midnight(_read_excel(path, limits))
     limits.check_columns(path, raw.shape[1])
     limits.check_cells(path, raw)
     names = [normalize_header(n) for n in raw.columns]

@@ -216,3 +216,19 @@ def test_an_empty_first_sheet_says_only_the_first_sheet_is_read(tmp_path):
         pd.DataFrame().to_excel(writer, sheet_name="Only")
     with pytest.raises(TableError, match="one.xlsx: the sheet is empty"):
         load_table(tmp_path / "one.xlsx")
+
+
+def test_date_columns_of_a_workbook_or_parquet_file_read_as_dates(tmp_path):
+    """A workbook's date column read "2020-01-01 00:00:00" in every cell (pandas' text for the
+    timestamp), shown so in prompts and never equal to "2020-01-01" in a program; it now reads as
+    the dates. A column with a time of day keeps it, and so does a CSV, read as written."""
+    df = pd.DataFrame({"event": ["a", "b"], "day": pd.to_datetime(["2020-01-01", "2021-03-04"]),
+                       "at": pd.to_datetime(["2020-01-01 10:30", "2021-03-04 00:00"])})
+    df.to_excel(tmp_path / "t.xlsx", index=False)
+    df.to_parquet(tmp_path / "t.parquet")
+    for name in ("t.xlsx", "t.parquet"):
+        table = load_table(tmp_path / name)
+        assert table["day"].tolist() == ["2020-01-01", "2021-03-04"], name
+        assert table["at"].tolist() == ["2020-01-01 10:30:00", "2021-03-04 00:00:00"], name
+    (tmp_path / "t.csv").write_text("event,day\na,2020-01-01 00:00:00\n")
+    assert load_table(tmp_path / "t.csv")["day"].tolist() == ["2020-01-01 00:00:00"]
