@@ -162,6 +162,9 @@ class Binder:
         if given and settings.mode not in ("binder", "discriminate"):  # said, rather than dropped unsaid
             why = "its programs make no neural calls" if settings.mode == "python" else "the model answers directly"
             warnings += (f"{' and '.join(given)} is not used in {settings.mode} mode: {why}",)
+        strategy = profile.vote_strategy(settings.vote, mode=settings.mode)
+        if settings.answer_weights is not None and strategy != "answer_biased":  # said, not dropped unsaid
+            warnings += (f"answer_weights is not used by the {strategy} vote, only by vote='answer_biased'",)
         return QuestionState(question=question.strip(), table=next(iter(seen.values())), warnings=warnings,
                              original_table=next(iter(originals.values())), title=title,
                              tags={"question_id": question_id} if question_id else {},

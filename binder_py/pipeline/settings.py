@@ -108,6 +108,13 @@ class AskSettings:
         if self.neural_weight is not None and (not _is_real(self.neural_weight)
                                                or not 0.0 <= self.neural_weight < float("inf")):
             raise BinderError(f"neural_weight is a finite weight of 0 or more, got {self.neural_weight!r}")
+        if self.answer_weights is not None:  # checked by the vote too, but only after every model call
+            if not isinstance(self.answer_weights, Mapping):
+                raise BinderError(f"answer_weights maps answers to weights, got {self.answer_weights!r}"[:200])
+            for answer, weight in self.answer_weights.items():
+                if not _is_real(weight) or not 0.0 <= weight < float("inf"):
+                    raise BinderError(f"answer_weights gives {answer!r} the weight {weight!r}; a weight is a "
+                                      "finite number of 0 or more"[:300])
         if self.abstain_below is not None and (not _is_real(self.abstain_below)
                                                or not 0.0 <= self.abstain_below <= 1.0):
             raise BinderError(f"abstain_below is a confidence between 0 and 1, got {self.abstain_below!r}")
