@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from binder_py.cli.options import add_model_options, add_sampling_options, ask_settings, check_last_argument
+from binder_py.cli.options import (add_model_options, add_sampling_options, ask_settings, check_last_argument,
+                                   refuse_unused_neural)
 from binder_py.cli.terminal import terminal_json, terminal_text
 from binder_py.tasks import PROFILES
 from binder_py.errors import BinderError
@@ -41,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from binder_py.language.table_names import load_table_files
 
     check_last_argument(args.question, "question", "binder-py ask TABLE... QUESTION")
+    refuse_unused_neural(args)
     if not args.question.strip():
         raise BinderError("the question is empty: ask something about the table")
     # checked before any model is loaded

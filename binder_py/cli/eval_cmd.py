@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from binder_py.cli.options import add_engine_options, add_model_options, add_sampling_options, eval_extra_settings
+from binder_py.cli.options import (add_engine_options, add_model_options, add_sampling_options, eval_extra_settings,
+                                   refuse_unused_neural)
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
@@ -200,6 +201,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
 
     from binder_py.runs import read_ids_file, run_eval
 
+    refuse_unused_neural(args)
     if args.concurrency is not None:
         from binder_py.engines import check_concurrency
 

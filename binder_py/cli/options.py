@@ -53,6 +53,17 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {name: value for name, value in given.items() if value is not None}
 
 
+def refuse_unused_neural(args: argparse.Namespace) -> None:
+    """``--neural`` with ``--mode python`` or ``e2e``, which make no neural calls: the answer's warnings
+    said so, but the command prints those only with --explain/--json, so it went unsaid."""
+    from binder_py.errors import BinderError
+
+    if args.neural is not None and args.mode in ("python", "e2e"):
+        why = "its programs make no neural calls" if args.mode == "python" else "the model answers directly"
+        raise BinderError(f"--neural is not used with --mode {args.mode} ({why}); leave it out, or use "
+                          "--mode binder or discriminate")
+
+
 def eval_extra_settings(args: argparse.Namespace) -> dict[str, Any] | None:
     """The :func:`ask_settings` that ``run_eval`` takes as ``extra_settings`` (those not its own arguments)."""
     own = ("task", "mode", "n", "vote", "num_shots", "seed")  # eval's --task is the benchmark

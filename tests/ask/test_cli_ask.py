@@ -197,3 +197,16 @@ def test_ask_prints_a_long_list_answer_whole_and_its_json_says_it_was_cut(capsys
         answer = json.loads(out)
         assert answer["value"] == list(range(10000))
         assert "the value has 25,000 items; the JSON shows the first 10,000" in answer["warnings"]
+
+
+@pytest.mark.parametrize("command", ["ask", "eval"])
+@pytest.mark.parametrize("mode", ["python", "e2e"])
+def test_neural_with_a_mode_that_makes_no_neural_calls_is_refused(command, mode, capsys, shirts_path, oracle_spec,
+                                                                  tmp_path):
+    """`ask --mode python --neural oracle:F` answered as if --neural were not there: only the
+    answer's warnings (printed with --explain or --json) said it was not used."""
+    argv = (["ask", str(shirts_path), "top sales?"] if command == "ask"
+            else ["eval", "wikitq", "--out", str(tmp_path / "run")])
+    code, out, err = run(capsys, *argv, "--mode", mode, "--neural", oracle_spec, "--lm", "openai:m@http://127.0.0.1:9/v1")
+    assert code == 2 and out == ""
+    assert f"--neural is not used with --mode {mode}" in err
