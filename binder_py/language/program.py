@@ -178,7 +178,8 @@ def _in_column_position(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     column goes, ``f_val`` otherwise. Climbing through ``(...)``, unary/binary operators,
     comparisons and ``&``/``|``, the call is in column position when it reaches
 
-    * the index of a subscript (``df[f(...) == "yes"]``, ``df.loc[f(...)]``),
+    * the index of a subscript (``df[f(...) == "yes"]``, ``df.loc[f(...)]``) or the rows of a
+      ``.loc`` subscript (``df.loc[f(...), "c"]``),
     * the value assigned to a subscript or attribute (``df["x"] = f(...)``), or
     * the object of an attribute access (``f(...).sum()``, ``f(...).str.lower()``).
     """
@@ -192,6 +193,11 @@ def _in_column_position(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
             continue
         if isinstance(parent, ast.Subscript):
             return parent.slice is child
+        if isinstance(parent, ast.Tuple) and parent.elts and parent.elts[0] is child:
+            # the rows of df.loc[f(...), "c"]: a mask, as in df.loc[f(...)]
+            outer = parents.get(id(parent))
+            return (isinstance(outer, ast.Subscript) and outer.slice is parent
+                    and isinstance(outer.value, ast.Attribute) and outer.value.attr == "loc")
         if isinstance(parent, ast.Attribute):
             return parent.value is child
         if isinstance(parent, (ast.Assign, ast.AugAssign, ast.AnnAssign)):

@@ -266,6 +266,11 @@ def _usage_at(node: ast.AST, parents: Mapping[int, ast.AST]) -> Usage:
         return Usage("none", "the program's answer")
     if isinstance(parent, ast.Subscript) and parent.slice is node:
         return Usage("mask", "used as a row filter")
+    if isinstance(parent, ast.Tuple) and parent.elts and parent.elts[0] is node:  # df.loc[mask, "c"]
+        outer = parents.get(id(parent))
+        if (isinstance(outer, ast.Subscript) and outer.slice is parent and isinstance(outer.value, ast.Attribute)
+                and outer.value.attr == "loc"):
+            return Usage("mask", "used as a row filter")
     if isinstance(parent, ast.UnaryOp):
         if isinstance(parent.op, (ast.Invert, ast.Not)):
             return Usage("mask", "negated with ~/not")

@@ -48,6 +48,10 @@ def test_rewrite_keeps_lines_and_uses_bridge():
     ('x = f("Best?", df)', "val"),
     ('f("Best?", df)', "val"),
     ('df[df.a == f("Best?", df)]', "col"),  # documented: climbing through a comparison into an index
+    ('df.loc[f("Is it?", "a"), "b"]', "col"),  # the rows of .loc[rows, column] (was val: df.loc[True, "b"])
+    ('df.loc[f("Is it?", "a") == "yes", ["a", "b"]]', "col"),
+    ('df.loc["x", f("Best?", df)]', "val"),  # the column part is not a mask
+    ('df.iloc[f("Best?", df), 0]', "val"),  # .iloc takes positions
 ])
 def test_bare_f_resolution(src, kind):
     assert parse_program(src).sites[0].kind == kind

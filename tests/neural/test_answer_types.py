@@ -64,6 +64,14 @@ def test_program_use_decides_the_type():
     assert "row filter" in types["made in the US"].reason
 
 
+def test_the_rows_of_a_loc_subscript_are_a_row_filter():
+    """`df.loc[f_col("country", "shirt"), "price"]` was typed by the wording (free text), so a yes/no
+    mask was asked as text; only `df.loc[f_col(...)]` was a row filter."""
+    types = _types('df.loc[f_col("country", "shirt"), "price"]\ndf.loc["x", f_col("colour", "shirt")]')
+    assert types["country"].kind is AnswerKind.YES_NO and "row filter" in types["country"].reason
+    assert types["colour"].kind is AnswerKind.TEXT
+
+
 def test_assigned_results_are_followed_to_their_uses():
     types = _types('df["na"] = f_col("where is it made?", ["made in"])\n'
                    'df["w"] = f_col("weight?", ["shirt"])\n'
