@@ -19,7 +19,8 @@ When every row is shown the two header lines are ``All rows of the table:`` and
 character). Column types come from the dtypes: ``int`` (integers), ``real``
 (floats), ``text`` (strings, objects), and also ``bool`` and ``datetime``
 (so a program knows it may use ``.dt``). ``row_id`` is the row's position
-``0..n-1``, which is also ``df.index`` for a prepared table.
+``0..n-1``, which is also ``df.index`` for a prepared table; a table with a column of its own
+named ``row_id`` is shown without it (two ``row_id`` columns made ``df["row_id"]`` ambiguous).
 
 ``pandas`` style::
 
@@ -167,16 +168,21 @@ class TableText:
         return self._render_pandas(k)
 
     def _render_binder(self, k: int) -> str:
+        # a table with its own row_id column is shown without the added one: two columns of one name,
+        # the positions and the table's ids, made df["row_id"] ambiguous
+        numbered = not any(str(name).strip().lower() == "row_id" for name in self.columns)
         if self._lines is None:
-            self._lines = ["\t".join([str(i)] + [col[i] for col in self._cells]) for i in range(self.total_rows)]
-        schema = ",\n".join(["\trow_id int"] + [f"\t{name} {typ}" for name, typ in zip(self.columns, self._types)])
+            self._lines = ["\t".join(([str(i)] if numbered else []) + [col[i] for col in self._cells])
+                           for i in range(self.total_rows)]
+        schema = ",\n".join((["\trow_id int"] if numbered else [])
+                            + [f"\t{name} {typ}" for name, typ in zip(self.columns, self._types)])
         sql_name = self.variable or "w"
         if k >= self.total_rows:
             what = "the table" if self.variable is None else sql_name
             head = [f"All rows of {what}:", f"SELECT * FROM {sql_name};"]
         else:
             head = [f"{k} example row{'s' if k != 1 else ''}:", f"SELECT * FROM {sql_name} LIMIT {k};"]
-        header = "\t".join(["row_id"] + self.columns)
+        header = "\t".join((["row_id"] if numbered else []) + self.columns)
         parts = [f"CREATE TABLE {self.title}(", schema + ")", "/*", *head, header, *self._lines[:k], "*/"]
         return "\n".join(parts)
 

@@ -38,6 +38,15 @@ def test_no_lowercase_and_truncation():
     assert cell_text("Ab\tC", lowercase=True) == "ab c"
 
 
+def test_a_table_with_its_own_row_id_is_shown_without_the_added_one():
+    """A table with a row_id column was shown with two: `row_id int, row_id int`, the positions
+    0, 1 next to the table's ids 100, 200, so `df["row_id"]` could mean either."""
+    text = format_table(pd.DataFrame({"row_id": [100, 200], "name": ["a", "b"]}), "T")
+    assert text.split("\n")[1:4] == ["\trow_id int,", "\tname text)", "/*"]
+    assert "row_id\tname\n100\ta\n200\tb\n*/" in text
+    assert "row_id int" not in format_table(pd.DataFrame({"Row_ID": [7], "name": ["a"]}), "T")
+
+
 def test_default_title():
     assert format_table(pd.DataFrame({"a": [1]}), None).startswith("CREATE TABLE table(")
 
