@@ -605,9 +605,14 @@ def _warn_unrecorded(selected: Sequence[Any], replayed: Path, recorded: dict[str
 def _move_aside(out: Path) -> None:
     """``--force``: the run directory's results and config renamed ``NAME.replaced-STAMP``, kept, not read."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    # a second --force within the same second must not replace the first one's moved-aside files
+    suffix, count = stamp, 1
+    while any((out / f"{name}.replaced-{suffix}").exists() for name in (RESULTS_FILE, CONFIG_FILE)):
+        count += 1
+        suffix = f"{stamp}-{count}"
     for name in (RESULTS_FILE, CONFIG_FILE):
         if (out / name).exists():
-            os.replace(out / name, out / f"{name}.replaced-{stamp}")
+            os.replace(out / name, out / f"{name}.replaced-{suffix}")
 
 
 def _selection_text(config: dict[str, Any]) -> str:

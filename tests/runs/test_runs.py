@@ -183,6 +183,29 @@ def test_resuming_with_other_settings_refuses_then_force_starts_over(fake_exampl
     assert list(out.glob("results.jsonl.replaced-*")) and list(out.glob("config.json.replaced-*"))
 
 
+def test_two_forces_in_one_second_keep_both_runs_moved_aside(fake_examples, tmp_path, monkeypatch):
+    """--force renamed the results to results.jsonl.replaced-STAMP, to the second: a second --force
+    within that second renamed the new results over the first run's, which were lost."""
+    import datetime as dt
+
+    from binder_py.runs import evaluation
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2026, 1, 2, 3, 4, 5)
+    monkeypatch.setattr(evaluation._dt, "datetime", Frozen)
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=2)
+    first = (out / "results.jsonl").read_text()
+    e2e_run(fake_examples, out, limit=1, n=2, force=True)
+    second = (out / "results.jsonl").read_text()
+    e2e_run(fake_examples, out, limit=1, n=1, force=True)
+    kept = sorted(p.read_text() for p in out.glob("results.jsonl.replaced-*"))
+    assert kept == sorted([first, second]) and first != second
+    assert len(list(out.glob("config.json.replaced-*"))) == 2
+
+
 def test_a_run_with_a_function_as_neural_backend_resumes_in_another_process(fake_examples, tmp_path):
     """The neural setting recorded as the backend's cache id made a function's address part of the
     run's settings, so a resume from a new kernel was refused (review of QA round 5's fix). Simulated:
