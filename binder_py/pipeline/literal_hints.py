@@ -8,7 +8,8 @@ program can name a real one.
 
 Only the program's syntax tree is read (it is never run here). Recognised: ``T["col"] == "lit"``
 and ``!=`` (either side), ``T["col"].isin(["lit", ...])``, where ``T`` is a table's name (``df``,
-``table``, or a named table) or a subscript of one (``df[mask]["col"]``).
+``table``, or a named table) or a subscript of one (``df[mask]["col"]``); a column read as an
+attribute (``df.col``, ``df[mask].col``) too.
 """
 
 from __future__ import annotations
@@ -85,11 +86,13 @@ def _is_literal(node: ast.AST) -> bool:
 
 
 def _column_of(node: ast.AST) -> tuple[str, str] | None:
-    """``(table name, column)`` for ``T["col"]`` or ``T[...]["col"]``."""
-    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
-            and isinstance(node.slice.value, str)):
+    """``(table name, column)`` for ``T["col"]``, ``T[...]["col"]``, ``T.col`` or ``T[...].col``."""
+    if isinstance(node, ast.Attribute):
+        column, base = node.attr, node.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        column, base = node.slice.value, node.value
+    else:
         return None
-    base = node.value
     while isinstance(base, ast.Subscript):
         base = base.value
-    return (base.id, node.slice.value) if isinstance(base, ast.Name) else None
+    return (base.id, column) if isinstance(base, ast.Name) else None

@@ -24,6 +24,16 @@ def test_other_shapes_are_read_and_values_that_exist_say_nothing():
     assert literal_hints('df[df["name"] == "anne"]', TABLES) == []
 
 
+def test_a_column_read_as_an_attribute_gets_the_hint_too():
+    """`df[df.name == "James II"]` (pandas' attribute access, common in sampled programs) got no
+    hint: only `df["name"]` was read."""
+    assert literal_hints('df[df.name == "James II"]["term"].iloc[0]', TABLES)[0].startswith(
+        "no row of column 'name' equals 'James II'; its closest values are: 'james ii'")
+    assert literal_hints('df[df.votes > 5].name.isin(["ann"])', TABLES)[0].startswith(
+        "no row of column 'name' equals 'ann'")
+    assert literal_hints('df[df.shape == "x"]', TABLES) == []  # not a column
+
+
 def test_numbers_unknown_columns_other_names_and_broken_programs_give_no_hint():
     assert literal_hints('df[df["votes"] == "10"]', TABLES) == []  # not a text column
     assert literal_hints('df[df["nope"] == "x"]', TABLES) == []
