@@ -228,6 +228,9 @@ class _NeuralHandler:
                                           + "; ".join(shown_key(k) for k in missing[:5]))
                 result: Any = _shared_texts(trace.answers)
             else:
+                if not request.rows:  # a model asked about no rows answers anyway, from nothing
+                    trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
+                    return None
                 res = self.cache.resolve_val(backend_id, request, self.backend.answer)
                 trace.value = plain_answer(res.value)
                 result = trace.value

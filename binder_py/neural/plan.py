@@ -200,7 +200,7 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
     val_requests: list[NeuralRequest] = []
     for request in requests:
         if request.kind == "val":
-            if vals:
+            if vals and request.rows:  # an f_val over no rows is not asked (its call answers missing)
                 val_requests.append(request)
             continue
         reservation = cache.reserve_col(backend_id, request.question, request.columns, request.keys)

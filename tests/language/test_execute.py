@@ -204,6 +204,21 @@ def test_unknown_column_is_a_runtime_error_with_line(runner, shirts, shirt_oracl
     assert "country" in r.error.message and "'made in'" in r.error.message
 
 
+def test_f_val_over_no_rows_is_not_asked_and_answers_missing(runner, shirts):
+    """`f_val(q, df[df["shirt"].str.contains("zzz")][["shirt"]])` asked the model about an empty
+    table, and the embedded model answered it anyway ("no-english-language film"), an answer that
+    then won the vote. An f_val over no rows is now missing, without a request."""
+    asked = []
+
+    def backend(request):
+        asked.append(request)
+        return "Tuxedo shirt"
+    r = run(runner, 'f_val("Which is the most formal?", df[df["shirt"].str.contains("zzz")][["shirt"]])',
+            shirts, backend)
+    assert r.ok and r.value is None and asked == []
+    assert r.calls[0].warnings == ["its sub-table has no rows, so it was not asked: the answer is missing"]
+
+
 def test_a_list_of_columns_as_context_says_to_give_names(runner, shirts, shirt_oracle_data):
     """`f_col(q, [df["shirt"], df["price"]])` failed with "TypeError: unhashable type: 'Series'"."""
     r = run(runner, 'f_col("Is it formal?", [df["shirt"], df["price"]]).sum()', shirts,
