@@ -97,7 +97,7 @@ def format_value(value: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from binder_py.language.execute import execute
+    from binder_py.language.execute import execute, no_answer_statement
 
     from binder_py.language.table_names import load_table_files
 
@@ -122,10 +122,13 @@ def run(args: argparse.Namespace) -> int:
                      limits=limits, filename=filename, tables=named)
     # the answer, printed output, warnings and errors are the program's text: no control characters
     # reach the terminal (binder_py.cli.terminal)
+    notes = no_answer_statement(result)
     if args.json:
-        print(terminal_json(json.dumps(result.to_json(), ensure_ascii=False, indent=2)))
+        trace = result.to_json()
+        trace["warnings"] = [*trace["warnings"], *notes]
+        print(terminal_json(json.dumps(trace, ensure_ascii=False, indent=2)))
     else:
-        for warning in result.warnings:
+        for warning in [*result.warnings, *notes]:
             print(terminal_text(f"warning: {warning}"), file=sys.stderr)
         if result.outcome.stdout:
             sys.stderr.write(terminal_text(result.outcome.stdout))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import threading
 import time
@@ -23,7 +24,7 @@ from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKE
 from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.neural.prefetch import predictable_requests
-from binder_py.language.program import CALLBACK_NAME, CallSite, ParsedProgram, parse_program
+from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
 from binder_py.neural.requests import NeuralRequest, context_keys, shown_key
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
@@ -89,6 +90,25 @@ class ProgramRun:
             "usage": self.usage.as_dict(),
             "warnings": self.warnings + ([note] if (note := cut_note(self.value)) else []),
         }
+
+
+def no_answer_statement(run: ProgramRun) -> list[str]:
+    """Why a program that ran answers None, when it ends with no expression (``x = df.a.max()``) and
+    defines no ``solve``: ``binder-py exec`` printed ``None`` without a word. (Not a run warning: in
+    ``ask`` a sampled program's answer None is just an empty candidate.)"""
+    if not run.ok or run.value is not None:
+        return []
+    try:
+        with PARSE_LOCK:
+            body = ast.parse(run.program).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    if (body and isinstance(body[-1], ast.Expr)) or any(
+            isinstance(stmt, ast.FunctionDef) and stmt.name == "solve" for stmt in body):
+        return []
+    what = "is empty" if not body else "ends with no expression and defines no solve(table)"
+    return [f"the program {what}, so its answer is None: end it with the expression to answer, e.g. "
+            "df['price'].max() or the name of a variable it set"]
 
 
 class _NeuralHandler:

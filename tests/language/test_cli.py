@@ -140,3 +140,19 @@ def test_a_long_list_answer_is_printed_whole_and_its_json_says_it_was_cut(files,
     program.write_text("list(range(3))\n")
     assert main(["exec", str(table), str(program), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["warnings"] == []
+
+
+@pytest.mark.parametrize("text, says", [("", "the program is empty"),
+                                        ('x = df["price"].max()\n', "the program ends with no expression")])
+def test_a_program_with_no_answer_statement_says_why_it_answers_none(files, capsys, text, says):
+    """`x = df["price"].max()` (the final `x` forgotten) and an empty program file printed `None`
+    with exit status 0 and no word of why."""
+    table, _, program = files
+    program.write_text(text)
+    assert main(["exec", str(table), str(program)]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "None" and says in err
+    program.write_text('x = df["price"].max()\nx\n')
+    assert main(["exec", str(table), str(program)]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == "80" and err == ""
