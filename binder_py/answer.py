@@ -112,7 +112,12 @@ class ProgramCounts:
     and new by construction); ``rescopes`` the programs whose f_col answer was asked once
     instead (the rescope stage); ``links`` the programs run again with a compared value linked to the
     cell it means (the link stage; each stands for its sampled program, with its count); ``failed``
-    and ``voted`` count programs with their multiplicity, out of ``sampled + repairs + rescopes + links``.
+    and ``voted`` count programs with their multiplicity, out of ``sampled + repairs + rescopes +
+    links``; ``empty`` the programs that ran and answered nothing (None, an empty list or table),
+    ``set_aside`` those that ran, answered, and did not vote (an answer of the wrong shape,
+    docs/LANGUAGE.md), and ``replaced`` the sampled programs whose linked version voted in their
+    place, so that the counts add up: every program is in one of failed, empty, set aside, replaced
+    and voted.
     """
 
     sampled: int
@@ -122,17 +127,29 @@ class ProgramCounts:
     voted: int
     rescopes: int = 0
     links: int = 0
+    empty: int = 0
+    set_aside: int = 0
+    replaced: int = 0
 
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
         samples = [c for c in candidates if c.origin not in DERIVED_ORIGINS]
+        # sampled programs whose linked version answered (the answer's candidates are voted: a link that
+        # answered has a non-empty answer key)
+        replaced = {c.repaired_from for c in candidates
+                    if c.origin == "link" and c.ok and c.answer_key and c.repaired_from is not None}
         # e2e answers, and programs run one by one (group_identical=False), are not merged: count texts
         return cls(sampled=sum(c.count for c in samples), distinct=len({c.program for c in samples}),
                    repairs=sum(c.count for c in candidates if c.origin == "repair"),
-                   failed=sum(c.count for c in candidates if not c.ok),
                    voted=sum(c.count for c in candidates if c.voted),
                    rescopes=sum(c.count for c in candidates if c.origin == "rescope"),
-                   links=sum(c.count for c in candidates if c.origin == "link"))
+                   links=sum(c.count for c in candidates if c.origin == "link"),
+                   failed=sum(c.count for i, c in enumerate(candidates) if not c.ok and i not in replaced),
+                   empty=sum(c.count for i, c in enumerate(candidates)
+                             if c.ok and not c.voted and c.answer_key == "" and i not in replaced),
+                   set_aside=sum(c.count for i, c in enumerate(candidates)
+                                 if c.ok and not c.voted and c.answer_key and i not in replaced),
+                   replaced=sum(c.count for i, c in enumerate(candidates) if i in replaced))
 
     def sentence(self, mode: str = "binder") -> str:
         unit = "answer(s)" if mode == "e2e" else "program(s)"
@@ -147,6 +164,12 @@ class ProgramCounts:
             text += f" + {self.links} with a compared value linked to a cell"
         if self.failed:
             text += f"; {self.failed} failed"
+        if self.replaced:
+            text += f"; {self.replaced} replaced by their linked version"
+        if self.empty:
+            text += f"; {self.empty} answered nothing"
+        if self.set_aside:
+            text += f"; {self.set_aside} set aside"
         return text + f"; {self.voted} voted"
 
 

@@ -57,7 +57,23 @@ def test_counts_separate_samples_from_repairs_and_read_the_same_everywhere(no_an
     assert sentence == "4 program(s) sampled (2 distinct) + 2 written by repair; 6 failed; 0 voted"
     assert sentence in answer.explain() and sentence in answer_html(answer)
     assert answer.to_json()["counts"] == {"sampled": 4, "distinct": 2, "repairs": 2, "failed": 6, "voted": 0,
-                                         "rescopes": 0, "links": 0}
+                                         "rescopes": 0, "links": 0, "empty": 0, "set_aside": 0,
+                                         "replaced": 0}
+
+
+def test_counts_add_up_when_programs_answer_nothing_or_are_set_aside():
+    """"8 program(s) sampled ...; 6 failed; 1 voted" left one program unaccounted for: one that ran
+    and answered nothing (or was set aside) was in neither count."""
+    import pandas as pd
+
+    from binder_py.ask import Binder
+    from binder_py.lm import ScriptedLM
+
+    programs = ['df[df.year > 3000]["title"].tolist()', "len(df)", "df.nope", 'df["title"].tolist()', "x = 1"]
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: programs), n=5, progress=False, cache=False,
+                    repair_attempts=0).ask(pd.DataFrame({"title": ["a", "b"], "year": [2001, 2002]}), "how many films?")
+    assert answer.counts.sentence() == ("5 program(s) sampled (5 distinct); 1 failed; 2 answered nothing; "
+                                        "1 set aside; 1 voted")
 
 
 def test_lm_columns_without_a_winner_returns_none_and_says_why(no_answer):
