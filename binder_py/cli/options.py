@@ -118,6 +118,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                              "from one question to the next; 0 otherwise)")
     parser.add_argument("--table-rows", type=whole_number(0), metavar="R",
                         help="show at most R rows of the table in the prompt; programs still run on every row "
+                             "(in e2e mode the model answers from the rows shown) "
                              "(default: 20 with the embedded model, else as many as fit; 0: as many as fit)")
     parser.add_argument("--seed", type=int, default=seed_default,
                         help="sampling seed, where the model supports one"

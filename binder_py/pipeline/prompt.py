@@ -39,8 +39,10 @@ def build_prompt(state: QuestionState) -> QuestionState:
         warnings += (f"the prompt was fitted to {lm.name}'s context: dropped {len(prompt.dropped_exemplars)} "
                      f"exemplar(s), {rows}" + ("" if lm.context_window else _assumed_window(lm.name)),)
     elif prompt.rows_truncated:  # the row cap alone: the context had room
+        runs = ("the model answered from the rows shown (table_rows=0, --table-rows 0: as many as fit)"
+                if settings.mode == "e2e" else "programs run on every row")  # e2e has no program
         warnings += (f"the prompt {rows}: at most {common['max_table_rows']} of a table (table_rows, --table-rows); "
-                     "programs run on every row",)
+                     f"{runs}",)
     return state.evolve(prompt=prompt, warnings=warnings)
 
 

@@ -136,6 +136,18 @@ def test_the_embedded_model_writes_programs_of_at_most_256_tokens_unless_asked_o
         assert seen and seen[0].n == 2 and seen[0].max_tokens == expected
 
 
+def test_an_end_to_end_answer_over_capped_rows_is_not_said_to_come_from_programs():
+    """In e2e mode the row cap's warning said "programs run on every row", but there is no program:
+    the model answered "how many cities?" from the 20 rows it was shown."""
+    from binder_py.ask import Binder
+
+    lm = ScriptedLM(lambda request, purpose: "20", capabilities=Capabilities(api="chat", embedded=True))
+    warnings = Binder(lm=lm, mode="e2e", progress=False, cache=False).ask(big_table(60), "how many cities?").warnings
+    assert ("the prompt showed 20 of 60 rows: at most 20 of a table (table_rows, --table-rows); the model "
+            "answered from the rows shown (table_rows=0, --table-rows 0: as many as fit)") in warnings
+    assert not any("programs run on every row" in w for w in warnings)
+
+
 def test_rows_left_out_by_the_row_cap_are_not_said_to_be_fitted_to_the_context():
     """With the embedded model's 20-row cap, every answer over a longer table warned "the prompt
     was fitted to MODEL's context: dropped 0 exemplar(s), showed 20 of 60 rows", though the
