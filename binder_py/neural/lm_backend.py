@@ -385,7 +385,7 @@ class LMNeuralBackend:
             text = self._complete(prompt, max_tokens, ("*/", "\n\n"), request, part)
         except LMContextTooLong:
             if len(batch) == 1:
-                part.warnings.append(f"row {request.keys[batch[0]]!r} does not fit the model's context")
+                part.warnings.append(f"row {shown_key(request.keys[batch[0]])} does not fit the model's context")
                 return []
             half = len(batch) // 2
             return (self._ask_batch(request, prefix, batch[:half], part)
@@ -491,7 +491,7 @@ class LMNeuralBackend:
                                   extra_tags={"questions": str(len(questions)), "plan": "multi"})
         except LMContextTooLong:
             if len(batch) == 1:
-                part.warnings.append(f"row {union.keys[batch[0]]!r} does not fit the model's context")
+                part.warnings.append(f"row {shown_key(union.keys[batch[0]])} does not fit the model's context")
                 return {}
             half = len(batch) // 2
             first = self._ask_many_batch(union, questions, prefix, batch[:half], part)
@@ -798,6 +798,10 @@ class LMNeuralBackend:
                 break
             kept.append(row)
             used += cost
+        if rows and not kept:  # asked about no rows, a model answers anyway, from nothing
+            result.warnings.append(f"not one of the context's {len(rows)} row(s) fits the model's context, so "
+                                   "it was not asked: the answer is missing")
+            return result
         if len(kept) < len(rows):
             result.warnings.append(f"the context has {len(rows)} rows; only the first {len(kept)} fit the "
                                    f"model's context")

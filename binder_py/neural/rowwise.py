@@ -42,12 +42,12 @@ from importlib import resources
 from typing import Any
 
 from binder_py.errors import BinderError
-from binder_py.lm.types import Choice, LanguageModel, LMRequest, Usage
+from binder_py.lm.types import Choice, LanguageModel, LMContextTooLong, LMRequest, Usage
 from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, AnswerType, question_answer_type)
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.render import one_line
-from binder_py.neural.requests import NeuralRequest, classify
+from binder_py.neural.requests import NeuralRequest, classify, shown_key
 
 INSTRUCTION = ("Answer a question about one row of a table, using only what its cells say and what you know. "
                "Reply with the answer alone: yes or no for a yes/no question, a bare number for a quantity, "
@@ -87,6 +87,10 @@ def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
             raise BinderError(f"prompts/neural/{name} line {number} is not a row demonstration "
                               f"({{\"question\", \"cells\", \"answer\"}}): {error}") from None
     return demos
+
+
+#: a row whose request does not fit the model's context (left unanswered, with a warning)
+_TOO_LONG = object()
 
 
 def row_turn(question: str, cells: Sequence[tuple[str, str]]) -> str:
@@ -176,14 +180,20 @@ class RowwiseNeuralBackend:
         def ask(index: int) -> tuple[str, Any, str, Usage]:
             cells = list(zip(request.columns, request.rows[index]))
             messages = (*prefix, ("user", row_turn(request.question, cells)))
-            if by_logprobs:
-                return (request.keys[index], *self._yes_no_row(messages, prior, tags))
-            return (request.keys[index], *self._typed_row(messages, answer_type, tags))
+            try:
+                if by_logprobs:
+                    return (request.keys[index], *self._yes_no_row(messages, prior, tags))
+                return (request.keys[index], *self._typed_row(messages, answer_type, tags))
+            except LMContextTooLong:  # one long cell (a review, an article) must not fail the whole call
+                return request.keys[index], _TOO_LONG, "does not fit the model's context", Usage()
 
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
             for key, answer, raw, usage in pool.map(ask, range(len(request.rows))):
-                result.answers[key] = answer
-                result.raw_outputs.append(f"{key}: {raw}")
+                if answer is _TOO_LONG:  # unanswered, as the table prompt leaves such a row: not cached
+                    result.warnings.append(f"row {shown_key(key)} does not fit the model's context")
+                else:
+                    result.answers[key] = answer
+                result.raw_outputs.append(f"{shown_key(key, 200)[1:-1] if answer is _TOO_LONG else key}: {raw}")
                 result.usage += usage
         result.prompts.append(_shown_prompt(prefix, request))
         return result
