@@ -78,6 +78,10 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)
+    if (strategy in ("probability", "likelihood") and len(result.distribution) > 1
+            and all(v.mean_logprob is None for v in voters)):  # asked for, not given: said, not dropped unsaid
+        warnings += (f"the {strategy} vote needs the programs' log-probabilities, and {state.lm.name} gave "
+                     "none: every program weighed the same (a majority vote)",)
     winning = next((s for s in result.distribution if s.key == result.key), None)
     if winning is not None and winning.note:  # e.g. a wide DataFrame answered by its first column only
         warnings += (winning.note,)
