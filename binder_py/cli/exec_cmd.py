@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
 
     check_last_argument(args.program, "program file", "binder-py exec TABLE... PROGRAM_FILE")
     program = _read_program(args.program)
+    if program.lstrip().startswith("```"):  # pasted from a chat answer: a syntax error at line 1, column 0
+        raise BinderError("the program is wrapped in a markdown fence (```python ... ```); keep only the code "
+                          "between the fences")
     loaded = load_table_files(args.tables)
     table = next(iter(loaded.values()))
     named = loaded if len(loaded) > 1 else None  # one table is df only, as in binder-py ask

@@ -156,3 +156,12 @@ def test_a_program_with_no_answer_statement_says_why_it_answers_none(files, caps
     assert main(["exec", str(table), str(program)]) == 0
     out, err = capsys.readouterr()
     assert out.strip() == "80" and err == ""
+
+
+def test_a_program_in_a_markdown_fence_says_to_keep_only_the_code(files, capsys):
+    """A program pasted from a chat answer, fence and all, failed with "syntax error at line 1:
+    invalid syntax (line 1, column 0)"."""
+    table, _, program = files
+    program.write_text('```python\ndf["price"].max()\n```\n')
+    assert main(["exec", str(table), str(program)]) == 2
+    assert "the program is wrapped in a markdown fence" in capsys.readouterr().err
