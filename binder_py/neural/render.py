@@ -41,11 +41,13 @@ def one_line(text: str) -> str:
 
 
 def _on_one_line(values: dict[str, str]) -> dict[str, str]:
-    """A table's title comes from a file (a page title, the name of the file asked about): like a
-    cell, it is shown on one line, so it cannot add lines, rows or chat turns to a prompt (the
-    parse prompt does the same, ``table_format._one_line``). Other spaces are kept as they are."""
-    if "title" in values:
-        values["title"] = one_line(str(values["title"]))
+    """A table's title comes from a file (a page title, the name of the file asked about), and a
+    call's question from a program (``f_col("Is it\nin Europe?", ...)``): like a cell, each is shown
+    on one line, so it cannot add lines, rows or chat turns to a prompt (the parse prompt does the
+    same, ``table_format._one_line``; the row-by-row prompt too). Other spaces are kept as they are."""
+    for name in ("title", "question"):
+        if name in values:
+            values[name] = one_line(str(values[name]))
     return values
 
 
