@@ -115,7 +115,7 @@ class OracleBackend:
         for q, table in (data.get("f_col") or {}).items():
             if not isinstance(table, Mapping):
                 raise BinderError(f"oracle f_col[{q!r}] must map row keys to answers")
-            self._col[q] = {normalize_key(k): v for k, v in table.items()}
+            self._col[q] = _normalized_keys(q, table)
         self._val: dict[str, Any] = dict(data.get("f_val") or {})
         self._col_folded = {_norm_question(q): v for q, v in self._col.items()}
         self._val_folded = {_norm_question(q): v for q, v in self._val.items()}
@@ -167,6 +167,22 @@ class OracleBackend:
         shown = ", ".join(repr(q) for q in list(known)[:5]) + (", ..." if len(known) > 5 else "")
         return (f"{self.name} has no {kind} answers for {question!r}, so it is unknown; the file's {kind} "
                 f"questions are: {shown or '(none)'}")
+
+
+def _normalized_keys(question: str, table: Mapping[str, Any]) -> dict[str, Any]:
+    """An oracle question's answers by normalised row key. Two keys that normalise alike ("France"
+    and "france ") name one row: with different answers the file contradicts itself, which is an
+    error (one of the answers was dropped without a word)."""
+    out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, answer in table.items():
+        normal = normalize_key(key)
+        if normal in out and out[normal] != answer:
+            raise BinderError(f"oracle f_col[{question!r}] answers the row key {normal!r} twice, differently: "
+                              f"{spelled[normal]!r}: {out[normal]!r} and {key!r}: {answer!r} (keys match "
+                              "ignoring case and surrounding spaces); keep one")
+        out[normal], spelled[normal] = answer, str(key)
+    return out
 
 
 class CallableBackend:

@@ -165,3 +165,18 @@ def test_a_program_in_a_markdown_fence_says_to_keep_only_the_code(files, capsys)
     program.write_text('```python\ndf["price"].max()\n```\n')
     assert main(["exec", str(table), str(program)]) == 2
     assert "the program is wrapped in a markdown fence" in capsys.readouterr().err
+
+
+def test_an_oracle_file_that_answers_one_row_twice_differently_is_refused(files, capsys):
+    """{"USA": "yes", "usa ": "no"} name one row (keys match ignoring case and surrounding spaces);
+    the later answer was kept without a word."""
+    table, oracle, program = files
+    oracle.write_text(json.dumps({"f_col": {"Made in North America?": {"USA": "yes", "usa ": "no", "china": "no",
+                                                                         "mexico": "yes"}}}))
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 2
+    err = capsys.readouterr().err
+    assert "answers the row key 'usa' twice, differently: 'USA': 'yes' and 'usa ': 'no'" in err
+    oracle.write_text(json.dumps({"f_col": {"Made in North America?": {"USA": "yes", "usa": "yes", "china": "no",
+                                                                         "mexico": "yes"}}}))
+    assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0  # agreeing: one answer
+    assert capsys.readouterr().out.strip() == "105"
