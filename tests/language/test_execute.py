@@ -219,6 +219,21 @@ def test_f_val_over_no_rows_is_not_asked_and_answers_missing(runner, shirts):
     assert r.calls[0].warnings == ["its sub-table has no rows, so it was not asked: the answer is missing"]
 
 
+def test_a_context_with_no_columns_is_an_error_not_a_question_about_nothing(runner, shirts):
+    """`f_col(q, df[[]])` asked the backend about rows with no cells (every key ""), and a model
+    answered anyway."""
+    asked = []
+
+    def backend(request):
+        asked.append(request)
+        return {key: "yes" for key in request.keys} if request.kind == "col" else "x"
+    for program in ('f_col("Is it formal?", df[[]]).sum()', 'f_val("Which is formal?", df.iloc[:, :0])',
+                    'qa_map(df, "Is it formal?", [])'):
+        r = run(runner, program, shirts, backend)
+        assert not r.ok and "has no columns" in r.error.message, (program, r.error)
+    assert asked == []
+
+
 def test_a_list_of_columns_as_context_says_to_give_names(runner, shirts, shirt_oracle_data):
     """`f_col(q, [df["shirt"], df["price"]])` failed with "TypeError: unhashable type: 'Series'"."""
     r = run(runner, 'f_col("Is it formal?", [df["shirt"], df["price"]]).sum()', shirts,

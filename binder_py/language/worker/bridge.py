@@ -130,6 +130,9 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             question, context, table = args
             kind = "col" if form == "f_col" else "val"
             ctx = resolve_context(context, form, table)
+        if ctx.shape[1] == 0:  # a model asked about rows with no cells answers anyway, from nothing
+            raise NeuralCallError(f"the context of {form} has no columns; give the columns the question "
+                                  "is about, e.g. ['name'] or df[['name', 'year']]")
         if not isinstance(question, str) or not question.strip():
             raise NeuralCallError(f"the question of {form} must be non-empty text, got {question!r}"[:300])
         question = question.strip()
