@@ -259,6 +259,10 @@ class _Encoder:
             return ("time", obj.isoformat())
         if isinstance(obj, _dt.timedelta):
             return ("pytd", obj.days, obj.seconds, obj.microseconds)
+        if isinstance(obj, (pd.Period, pd.Interval)):  # as pandas shows them ("2020-01", "(0, 5]"), not
+            text = str(obj)                            # their repr ("Period('2020-01', 'M')")
+            self.add_text(len(text))
+            return ("repr", text)
         if isinstance(obj, bool):
             return bool(obj)
         if isinstance(obj, int):

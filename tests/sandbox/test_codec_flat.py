@@ -163,3 +163,12 @@ def test_numbers_that_look_like_half_a_surrogate_do_not_cost_a_walk(monkeypatch)
     monkeypatch.setattr(codec, "_without_surrogates", lambda tree, memo: walked.append(1) or tree)
     data = pickle.dumps([0xA0ED, [1.5] * 3], protocol=5)  # BININT2 writes 0xA0ED as the bytes ED A0
     assert b"\xed\xa0" in data and codec.safe_loads(data)[0] == 0xA0ED and not walked
+
+
+def test_periods_and_intervals_cross_as_pandas_shows_them():
+    """A Period or Interval answer (df["date"].dt.to_period("M").iloc[0], pd.cut(...)) came back as
+    its repr, "Period('2020-01', 'M')", and was answered and voted so."""
+    assert codec.decode(codec.encode_answer(pd.Period("2020-01", "M"))) == "2020-01"
+    assert codec.decode(codec.encode_answer([pd.Interval(0, 5), pd.Period("2021", "Y")])) == ["(0, 5]", "2021"]
+    series = codec.decode(codec.encode_answer(pd.Series(pd.period_range("2020-01", periods=2, freq="M"))))
+    assert series.tolist() == ["2020-01", "2020-02"]
