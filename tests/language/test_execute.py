@@ -91,6 +91,13 @@ def test_a_context_whose_index_holds_labels_sends_them_first(runner, shirts):
     assert r.ok and seen[-1][0] == ["shirt", "made in", "price"]
     r = run(runner, 'f_col("Is it in Asia?", df[df.price > 20]["made in"]).tolist()', shirts, backend)
     assert r.ok and seen[-1] == (["made in"], ["usa", "mexico", "canada"])
+    # an index named like the column beside it: its own values are sent (the years beside their counts) ...
+    r = run(runner, 'f_val("Which is it?", df.groupby("price")["price"].count())', shirts, backend)
+    assert r.ok and seen[-1][0] == ["price (index)", "price"] and seen[-1][1][0] == "10 | 1"
+    # ... and the column itself is not sent twice
+    r = run(runner, 'f_val("Which is it?", df.set_index("made in", drop=False)[["made in", "price"]])', shirts,
+            backend)
+    assert r.ok and seen[-1][0] == ["made in", "price"]
 
 
 def test_multi_column_context_keys(runner, shirts, shirt_oracle_data):

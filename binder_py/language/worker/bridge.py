@@ -71,7 +71,8 @@ def _with_index_labels(frame: pd.DataFrame) -> pd.DataFrame:
     ``df["country"].value_counts()`` or ``df.set_index("name")["age"]`` are what the numbers are
     about, and the model was asked about the numbers alone. An index holds labels when a level has a
     name or is not whole numbers (an unnamed integer index is row numbers: ``df[df.price > 10]``
-    keeps the table's); a level named like a column is that column, not sent twice."""
+    keeps the table's); a level named like a column and holding its values is that column, not sent
+    twice, and one holding other values is sent as ``NAME (index)``."""
     index = frame.index
     if all(name is None for name in index.names) and pd.api.types.is_integer_dtype(index.dtype):
         return frame
@@ -79,11 +80,16 @@ def _with_index_labels(frame: pd.DataFrame) -> pd.DataFrame:
     levels, names = [], []
     for position in range(index.nlevels):
         name = index.names[position]
+        level = index.get_level_values(position)
         label = str(name) if name is not None else ("index" if index.nlevels == 1 else f"level_{position}")
         if label in taken:
-            continue
+            same = [c for c in frame.columns if str(c) == label]
+            values = level.to_series().reset_index(drop=True)
+            if len(same) == 1 and frame[same[0]].reset_index(drop=True).equals(values):
+                continue  # df.set_index("name", drop=False): the column itself, not sent twice
+            label = f"{label} (index)"  # df.groupby("year")["year"].count(): the years, beside their counts
         taken.add(label)
-        levels.append(index.get_level_values(position))
+        levels.append(level)
         names.append(label)
     if not levels:
         return frame
