@@ -8,7 +8,7 @@ holds the number 2005, and a count over such a filter answers 0 instead of faili
 authors name fuzzy matching of such values as the fix for this class of error (section 4.4).
 
 :func:`link_literals` reads the program's syntax tree (it is never run here) and links each
-compared literal (``T["col"] == lit``, ``!=``, either side, and the elements of
+compared literal (``T["col"] == lit`` or ``T.col == lit``, ``!=``, either side, and the elements of
 ``T["col"].isin([...])``; :func:`binder_py.pipeline.literal_hints.compared_literals`) that no
 cell of the column equals, by the first rule that picks exactly ONE distinct value:
 

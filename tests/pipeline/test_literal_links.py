@@ -46,6 +46,7 @@ def test_closest_value(literal, expected) -> None:
     ('df[df["name"].isin(["periya", "zz"])]', 'df[df["name"].isin(["periya thirumozhi", "zz"])]'),
     ('df[df["year"] > 2006][df["name"] == "naanmugan"]',
      'df[df["year"] > 2006][df["name"] == "naanmugan thiruvandhadhi"]'),
+    ("df[df.name == 'naanmugan'].pasurams.iloc[0]", "df[df.name == 'naanmugan thiruvandhadhi'].pasurams.iloc[0]"),
 ])
 def test_link_literals_rewrites_only_the_literal(program, expected) -> None:
     linked = link_literals(program, TABLES)
