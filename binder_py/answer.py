@@ -31,17 +31,38 @@ ABSTAINED = "abstained: "
 DERIVED_ORIGINS = ("repair", "rescope", "link")
 
 
-def superseded_by_links(candidates: Sequence[tuple[str, bool, int | None]]) -> set[int]:
+def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None) -> tuple[str, bool, int | None, bool]:
+    """One candidate's entry for :func:`superseded_by_links`: ``(origin, answered, repaired_from,
+    selected_nothing)``, ``answered`` meaning it ran and gave a non-empty answer."""
+    from binder_py.normalize import key_text, normalize_answer
+
+    key = key_text(normalize_answer(value).key) if ok else None
+    return origin, key not in (None, ""), repaired_from, key in (None, "", "0")
+
+
+def link_entries(candidates: Sequence[Candidate]) -> list[tuple[str, bool, int | None, bool]]:
+    """:func:`superseded_by_links`' entries for candidates."""
+    return [link_entry(c.origin, c.ok, c.value, c.repaired_from) for c in candidates]
+
+
+def superseded_by_links(candidates: Sequence[tuple[str, bool, int | None, bool]]) -> set[int]:
     """The positions of the candidates that do not vote because of a linked version (origin ``link``),
-    given each candidate's ``(origin, answered, repaired_from)``, ``answered`` meaning it ran and gave
-    a non-empty answer: a candidate whose linked version answered (that version votes in its place,
-    with its count), and a linked version that did not answer (its source keeps its vote). So one
-    sampled program never votes twice. The live vote, repair, rescope and ``binder-py report``'s
-    re-vote all ask this."""
-    replaced = {source for origin, answered, source in candidates
-                if origin == "link" and answered and source is not None and 0 <= source < len(candidates)}
-    unanswered = {i for i, (origin, answered, _) in enumerate(candidates) if origin == "link" and not answered}
-    return replaced | unanswered
+    given each candidate's :func:`link_entry`: ``selected_nothing`` is what a filter on a value no row
+    holds gives (a failure, no answer, or the number 0: a count or a sum over no rows). A source that
+    selected nothing and whose linked version answered gives way (the linked version votes in its
+    place, with its count); every other linked version is left out (its source keeps its vote: a
+    program that answered something, such as ``False`` for "is X in the table?", may be right as
+    written). So one sampled program never votes twice. The live vote, repair, rescope, the counts and
+    ``binder-py report``'s re-vote all ask this."""
+    out: set[int] = set()
+    for position, (origin, answered, source, _) in enumerate(candidates):
+        if origin != "link":
+            continue
+        if answered and source is not None and 0 <= source < len(candidates) and candidates[source][3]:
+            out.add(source)
+        else:
+            out.add(position)
+    return out
 
 
 @dataclass(frozen=True)
@@ -134,10 +155,8 @@ class ProgramCounts:
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
         samples = [c for c in candidates if c.origin not in DERIVED_ORIGINS]
-        # sampled programs whose linked version answered (the answer's candidates are voted: a link that
-        # answered has a non-empty answer key)
-        replaced = {c.repaired_from for c in candidates
-                    if c.origin == "link" and c.ok and c.answer_key and c.repaired_from is not None}
+        # sampled programs whose linked version voted in their place
+        replaced = {i for i in superseded_by_links(link_entries(candidates)) if candidates[i].origin != "link"}
         # e2e answers, and programs run one by one (group_identical=False), are not merged: count texts
         return cls(sampled=sum(c.count for c in samples), distinct=len({c.program for c in samples}),
                    repairs=sum(c.count for c in candidates if c.origin == "repair"),
@@ -324,8 +343,9 @@ class Answer:
                              f"({share.count} {self.unit}, weight {share.weight:g})")
         lines.append(f"Candidates: {self.counts.sentence(self.mode)}.")
         failures: dict[str, int] = {}
-        for c in self.candidates:
-            if not c.ok and c.error is not None:
+        replaced = superseded_by_links(link_entries(self.candidates))  # as the counts: not failures
+        for position, c in enumerate(self.candidates):
+            if not c.ok and c.error is not None and (position not in replaced or c.origin == "link"):
                 failures[c.error.kind] = failures.get(c.error.kind, 0) + c.count
         if failures:
             lines.append("Failed: " + ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items())))

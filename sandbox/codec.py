@@ -649,7 +649,7 @@ def dumps(tree: Any) -> bytes:
 #: opcode). A message without either holds no text with a lone surrogate; all 3 bytes are matched so
 #: that the numbers of a large message rarely do by chance (2 bytes matched 32 times in a 1.9 MB request
 #: of 100,000 rows, and the walk then cost 0.2 s)
-_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]|\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def _without_surrogates(tree: Any, memo: dict[int, Any]) -> Any:

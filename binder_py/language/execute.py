@@ -196,8 +196,9 @@ class _NeuralHandler:
                 for column in table.columns:
                     by_name.setdefault(str(column), []).append(column)
                 if all(len(by_name.get(c, ())) == 1 for c in columns) and columns:
-                    sub = table[[by_name[c][0] for c in columns]]
-                    found.append(frozenset(context_keys(sub)))
+                    named = [by_name[c][0] for c in columns]
+                    found.append(self.cache.table_keys(table, columns,
+                                                       lambda t=table, n=named: frozenset(context_keys(t[n]))))
             self._table_keys.setdefault(columns, []).extend(found)
         return any(keys.issuperset(request.keys) for keys in self._table_keys[columns])
 

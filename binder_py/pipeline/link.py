@@ -28,33 +28,38 @@ def link(state: QuestionState) -> QuestionState:
     if not state.settings.link_literals:
         return state
     tables = {"df": state.table, "table": state.table, **state.tables}
-    ran = {program_identity(c.program): c for c in state.candidates if c.run is not None}
-    to_run: list[Candidate] = []
-    linked: list[Candidate] = []
+    ran = {program_identity(c.program): c.run for c in state.candidates if c.run is not None}
+    to_run: dict[str, Candidate] = {}  # each distinct linked program that no candidate ran, run once
+    waiting: list[Candidate] = []  # links whose program another candidate ran or runs: its run stands for them
     columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
     for index, candidate in enumerate(state.candidates):
         if candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
-        found = link_literals(candidate.program, tables, columns)
+        try:
+            found = link_literals(candidate.program, tables, columns)
+        except (ValueError, OverflowError, RecursionError, MemoryError):
+            continue  # a literal no rule can read (a 400-digit number ...): the program stays as written
         if found is None:
             continue
         program, links = found
         sibling = Candidate(program=program, count=candidate.count, origin="link",
                             sample_orders=candidate.sample_orders, mean_logprob=candidate.mean_logprob,
                             repaired_from=index, links=tuple(link.describe() for link in links))
-        same = ran.get(program_identity(program))
-        if same is not None:  # another candidate wrote the linked program: its run stands for this one too
-            linked.append(replace(sibling, run=same.run))
+        identity = program_identity(program)
+        if identity in ran or identity in to_run:
+            waiting.append(sibling)
         else:
-            to_run.append(sibling)
-            ran[program_identity(program)] = sibling
-    if not to_run and not linked:
+            to_run[identity] = sibling
+    if not to_run and not waiting:
         return state
-    state.services.say(f"{len(to_run) + len(linked)} program(s) compared a value no cell holds; running them "
+    state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds; running them "
                        "with the value linked to the cell it means")
+    linked: list[Candidate] = []
     if to_run:
-        state = plan_candidates(state, to_run)
-        done, state = run_programs(state, to_run)
+        state = plan_candidates(state, list(to_run.values()))
+        done, state = run_programs(state, list(to_run.values()))
         linked += done
+        ran.update({program_identity(c.program): c.run for c in done})
+    linked += [replace(c, run=ran[program_identity(c.program)]) for c in waiting]
     ordered = sorted(linked, key=lambda c: c.repaired_from if c.repaired_from is not None else -1)
     return state.evolve(candidates=state.candidates + tuple(ordered))

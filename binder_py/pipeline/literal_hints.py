@@ -25,6 +25,8 @@ __all__ = ["compared_literals", "literal_hints"]
 #: distinct values of a column searched for close matches (the first ones, in table order)
 MAX_VALUES = 5_000
 MAX_HINTS = 3
+#: values longer than this (and than 3× the literal) are not offered as its closest values
+MAX_HINT_CHARS = 200
 
 
 def literal_hints(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]:
@@ -46,7 +48,9 @@ def literal_hints(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]
         values = _text_values(table[column])
         if values is None or literal in values:
             continue
-        close = difflib.get_close_matches(literal, list(values)[:MAX_VALUES], n=3, cutoff=0.0)
+        # values much longer than the literal are no misspelling of it, and comparing one costs its length
+        short = [v for v in values if len(v) <= max(MAX_HINT_CHARS, 3 * len(literal))][:MAX_VALUES]
+        close = difflib.get_close_matches(literal[:MAX_HINT_CHARS], short, n=3, cutoff=0.0)
         shown = ", ".join(repr(v) for v in close)
         hints.append(f"no row of column {column!r} equals {literal!r}; its closest values are: {shown}")
         if len(hints) >= MAX_HINTS:

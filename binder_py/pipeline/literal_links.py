@@ -79,13 +79,20 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     assert marked.tree is not None
+    tree = marked.tree
+    changed = _changed_columns(tree, tables)
+    in_fstrings = {id(n) for joined in ast.walk(tree) if isinstance(joined, ast.JoinedStr) for n in ast.walk(joined)}
     edits: list[tuple[int, int, str]] = []
     links: list[LiteralLink] = []
     columns = {} if columns is None else columns
-    for table_name, column, node in compared_literals(marked.tree):
+    for table_name, column, node in compared_literals(tree):
         table = tables.get(table_name)
-        if table is None or column not in table.columns or not isinstance(table[column], pd.Series):
-            continue  # unknown, missing or duplicated column: nothing to link against
+        if (table is None or column not in table.columns or not isinstance(table[column], pd.Series)
+                or table_name in changed or (table_name, column) in changed or id(node) in in_fstrings):
+            # unknown, missing or duplicated column; a table or column the program changes before it
+            # compares (df["name"] = df["name"].str.lower()), whose cells are then not the table's; a literal
+            # inside an f-string, which has no text range of its own
+            continue
         key = (table_name, column)
         if key not in columns:
             columns[key] = _Column.of(table[column])
@@ -97,7 +104,10 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
             continue
         linked, rule = found
         start, end = marked.get_text_range(node)
-        written = program[start:end]  # a number replaced by text takes the quotes the program mostly uses
+        written = program[start:end]
+        if not _reads_as(written, node.value):
+            continue  # the text range is not the literal's own: never edit what it does not cover
+        # a number replaced by text takes the quotes the program mostly uses
         quote = written[0] if written[:1] in ("'", '"') else ('"' if program.count('"') >= program.count("'") else "'")
         edits.append((start, end, _source(linked, quote)))
         links.append(LiteralLink(table=table_name, column=column, written=node.value, linked=linked, rule=rule))
@@ -106,7 +116,88 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
     text = program
     for start, end, replacement in sorted(set(edits), reverse=True):
         text = text[:start] + replacement + text[end:]
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
     return text, tuple(links)
+
+
+#: methods whose result has the rows of the table they are called on, its cells unchanged
+_ROW_METHODS = frozenset({"head", "tail", "sort_values", "sort_index", "drop_duplicates", "dropna", "reset_index",
+                          "query", "nlargest", "nsmallest", "sample", "copy", "filter"})
+
+
+def _changed_columns(tree: ast.AST, tables: Mapping[str, pd.DataFrame]) -> set[Any]:
+    """The tables (names) and ``(table, column)`` pairs whose cells the program may change before it
+    compares them: a column assigned (``df["c"] = ...``, ``df.c = ...``, ``df.loc[m, "c"] = ...``), a
+    table rebound to anything but its own rows (``df = df[df.x > 3]`` keeps its cells,
+    ``df = df.assign(...)`` does not), a method called with ``inplace`` or ``update``/``insert``."""
+    changed: set[Any] = set()
+
+    def targets(node: ast.AST) -> list[ast.AST]:
+        if isinstance(node, (ast.Assign,)):
+            return list(node.targets)
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            return [node.target]
+        if isinstance(node, (ast.For, ast.comprehension)):
+            return [node.target]
+        if isinstance(node, ast.withitem) and node.optional_vars is not None:
+            return [node.optional_vars]
+        return []
+
+    for node in ast.walk(tree):
+        for target in targets(node):
+            for item in ast.walk(target):
+                if isinstance(item, ast.Name) and item.id in tables:
+                    value = getattr(node, "value", None) if isinstance(node, ast.Assign) else None
+                    if value is None or not _rows_of(value, item.id):
+                        changed.add(item.id)
+                elif isinstance(item, (ast.Subscript, ast.Attribute)) and isinstance(item.ctx, ast.Store):
+                    base = item.value
+                    while isinstance(base, (ast.Subscript, ast.Attribute)):
+                        base = base.value
+                    if isinstance(base, ast.Name) and base.id in tables:
+                        names = ([item.attr] if isinstance(item, ast.Attribute) else
+                                 [n.value for n in ast.walk(item.slice)
+                                  if isinstance(n, ast.Constant) and isinstance(n.value, str)])
+                        if names:
+                            changed.update((base.id, name) for name in names)
+                        else:
+                            changed.add(base.id)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            base = node.func.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in tables and (
+                    node.func.attr in ("update", "insert") or any(k.arg == "inplace" for k in node.keywords)):
+                changed.add(base.id)
+    return changed
+
+
+def _rows_of(value: ast.AST, table: str) -> bool:
+    """``value`` is ``table`` or some of its rows, cells unchanged: subscripts, ``.loc``/``.iloc``
+    and row methods (:data:`_ROW_METHODS`) of it."""
+    while True:
+        if isinstance(value, ast.Name):
+            return value.id == table
+        if isinstance(value, ast.Subscript):
+            if isinstance(value.value, ast.Attribute) and value.value.attr in ("loc", "iloc"):
+                value = value.value.value
+            else:
+                value = value.value
+        elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+              and value.func.attr in _ROW_METHODS):
+            value = value.func.value
+        else:
+            return False
+
+
+def _reads_as(written: str, literal: Any) -> bool:
+    try:
+        return type(ast.literal_eval(written)) is type(literal) and ast.literal_eval(written) == literal
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
 
 
 def closest_value(literal: str, values: list[str]) -> tuple[str, str] | None:
@@ -123,7 +214,7 @@ def _closest(literal: str, plain: Mapping[str, str]) -> tuple[str, str] | None:
     inside = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
     for rule, fits in (("case", lambda p: p == wanted),
                        ("inside value", lambda p: len(wanted) >= 3 and inside.search(p) is not None),
-                       ("value inside", lambda p: len(p) >= 4 and _has_words(wanted, p))):
+                       ("value inside", lambda p: 4 <= len(p) <= len(wanted) and p in wanted and _has_words(wanted, p))):
         found = {v for v, p in plain.items() if fits(p)}
         if len(found) == 1:
             return found.pop(), rule
@@ -147,43 +238,58 @@ def _closest(literal: str, plain: Mapping[str, str]) -> tuple[str, str] | None:
 
 @dataclass(frozen=True)
 class _Column:
-    """What linking needs of one column: its distinct values as text, or as numbers."""
+    """What linking needs of one column: whether it holds text or numbers, every distinct value (to
+    tell whether a literal is held), and the first :data:`MAX_VALUES` distinct texts with their plain
+    forms (where a text literal's match is searched)."""
 
-    texts: dict[str, str]  # a text column's distinct values -> their plain forms (empty for a numeric column)
-    numbers: frozenset[float]  # a numeric column's distinct finite values
+    kind: str  # "text" | "number"
+    held: frozenset[Any]  # every distinct text, or every distinct finite number (as float)
+    texts: dict[str, str]  # a text column's first distinct values -> their plain forms
 
     @classmethod
     def of(cls, column: pd.Series) -> _Column | None:
         if pd.api.types.is_bool_dtype(column.dtype):
             return None
-        distinct = column.dropna().unique()[:MAX_VALUES]
+        distinct = column.dropna().unique()
         if pd.api.types.is_numeric_dtype(column.dtype):
-            return cls(texts={}, numbers=frozenset(float(v) for v in distinct if math.isfinite(float(v))))
+            numbers = (_as_float(v) for v in distinct)
+            return cls(kind="number", held=frozenset(x for x in numbers if x is not None), texts={})
         if not all(isinstance(v, str) for v in distinct):
             return None  # mixed cells (numbers among text, dates): too loose to link against
-        return cls(texts={v: _plain(v) for v in distinct}, numbers=frozenset())
+        return cls(kind="text", held=frozenset(distinct),
+                   texts={v: _plain(v) for v in distinct[:MAX_VALUES]})
 
     def holds(self, literal: Any) -> bool:
-        if self.texts:
-            return isinstance(literal, str) and literal in self.texts
-        return isinstance(literal, (int, float)) and not isinstance(literal, bool) and float(literal) in self.numbers
+        if self.kind == "text":
+            return isinstance(literal, str) and literal in self.held
+        return not isinstance(literal, (str, bool)) and _as_float(literal) in self.held
 
     def link(self, literal: Any) -> tuple[Any, str] | None:
         if isinstance(literal, bool):
             return None
-        if self.texts:
+        if self.kind == "text":
             if isinstance(literal, str):
                 return _closest(literal, self.texts)
-            if isinstance(literal, (int, float)) and math.isfinite(literal):
-                text = str(int(literal)) if float(literal).is_integer() else str(literal)
+            number = _as_float(literal)
+            if number is not None:
+                text = str(int(number)) if number.is_integer() and abs(number) < 2**53 else str(literal)
                 found = [v for v, p in self.texts.items() if p == text]
                 return (found[0], "text") if len(found) == 1 else None
             return None
         if isinstance(literal, str):
             number = _number(literal)
-            if number is not None and number in self.numbers:
-                return (int(number) if number.is_integer() else number), "number"
+            if number is not None and number in self.held:
+                return (int(number) if number.is_integer() and abs(number) < 2**53 else number), "number"
         return None
+
+
+def _as_float(value: Any) -> float | None:
+    """``value`` as a finite float; None for what is not one (a 400-digit int, inf, NaN, text)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _source(value: Any, quote: str) -> str:
@@ -207,8 +313,4 @@ def _has_words(text: str, words: str) -> bool:
 
 
 def _number(text: str) -> float | None:
-    try:
-        value = float(text.replace(",", "").strip())
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+    return _as_float(text.replace(",", "").strip())

@@ -130,12 +130,11 @@ class QuestionState:
         return candidate.ok and not normalize_answer(candidate.value, yes_no=self.yes_no).is_empty
 
     def superseded(self) -> set[int]:
-        """Positions of the candidates left out for a linked version: sources whose linked version
-        answered, linked versions that did not (:func:`binder_py.answer.superseded_by_links`)."""
-        from binder_py.answer import superseded_by_links
+        """Positions of the candidates left out for a linked version: sources that selected nothing and
+        whose linked version answered, every other linked version (:func:`binder_py.answer.superseded_by_links`)."""
+        from binder_py.answer import link_entries, superseded_by_links
 
-        return superseded_by_links([(c.origin, c.origin == "link" and self.succeeded(c), c.repaired_from)
-                                    for c in self.candidates])
+        return superseded_by_links(link_entries(self.candidates))
 
     def standing(self) -> list[Candidate]:
         """The program candidates that speak for the samples: a linked version that answered instead of

@@ -130,17 +130,17 @@ def vote_candidates(state: QuestionState) -> QuestionState:
 
 
 def _unmatched_literals(answer: Answer, state: QuestionState) -> str | None:
-    """A warning when the winning program compared a column with a value no row holds (one the link
-    stage could not link): its answer then comes from a selection of no rows (a count of 0, a sum
-    of 0), which nothing else reveals."""
+    """A warning when the winning program compared a text column with a value no row holds (one the
+    link stage could not link): with ``==`` its answer then comes from a selection of no rows (a count
+    of 0, a sum of 0), which nothing else reveals."""
     winner = answer.winner
     if winner is None or winner.run is None:
         return None
     hints = literal_hints(winner.program, {"df": state.table, "table": state.table, **state.tables})
     if not hints:
         return None
-    return (f"the winning program compares a value no row holds ({'; '.join(hints)}): its answer may come "
-            "from a selection of no rows")
+    return (f"the winning program compares a value no row holds ({'; '.join(hints)}): its filter may not "
+            "select the rows it meant (with ==, none at all)")
 
 
 def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: bool) -> Candidate:

@@ -349,6 +349,8 @@ def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The answer-changing settings that differ, as ``key: old -> new`` texts (specs compared redacted)."""
     old, new = recorded_config(old), recorded_config(new)
     old["vote"], new["vote"] = recorded_vote(old), recorded_vote(new)
+    for config in (old, new):  # a run recorded before the link stage ran without it (as its replay does)
+        config.setdefault("link_effective", False)
     before, after = _compared(old, new), _compared(new, old)
     return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in before if before[key] != after.get(key)]
 

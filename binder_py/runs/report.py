@@ -136,8 +136,7 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
 def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     """The vote (:class:`~binder_py.vote.VoteResult`) the run would have held with only its first ``k``
     sampled programs, under the live run's rules (binder_py/pipeline/vote.py)."""
-    from binder_py.answer import superseded_by_links
-    from binder_py.normalize import normalize_answer
+    from binder_py.answer import link_entry, superseded_by_links
     from binder_py.pipeline.vote import cast_vote
     from binder_py.runs.records import recorded_vote
     from binder_py.vote import sample_prefix, shape_fit
@@ -147,9 +146,8 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     strategy = profile.vote_strategy(recorded_vote({**config, "mode": mode}), mode=mode)
     question = record.get("question") or ""
     every = vote_candidates(record)
-    superseded = superseded_by_links([(str(c.get("origin") or ""), c.get("origin") == "link" and v.ok and
-                                       not normalize_answer(v.value, yes_no=profile.is_yes_no(question)).is_empty,
-                                       c.get("repaired_from") if isinstance(c.get("repaired_from"), int) else None)
+    superseded = superseded_by_links([link_entry(str(c.get("origin") or ""), v.ok, v.value,
+                                                 c.get("repaired_from") if type(c.get("repaired_from")) is int else None)
                                       for c, v in zip(record.get("candidates") or [], every)])
     voters = shape_fit(sample_prefix([v for i, v in enumerate(every) if i not in superseded], k),
                        expects_number=profile.expects_number(question),

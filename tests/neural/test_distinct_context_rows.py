@@ -57,3 +57,18 @@ def test_an_arrow_text_column_has_the_keys_its_rows_have() -> None:
     column = pd.Series(["  A\tb ", None, "ÉCOLE", "x\n", "İstanbul", "ß", "\x1cq\x1d", " Z ", "z"], dtype="str")
     ctx = pd.DataFrame({"c": column})
     assert context_keys(ctx) == set(context_rows(ctx, distinct=True)[1])
+
+
+def test_the_table_keys_are_computed_once_for_the_programs_that_share_a_cache() -> None:
+    from binder_py.neural import NeuralCache
+
+    cache, table, computed = NeuralCache(), pd.DataFrame({"a": ["x", "y"]}), []
+
+    def compute() -> frozenset[str]:
+        computed.append(1)
+        return frozenset(context_keys(table[["a"]]))
+
+    assert cache.table_keys(table, ("a",), compute) == {"x", "y"}
+    assert cache.table_keys(table, ("a",), compute) == {"x", "y"} and len(computed) == 1
+    other = table.copy()  # another table (even an equal one) is computed for itself
+    assert cache.table_keys(other, ("a",), compute) and len(computed) == 2

@@ -145,8 +145,61 @@ def test_a_winner_that_compares_a_value_no_row_holds_says_so() -> None:
     answer = Binder(lm=lm, task="analyst", mode="python", n=1, repair_attempts=0).ask(POEMS, "pasurams of oxford?")
     assert answer.value == 0  # nothing to link "oxford" to: the program ran as written
     warning = next(w for w in answer.warnings if w.startswith("the winning program compares a value no row holds"))
-    assert "no row of column 'name' equals 'oxford'" in warning and "selection of no rows" in warning
+    assert "no row of column 'name' equals 'oxford'" in warning and "select the rows it meant" in warning
     assert warning in answer.explain()
     clean = Binder(lm=ScriptedLM(lambda request, purpose: ['df[df["name"] == "Fàbregas"]["pasurams"].sum()']),
                    task="analyst", mode="python", n=1).ask(POEMS, "pasurams of fàbregas?")
     assert clean.value == 3 and not [w for w in clean.warnings if "no row holds" in w]
+
+
+def test_sources_whose_linked_programs_are_the_same_each_get_its_run() -> None:
+    lower, upper = WRONG, WRONG.replace('"naanmugan"', '"Naanmugan"')
+    lm = ScriptedLM(lambda request, purpose: [lower, upper, "999"])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=3, repair_attempts=0).ask(POEMS, QUESTION)
+    linked = [c for c in answer.candidates if c.origin == "link"]
+    assert len(linked) == 2 and all(c.run is not None and c.voted for c in linked)
+    assert answer.value == 96 and [s.count for s in answer.distribution] == [2, 1]
+    originals = Binder(lm=ScriptedLM(lambda request, purpose: [WRONG] * 3 + ["5", "5"]), task="wikitq",
+                       mode="python", n=5, repair_attempts=0, group_identical=False).ask(POEMS, QUESTION)
+    assert originals.value == 96 and [s.count for s in originals.distribution] == [3, 2]
+
+
+@pytest.mark.parametrize("program", [
+    'df["name"] = df["name"].str.upper()\nlen(df[df["name"] == "naanmugan"])',  # the column changed first
+    'df.name = df.name.str.split().str[0]\nlen(df[df.name == "naanmugan thiruvandhadh"])',
+    'df = df.assign(name=df["name"].str.title())\nlen(df[df["name"] == "naanmugan"])',  # the table rebound
+    'df.loc[df.year > 0, "name"] = "x"\nlen(df[df["name"] == "naanmugan"])',
+    'df.rename(columns={"year": "name"}, inplace=True)\nlen(df[df["name"] == "naanmugan"])',
+    'f"{df[df[\'name\'] == \'naanmugan\'][\'pasurams\'].sum()}"',  # inside an f-string: no text range of its own
+])
+def test_link_literals_leaves_alone_what_the_program_changed_or_cannot_be_cut(program) -> None:
+    assert link_literals(program, TABLES) is None
+
+
+def test_rows_of_the_table_keep_its_cells() -> None:
+    program = 'df = df[df["year"] > 2004].sort_values("year")\ndf[df["name"] == "naanmugan"]["pasurams"].iloc[0]'
+    linked = link_literals(program, TABLES)
+    assert linked is not None and '"naanmugan thiruvandhadhi"' in linked[0]
+
+
+def test_a_value_held_past_the_searched_values_is_never_linked() -> None:
+    names = [f"player {i}" for i in range(6000)]
+    names[10], names[5500] = "john smith jr", "john smith"
+    table = pd.DataFrame({"name": names})
+    assert link_literals('df[df["name"] == "john smith"]', {"df": table}) is None
+
+
+@pytest.mark.parametrize("literal", ["1" + "0" * 400, "1e999", "-" + "9" * 400])
+def test_a_number_no_float_holds_is_left_alone(literal) -> None:
+    for column in ("year", "code"):
+        assert link_literals(f'df[df["{column}"] == {literal}]', TABLES) is None
+
+
+def test_a_source_that_answered_something_keeps_its_vote() -> None:
+    """Only a source that selected nothing (failed, no answer, 0) gives way: '"is naanmugan listed?"'
+    answered False as written, and the linked version, which would say True, does not vote."""
+    lm = ScriptedLM(lambda request, purpose: ['(df["name"] == "naanmugan").any()'])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=1, repair_attempts=0).ask(POEMS, "is naanmugan listed?")
+    source, linked = answer.candidates
+    assert linked.origin == "link" and linked.value is True and not linked.voted
+    assert source.voted and answer.value in (False, "no")

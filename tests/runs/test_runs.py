@@ -858,7 +858,12 @@ def test_value_linking_is_recorded_compared_on_resume_and_replayed_as_recorded(f
             run_eval("wikitq", "dev", out=tmp_path / "off", mode="python", lm=spec, examples=examples, n=3,
                      progress=False)
     config = json.loads((tmp_path / "on" / "config.json").read_text())
-    del config["link_effective"]  # recorded before the stage
+    del config["link_effective"]  # recorded before the stage: resumed as it ran, without it
+    from binder_py.runs.records import config_differences
+
+    assert config_differences(config, {**config, "link_effective": True,
+                                       "settings": {}}) == ["link_literals: False -> True"]
+    assert config_differences(config, {**config, "link_effective": False, "settings": {"link_literals": False}}) == []
     (tmp_path / "on" / "config.json").write_text(json.dumps(config))
     run_eval("wikitq", "dev", out=tmp_path / "replay", mode="python", lm=f"replay:{tmp_path / 'on'}",
              examples=examples, progress=False)

@@ -151,6 +151,7 @@ def test_a_lone_surrogate_is_escaped_in_any_pickle_protocol(protocol):
     from sandbox.codec import safe_loads
 
     assert safe_loads(pickle.dumps(["a\ud800b", {"k\udfff": 1}], protocol=protocol)) == ["a\\ud800b", {"k\\udfff": 1}]
+    assert safe_loads(b"(V\\U0000d800\ntp0\n.") == ("\\ud800",)  # raw-unicode-escape's long form
 
 
 def test_numbers_that_look_like_half_a_surrogate_do_not_cost_a_walk(monkeypatch):
