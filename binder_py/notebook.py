@@ -19,6 +19,7 @@ Plain HTML and CSS, no JavaScript; everything from the model or the table is esc
 
 from __future__ import annotations
 
+from binder_py.answer import link_entries, superseded_by_links
 from binder_py.made_columns import lm_made_columns, place_calls
 
 import html
@@ -356,10 +357,14 @@ def _candidates_html(answer: Answer) -> str:
     if len(answer.candidates) < 2:
         return ""
     items = []
+    left_out = superseded_by_links(link_entries(answer.candidates))
+    why = {id(c): ("replaced by its linked version" if c.origin != "link" else "its source's answer stands")
+           for i, c in enumerate(answer.candidates) if i in left_out}
     for candidate in sorted(answer.candidates, key=lambda c: (-c.count, min(c.sample_orders or (0,)))):
+        reason = why.get(id(candidate)) or ("empty" if candidate.answer_key == "" else "set aside")
         outcome = (f"answer {_text(candidate.value, 80)}" if candidate.ok and candidate.voted
                    else _failure_text(candidate) if not candidate.ok else
-                   f"answer {_text(candidate.value, 80)} (did not vote: empty)")
+                   f"answer {_text(candidate.value, 80)} (did not vote: {reason})")
         items.append(f'<div class="muted">{_esc(_candidate_label(candidate))} → {_esc(outcome)}</div>'
                      f"<pre>{_esc(candidate.program)}</pre>")
     distinct = " distinct" if len({c.program for c in answer.candidates}) == len(answer.candidates) else ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import difflib
 from collections.abc import Iterator, Mapping
+from typing import TypeGuard
 
 import pandas as pd
 
@@ -84,7 +85,7 @@ def compared_literals(tree: ast.AST) -> Iterator[tuple[str, str, ast.Constant]]:
                         yield (*found, element)
 
 
-def _is_literal(node: ast.AST) -> bool:
+def _is_literal(node: ast.AST) -> TypeGuard[ast.Constant]:
     return (isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float))
             and not isinstance(node.value, bool))
 

@@ -203,3 +203,13 @@ def test_a_source_that_answered_something_keeps_its_vote() -> None:
     source, linked = answer.candidates
     assert linked.origin == "link" and linked.value is True and not linked.voted
     assert source.voted and answer.value in (False, "no")
+
+
+def test_the_notebook_view_says_why_a_candidate_did_not_vote() -> None:
+    from binder_py.notebook import answer_html
+
+    lm = ScriptedLM(lambda request, purpose: [WRONG, '(df["name"] == "naanmugan").any()'])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=2, repair_attempts=0).ask(POEMS, QUESTION)
+    page = answer_html(answer)
+    assert "did not vote: replaced by its linked version" in page
+    assert "did not vote: its source&#x27;s answer stands" in page
