@@ -233,6 +233,11 @@ class Answer:
     def ok(self) -> bool:
         return self.value is not None
 
+    def superseded(self) -> set[int]:
+        """Positions of the candidates that did not vote because of a linked version
+        (:func:`superseded_by_links`): sources replaced by it, linked versions whose source stands."""
+        return superseded_by_links(link_entries(self.candidates))
+
     @property
     def tie(self) -> bool:
         """The top two answers got the same vote weight: the value shown was picked by the
@@ -343,7 +348,7 @@ class Answer:
                              f"({share.count} {self.unit}, weight {share.weight:g})")
         lines.append(f"Candidates: {self.counts.sentence(self.mode)}.")
         failures: dict[str, int] = {}
-        replaced = superseded_by_links(link_entries(self.candidates))  # as the counts: not failures
+        replaced = self.superseded()  # as the counts: not failures
         for position, c in enumerate(self.candidates):
             if not c.ok and c.error is not None and (position not in replaced or c.origin == "link"):
                 failures[c.error.kind] = failures.get(c.error.kind, 0) + c.count

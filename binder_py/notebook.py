@@ -19,7 +19,6 @@ Plain HTML and CSS, no JavaScript; everything from the model or the table is esc
 
 from __future__ import annotations
 
-from binder_py.answer import link_entries, superseded_by_links
 from binder_py.made_columns import lm_made_columns, place_calls
 
 import html
@@ -357,7 +356,7 @@ def _candidates_html(answer: Answer) -> str:
     if len(answer.candidates) < 2:
         return ""
     items = []
-    left_out = superseded_by_links(link_entries(answer.candidates))
+    left_out = answer.superseded()
     why = {id(c): ("replaced by its linked version" if c.origin != "link" else "its source's answer stands")
            for i, c in enumerate(answer.candidates) if i in left_out}
     for candidate in sorted(answer.candidates, key=lambda c: (-c.count, min(c.sample_orders or (0,)))):
