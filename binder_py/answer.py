@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import math
 import warnings as _warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -158,37 +158,32 @@ class ProgramCounts:
         # sampled programs whose linked version voted in their place
         replaced = {i for i in superseded_by_links(link_entries(candidates)) if candidates[i].origin != "link"}
         # e2e answers, and programs run one by one (group_identical=False), are not merged: count texts
+
+        def programs(keep: Callable[[int, Candidate], bool]) -> int:
+            return sum(c.count for i, c in enumerate(candidates) if keep(i, c))
+
+        unvoted = [c.ok and not c.voted and i not in replaced for i, c in enumerate(candidates)]
         return cls(sampled=sum(c.count for c in samples), distinct=len({c.program for c in samples}),
-                   repairs=sum(c.count for c in candidates if c.origin == "repair"),
-                   voted=sum(c.count for c in candidates if c.voted),
-                   rescopes=sum(c.count for c in candidates if c.origin == "rescope"),
-                   links=sum(c.count for c in candidates if c.origin == "link"),
-                   failed=sum(c.count for i, c in enumerate(candidates) if not c.ok and i not in replaced),
-                   empty=sum(c.count for i, c in enumerate(candidates)
-                             if c.ok and not c.voted and c.answer_key == "" and i not in replaced),
-                   set_aside=sum(c.count for i, c in enumerate(candidates)
-                                 if c.ok and not c.voted and c.answer_key and i not in replaced),
-                   replaced=sum(c.count for i, c in enumerate(candidates) if i in replaced))
+                   repairs=programs(lambda i, c: c.origin == "repair"), voted=programs(lambda i, c: c.voted),
+                   rescopes=programs(lambda i, c: c.origin == "rescope"),
+                   links=programs(lambda i, c: c.origin == "link"),
+                   failed=programs(lambda i, c: not c.ok and i not in replaced),
+                   empty=programs(lambda i, c: unvoted[i] and c.answer_key == ""),
+                   set_aside=programs(lambda i, c: unvoted[i] and bool(c.answer_key)),
+                   replaced=programs(lambda i, c: i in replaced))
 
     def sentence(self, mode: str = "binder") -> str:
         unit = "answer(s)" if mode == "e2e" else "program(s)"
         # discriminate: the symbolic proposer builds the programs (distinct by construction); none is sampled
         made = "proposed" if mode == "discriminate" else "sampled"
         text = f"{self.sampled} {unit} {made} ({self.distinct} distinct)"
-        if self.repairs:
-            text += f" + {self.repairs} written by repair"
-        if self.rescopes:
-            text += f" + {self.rescopes} asking an f_col question once"
-        if self.links:
-            text += f" + {self.links} with a compared value linked to a cell"
-        if self.failed:
-            text += f"; {self.failed} failed"
-        if self.replaced:
-            text += f"; {self.replaced} replaced by their linked version"
-        if self.empty:
-            text += f"; {self.empty} answered nothing"
-        if self.set_aside:
-            text += f"; {self.set_aside} set aside"
+        for count, words in ((self.repairs, " + {} written by repair"),
+                             (self.rescopes, " + {} asking an f_col question once"),
+                             (self.links, " + {} with a compared value linked to a cell"),
+                             (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
+                             (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):
+            if count:
+                text += words.format(count)
         return text + f"; {self.voted} voted"
 
 

@@ -136,7 +136,7 @@ def _changed_columns(tree: ast.AST, tables: Mapping[str, pd.DataFrame]) -> set[A
     changed: set[Any] = set()
 
     def targets(node: ast.AST) -> list[ast.AST]:
-        if isinstance(node, (ast.Assign,)):
+        if isinstance(node, ast.Assign):
             return list(node.targets)
         if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
             return [node.target]
@@ -150,7 +150,7 @@ def _changed_columns(tree: ast.AST, tables: Mapping[str, pd.DataFrame]) -> set[A
         for target in targets(node):
             for item in ast.walk(target):
                 if isinstance(item, ast.Name) and item.id in tables:
-                    value = getattr(node, "value", None) if isinstance(node, ast.Assign) else None
+                    value = node.value if isinstance(node, ast.Assign) else None
                     if value is None or not _rows_of(value, item.id):
                         changed.add(item.id)
                 elif isinstance(item, (ast.Subscript, ast.Attribute)) and isinstance(item.ctx, ast.Store):
@@ -195,7 +195,8 @@ def _rows_of(value: ast.AST, table: str) -> bool:
 
 def _reads_as(written: str, literal: Any) -> bool:
     try:
-        return type(ast.literal_eval(written)) is type(literal) and ast.literal_eval(written) == literal
+        read = ast.literal_eval(written)
+        return type(read) is type(literal) and read == literal
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False
 
