@@ -11,6 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from binder_py.errors import ProgramError
@@ -228,7 +229,7 @@ class _NeuralHandler:
             backend_id = backend_cache_id(self.backend)
             if request.kind == "col":
                 if not request.keys:
-                    return {}
+                    return []
                 if self._shared(request):
                     res = self.cache.resolve_col(backend_id, request, self.backend.answer)
                 else:
@@ -241,13 +242,17 @@ class _NeuralHandler:
                 # an answer of the wrong kind for how the program uses it is a per-row failure
                 typed, refused = enforce(dict(res.answers), answer_type)
                 trace.warnings.extend(refused)
-                trace.answers = typed if _all_plain(typed.values()) else \
+                trace.answers = typed if set(map(type, typed.values())) <= _PLAIN_ANSWER_TYPES else \
                     {k: plain_answer(v) for k, v in typed.items()}
-                missing = [k for k in request.keys if k not in res.answers]  # (refused rows are reported above)
+                # (the answers are of the request's keys, so as many answers as keys means none is missing)
+                missing = [] if len(res.answers) >= len(request.keys) else \
+                    [k for k in request.keys if k not in res.answers]  # (refused rows are reported above)
                 if missing:
                     trace.warnings.append(f"{len(missing)} row(s) got no answer and are NA: "
                                           + "; ".join(shown_key(k) for k in missing[:5]))
-                result: Any = _shared_texts(trace.answers)
+                # the answers go back in the order of the request's keys (looked up by key here, so the
+                # worker reads them by position: no keys are sent back), None for a row without one
+                result: Any = _shared_texts(list(map(trace.answers.get, request.keys)))
             else:
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
@@ -279,11 +284,17 @@ class _NeuralHandler:
             trace.warnings.extend(answer.warnings)
 
 
-def _shared_texts(answers: dict[str, Any]) -> dict[str, Any]:
+def _shared_texts(answers: list[Any]) -> list[Any]:
     """``answers`` with equal text answers as one object: pickled once on the way to the worker, and
     one object there (10,000 rows answered yes or no arrive as two strings, not 10,000)."""
+    kinds = set(map(type, answers))
+    if str not in kinds:
+        return answers
+    if kinds == {str}:  # texts alone, which equal only texts: the distinct ones found at C speed
+        codes, uniques = pd.factorize(np.asarray(answers, dtype=object))
+        return uniques.take(codes).tolist()
     shared: dict[str, str] = {}
-    return {key: shared.setdefault(value, value) if type(value) is str else value for key, value in answers.items()}
+    return [shared.setdefault(value, value) if type(value) is str else value for value in answers]
 
 
 _DEFAULT_SANDBOX: Sandbox | None = None
@@ -300,12 +311,8 @@ def default_execute_sandbox() -> Sandbox:
         return _DEFAULT_SANDBOX
 
 
+#: answers of these types are plain data already (:func:`plain_answer` is then the identity)
 _PLAIN_ANSWER_TYPES = frozenset({str, bool, int, float, type(None)})
-
-
-def _all_plain(values: Any) -> bool:
-    """Every answer is already plain data (one C-speed pass; :func:`plain_answer` is then the identity)."""
-    return set(map(type, values)) <= _PLAIN_ANSWER_TYPES
 
 
 def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, sandbox: Sandbox | None = None,

@@ -237,10 +237,13 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
 
 def _unfolded_keys(texts: list[str]) -> list[str] | None:
     """The keys of one column's distinct display texts when no two fold together (then its codes
-    are already the key codes), else None. :func:`row_key` of one cell: display texts are stripped
+    are already the key codes), else None; ``texts`` itself when every text is its own key. :func:`row_key` of one cell: display texts are stripped
     already, so the key is the lower-cased text (lower() makes no whitespace)."""
     keys = list(map(_lower, texts))
-    return keys if len(dict.fromkeys(keys)) == len(keys) else None
+    if len(dict.fromkeys(keys)) != len(keys):
+        return None
+    # texts that are their own keys (lower-case cells: every WikiTQ table) are sent once, as both
+    return texts if keys == texts else keys
 
 
 def distinct_context_columns(ctx: pd.DataFrame) -> tuple[list[list[str]], list[str], np.ndarray]:

@@ -44,7 +44,33 @@ def test_a_malformed_message_is_refused(payload):
 def test_equal_text_answers_go_back_as_one_object():
     from binder_py.language.execute import _shared_texts
 
-    answers = {"a": "".join(["ye", "s"]), "b": "".join(["y", "es"]), "c": 3, "d": None, "e": "no"}
+    answers = ["".join(["ye", "s"]), "".join(["y", "es"]), 3, None, "no", 1.0, True]
     shared = _shared_texts(answers)
-    assert shared == answers and list(shared) == list(answers)
-    assert shared["a"] is shared["b"]
+    assert shared == answers and list(map(type, shared)) == list(map(type, answers))
+    assert shared[0] is shared[1]
+    texts = ["".join(["ye", "s"]), "no", "".join(["y", "es"]), "1", "True", ""]  # texts alone: found at C speed
+    shared = _shared_texts(texts)
+    assert shared == texts and all(type(v) is str for v in shared)
+    assert shared[0] is shared[2]
+
+
+def test_bridge_reads_answers_by_position_of_the_keys_it_sent_and_refuses_any_other_shape():
+    import pandas as pd
+    import pytest
+
+    from binder_py.language.worker.bridge import NeuralCallError, make_bridge
+
+    df = pd.DataFrame({"city": ["Oslo", "Rome", "oslo", "Lima"]})
+    sent = []
+
+    def parent(wire):
+        sent.append(wire)
+        return [{"oslo": "yes", "rome": "no", "lima": "yes"}[k] for k in wire["keys"]]
+
+    column = make_bridge(parent)(0, "f_col", "Is it a capital?", "city", df)
+    assert sent[0]["keys"] == ["oslo", "rome", "lima"] and column.tolist() == [True, False, True, True]
+    every_row = make_bridge(parent, dedup=False)(0, "f_col", "Is it a capital?", "city", df)
+    assert sent[1]["keys"] == ["oslo", "rome", "oslo", "lima"] and every_row.tolist() == column.tolist()
+    for wrong in ({"oslo": "yes", "rome": "no", "lima": "yes"}, ["yes", "no"], None):
+        with pytest.raises(NeuralCallError, match="not one answer per row sent"):
+            make_bridge(lambda wire, w=wrong: w)(0, "f_col", "Is it a capital?", "city", df)

@@ -118,3 +118,14 @@ def test_bridge_spreads_typed_answers_to_every_row(runner):
                   neural=backend, sandbox=runner)
     assert run.ok, run.error
     assert run.value == [[10, 11, 12, 13, 14], [30, 10, 30, 20, 10], "Int64"]
+
+
+def test_one_lower_case_column_is_sent_once_as_cells_and_keys():
+    from binder_py.neural.requests import distinct_context_columns
+
+    lower = pd.DataFrame({"city": ["oslo", "rome", "oslo", " lima "]})
+    cells, keys, codes = distinct_context_columns(lower[["city"]])
+    assert keys == ["oslo", "rome", "lima"] and cells[0] is keys and list(codes) == [0, 1, 0, 2]
+    mixed_case = pd.DataFrame({"city": ["Oslo", "rome"]})
+    cells, keys, _ = distinct_context_columns(mixed_case[["city"]])
+    assert cells == [["Oslo", "rome"]] and keys == ["oslo", "rome"] and cells[0] is not keys

@@ -5,8 +5,8 @@ The sandbox imports this module in the worker and calls
 ``worker_globals(callbacks, namespace)``; the mapping it returns is bound in the
 program's globals. The bridge resolves a call's context to a sub-table, computes
 row keys, sends only DISTINCT rows (kind ``col``) as plain data to the parent
-callback ``binder_neural``, maps the answers back BY KEY to the context's rows and
-types them (see :mod:`binder_py.neural.requests`).
+callback ``binder_neural``, which answers in the order of the keys sent (looked up BY KEY in
+the parent), spreads the answers from the keys to the context's rows and types them (see :mod:`binder_py.neural.requests`).
 """
 
 from __future__ import annotations
@@ -156,16 +156,17 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             # what is sent is freed before the answers arrive, and the answers before the column is built:
             # the column's few lasting objects are then not allocated among the many short-lived ones of a
             # large request (Python's allocator could not give back memory they share pages with)
-            del cells, sent_keys
-            answers = neural(wire) or {}
+            del cells
+            # the parent answers in the order of the keys sent, having looked each one up by its key
+            answers = neural(wire)
             del wire
-            if not isinstance(answers, dict):
+            if not isinstance(answers, list) or len(answers) != len(sent_keys):
                 raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
-                                      f"not answers keyed by row")
+                                      f"not one answer per row sent")
             # typed once per distinct answer, then spread to the keys and the rows (the same Series as
             # typing every row: a column's type depends on the set of answer kinds, not on counts)
-            key_answers = list(map(answers.get, keys))
-            del answers, keys
+            key_answers = answers if sent_keys is keys else list(map(dict(zip(sent_keys, answers)).get, keys))
+            del answers, keys, sent_keys
             answer_codes, typed = _type_distinct(key_answers)
             del key_answers
             by_key = typed.array.take(answer_codes)  # one per distinct key: no row-sized index temporary
