@@ -237,8 +237,9 @@ def context_rows(ctx: pd.DataFrame, distinct: bool = True) -> tuple[list[list[st
 
 def _unfolded_keys(texts: list[str]) -> list[str] | None:
     """The keys of one column's distinct display texts when no two fold together (then its codes
-    are already the key codes), else None; ``texts`` itself when every text is its own key. :func:`row_key` of one cell: display texts are stripped
-    already, so the key is the lower-cased text (lower() makes no whitespace)."""
+    are already the key codes), else None; ``texts`` itself when every text is its own key.
+    :func:`row_key` of one cell: display texts are stripped already, so the key is the lower-cased
+    text (lower() makes no whitespace)."""
     keys = list(map(_lower, texts))
     if len(dict.fromkeys(keys)) != len(keys):
         return None

@@ -6,7 +6,8 @@ The sandbox imports this module in the worker and calls
 program's globals. The bridge resolves a call's context to a sub-table, computes
 row keys, sends only DISTINCT rows (kind ``col``) as plain data to the parent
 callback ``binder_neural``, which answers in the order of the keys sent (looked up BY KEY in
-the parent), spreads the answers from the keys to the context's rows and types them (see :mod:`binder_py.neural.requests`).
+the parent), spreads the answers from the keys to the context's rows and types them (see
+:mod:`binder_py.neural.requests`).
 """
 
 from __future__ import annotations
