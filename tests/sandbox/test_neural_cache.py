@@ -8,6 +8,8 @@ own call got them from the cache (its trace saying only ``from_cache``: the prom
 them is in the other candidate's trace). A request whose rows are not all rows of one of the
 program's tables is now answered for that call alone.
 """
+import sys
+
 import pandas as pd
 
 from binder_py.language.execute import execute
@@ -50,3 +52,34 @@ def test_the_table_s_own_rows_are_still_shared(sb):
     second = execute(HONEST, TABLE, neural=swayed_model, cache=cache, sandbox=sb)
     assert second.ok and second.value == ["paris"]
     assert sorted(second.calls[0].cached_keys) == ["paris", "tokyo"]
+
+
+def test_ever_new_context_columns_do_not_make_the_parent_scan_the_table_per_call(sb, monkeypatch):
+    """Red team 9: every f_col call over a new set (in order) of context columns made the parent compute
+    (and keep for the run) the keys of every table's rows over those columns, so one-row calls over the
+    ordered triples of a wide table's columns cost the parent a table's work and memory per call (60 calls
+    over a 50,000-row table: 14 s and 0.5 GB). After SHARED_CHECK_COLUMN_SETS sets, calls are not shared."""
+    execute_module = sys.modules["binder_py.language.execute"]
+    scans = []
+    real = execute_module.context_keys
+    monkeypatch.setattr(execute_module, "context_keys", lambda ctx: scans.append(1) or real(ctx))
+    table = pd.DataFrame({f"c{i}": [f"v{i}-{j}" for j in range(3)] for i in range(5)})
+    program = """
+cols = list(df.columns)
+one = df.head(1)
+out = []
+for a in cols:
+    for b in cols:
+        for c in cols:
+            if a != b and b != c and a != c:
+                out.append(f_col("q", one[[a, b, c]]).iloc[0])
+len(out)
+"""
+    cache = NeuralCache()
+    run = execute(program, table, neural=lambda request: {k: "yes" for k in request.keys}, cache=cache, sandbox=sb)
+    assert run.ok and run.value == 60, run.outcome
+    assert len(scans) <= execute_module.SHARED_CHECK_COLUMN_SETS
+    late = run.calls[-1]
+    assert any(f"more than {execute_module.SHARED_CHECK_COLUMN_SETS} sets of context columns" in w
+               for w in late.warnings), late.warnings
+    assert len(cache) == execute_module.SHARED_CHECK_COLUMN_SETS  # only the checked calls' rows were shared
