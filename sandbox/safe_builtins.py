@@ -8,6 +8,8 @@ its arguments through the guarded iterator first.
 from __future__ import annotations
 
 import builtins as _b
+import collections
+import types
 from typing import Any
 
 from RestrictedPython.Guards import safe_builtins as _rp_safe_builtins
@@ -21,6 +23,7 @@ from .guards import (
     guarded_pow,
 )
 from .outcome import CallbackError, PolicyError
+from .policy import COMPARISON_METHODS
 from .vetting import is_program_class, register_handed_out
 
 
@@ -202,7 +205,33 @@ def _build_class(func: Any, name: Any, *bases: Any, **kwargs: Any) -> Any:
         problem = _base_problem(base)
         if problem is not None:
             raise PolicyError(f"class {name}: {problem}")
-    return _b.__build_class__(func, name, *bases, **kwargs)
+    cls = _b.__build_class__(func, name, *bases, **kwargs)
+    problem = _class_problem(cls)
+    if problem is not None:
+        raise PolicyError(f"class {name}: {problem}")
+    return cls
+
+
+def _class_problem(cls: Any) -> str | None:
+    """Why a class built from allowed bases may still not be handed to the program, or None.
+
+    A program class may not define comparisons (:data:`sandbox.policy.COMPARISON_METHODS`): numpy's
+    loops over object arrays call them holding the array's objects without a reference. It may not
+    inherit comparisons that run program code either: ``collections.Counter``'s are written in Python
+    and read ``other[key]`` for every key of ``self``, and with ``defaultdict``'s ``__missing__`` first
+    in the order of bases (``class K(defaultdict, Counter)``) a missing key calls the instance's
+    ``default_factory``, a program function: one that replaced the items of an object array in the
+    middle of ``a.sort()`` freed the sort's pivot, which the sort then wrote back (red team 9: a use
+    after free, the worker died with SIGSEGV; ``tests/sandbox/test_raw_memory.py``)."""
+    if getattr(cls, "__missing__", None) is not collections.defaultdict.__missing__:
+        return None
+    inherited = sorted(n for n in COMPARISON_METHODS if isinstance(getattr(cls, n, None), types.FunctionType))
+    if not inherited:
+        return None
+    return (f"it would compare with {inherited[0]} written in Python (from "
+            f"{getattr(cls, inherited[0]).__qualname__.split('.')[0]}) while defaultdict's __missing__ calls "
+            "its default_factory, program code run in the middle of numpy's sorts and loops; derive from "
+            "Counter or defaultdict, not both")
 
 
 def _refuse(name: str) -> Any:

@@ -232,6 +232,8 @@ def test_value_check_never_hands_out_the_raw_class():
 # they call a comparison (the pivot of an in-place sort, the running maximum of np.maximum/argmax):
 # a program-defined __lt__ that replaced the array's items freed objects the sort then wrote back
 # (the worker died with SIGSEGV; a use after free). A program class may not define comparisons.
+#: sorts the object array a, then makes new objects and reads a (a freed pointer in it is then garbage)
+SORT_THEN_READ = 'a.sort()\njunk = [str(i) * 3 for i in range(100000)]\nrepr(a)\n'
 SORT_USE_AFTER_FREE = '''
 state = {"n": 0}
 class K:
@@ -246,10 +248,7 @@ class K:
             return self.v < o.v
         return False
 a = np.array([K(i) for i in range(12)], dtype="O")
-a.sort()
-junk = [str(i) * 3 for i in range(100000)]
-repr(a)
-'''
+''' + SORT_THEN_READ
 
 COMPARISON_DEFINITIONS = [
     ("sort_use_after_free", SORT_USE_AFTER_FREE),
@@ -272,6 +271,67 @@ def test_program_classes_define_no_comparisons(sb, name, program):
     outcome = sb.run(program)
     assert not outcome.ok and outcome.error.kind == "policy", outcome.error
     assert "may not define comparisons" in outcome.error.message
+
+
+# red team 9: a class that defines no comparison may still inherit one written in Python that runs program
+# code: collections.Counter's a < b reads b[key] for every key of a, and with defaultdict's __missing__ first
+# (class K(defaultdict, Counter)) a missing key calls the instance's default_factory, a program function,
+# in the middle of numpy's sort (the worker died with SIGSEGV, as with the __lt__ of red team 4)
+INHERITED_COMPARISON_SORT = '''
+import collections
+class K(collections.defaultdict, collections.Counter):
+    pass
+state = {"n": 0}
+def f():
+    state["n"] = state["n"] + 1
+    if state["n"] == 3:
+        for i in range(len(a)):
+            b = K(f)
+            b["v"] = 100 + i
+            a[i] = b
+    return 0
+ks = []
+for i in range(12):
+    k = K(f)
+    k["v"] = i
+    k["w" + str(i)] = 1
+    ks.append(k)
+a = np.array(ks, dtype="O")
+ks = None
+k = None
+''' + SORT_THEN_READ
+
+INHERITED_COMPARISONS = [
+    ("sort_use_after_free", INHERITED_COMPARISON_SORT),
+    ("argmax_running_pointer",
+     'import collections\nclass K(collections.defaultdict, collections.Counter):\n    pass\n'
+     'def f():\n    a[0] = None\n    return 0\n'
+     'a = np.array([K(f, p=1), K(f, q=1)], dtype="O")\na.argmax()'),
+    ("through_a_program_base",
+     'import collections\nclass A(collections.defaultdict):\n    pass\n'
+     'class K(A, collections.Counter):\n    pass\n1'),
+]
+
+
+@pytest.mark.parametrize("name,program", INHERITED_COMPARISONS, ids=[c[0] for c in INHERITED_COMPARISONS])
+def test_program_classes_inherit_no_comparisons_that_run_program_code(sb, name, program):
+    outcome = sb.run(program)
+    assert not outcome.ok and outcome.error.kind == "policy", outcome.error
+    assert "derive from Counter or defaultdict, not both" in outcome.error.message
+
+
+def test_counter_and_defaultdict_classes_still_work(sb):
+    program = (
+        'import collections\n'
+        'class C(collections.Counter):\n    pass\n'
+        'class D(collections.defaultdict):\n    pass\n'
+        'class E(collections.Counter, collections.defaultdict):\n    pass\n'
+        'd = D(list)\nd["a"].append(1)\n'
+        '[C("aab") < C("aabb"), C("ab") == C("ba"), dict(d), E("ab")["z"]]'
+    )
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    assert outcome.value == [True, True, {"a": [1]}, 0]
 
 
 def test_classes_without_comparisons_still_work(sb):
