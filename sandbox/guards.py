@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from . import arrowargs, codes, dispatch, indexdata, labels, rawmemory, vetting  # noqa: F401 - arrowargs, labels, codes, indexdata: installed on import
+from . import arrowargs, codes, dispatch, indexdata, labels, rawmemory, reentry, vetting  # noqa: F401 - arrowargs, labels, codes, indexdata, reentry: installed on import
 from .vetting import is_program_class
 from .facades import ALLOWED_MODULES, FACADES, Facade
 from .names import (  # noqa: F401 - re-exported: the name rule lives in sandbox.names
@@ -225,6 +225,8 @@ class _ArrayWrites:
 
 
 def guarded_write(obj: Any) -> Any:
+    if _refused() is not None:
+        raise PolicyError(_refused())
     if isinstance(obj, np.ndarray):
         return _ArrayWrites(obj)
     if isinstance(obj, _WRITABLE_TYPES):
@@ -272,9 +274,17 @@ def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return guarded_call(fn, *args, **kwargs)
 
 
+#: why program code may not run now, or None (:mod:`sandbox.reentry`); read inline where program code
+#: enters (a function's first statement, a call, a write): one C call, no Python frame
+_refused = reentry.REFUSED.get
+
+
 def guarded_args(*args: Any, **kwargs: Any) -> bool:
     """First statement of every program function: what it was called with passes the value
-    check (library code calls program functions with items of containers). Returns True."""
+    check (library code calls program functions with items of containers). Returns True.
+    While a library comparison or copy runs (:mod:`sandbox.reentry`) no program function may run at all."""
+    if _refused() is not None:
+        raise PolicyError(_refused())
     for value in args:
         if type(value) not in _FAST_SAFE_TYPES:
             check_value(value, "argument", replace=False)
@@ -286,6 +296,8 @@ def guarded_args(*args: Any, **kwargs: Any) -> bool:
 
 def guarded_call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Every call a program makes: its result passes the value check."""
+    if _refused() is not None:
+        raise PolicyError(_refused())
     value = fn(*args, **kwargs)
     if type(value) in _FAST_SAFE_TYPES:
         return value

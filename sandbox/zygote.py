@@ -88,10 +88,11 @@ def _warm_up() -> None:
     for name in LAZY_MODULES:
         importlib.import_module(name)
 
-    from . import vetting
+    from . import reentry, vetting
 
     vetting.warm()
     _sample_job()
+    reentry.install()  # the classes of what was loaded since the guards were imported
 
 
 def _parent_gone(cfg: dict) -> None:

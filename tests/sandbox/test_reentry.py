@@ -1,0 +1,81 @@
+"""No program code runs inside a library comparison or a pandas deep copy (red team 9, sandbox/reentry.py).
+
+numpy's loops over object arrays hold the array's objects without a reference while they compare them
+(the pivot of ``a.sort()``, the running maximum of ``argmax``). Red team 4 closed comparisons a program
+class defines; these programs run program code inside comparisons pandas writes in Python instead, and
+before the fix each killed the worker with SIGSEGV (a use after free): the program code replaced the
+array's items, freeing the object the sort then wrote back into the array.
+"""
+import pytest
+
+#: turns the program's code on, sorts the object array a (a comparison raising ValueError, as a frame's truth
+#: value does), then makes new objects and reads a (a freed pointer written back into it is then garbage)
+SORT_THEN_READ = ('state["on"] = True\ntry:\n    a.sort()\nexcept ValueError:\n    pass\n'
+                  'junk = [str(i) * 3 for i in range(100000)]\nrepr(a)\n')
+
+# Series < Series builds its result with __finalize__, which deep-copies the left table's attrs, and
+# copy.deepcopy rebuilds an exception (or a collections class) by calling the class: the program's __init__
+ATTRS_COPY_IN_SORT = '''
+state = {"n": 0, "on": False}
+class E(Exception):
+    def __init__(self, *args):
+        if state["on"]:
+            state["n"] = state["n"] + 1
+            if state["n"] == 1:
+                for i in range(len(a)):
+                    a[i] = None
+a = np.empty(12, dtype="O")
+for i in range(12):
+    s = pd.Series([i, i + 1])
+    s.attrs["x"] = E(i)
+    a[i] = s
+s = None
+''' + SORT_THEN_READ
+
+# DataFrame > d, with d a program's OrderedDict subclass (the reflected K < DataFrame), calls d.keys()
+MAPPING_METHOD_IN_SORT = '''
+import collections
+state = {"n": 0, "on": False}
+class K(collections.OrderedDict):
+    def keys(self):
+        if state["on"]:
+            state["n"] = state["n"] + 1
+            if state["n"] == 1:
+                for i in range(len(a)):
+                    a[i] = None
+        return collections.OrderedDict.keys(self)
+a = np.empty(12, dtype="O")
+for i in range(12):
+    if i % 2 == 0:
+        a[i] = pd.DataFrame({"v": [i]})
+    else:
+        k = K()
+        k["v"] = i
+        a[i] = k
+k = None
+''' + SORT_THEN_READ
+
+
+@pytest.mark.parametrize("program,reason", [
+    (ATTRS_COPY_IN_SORT, "pandas copies a table's attrs"),
+    (MAPPING_METHOD_IN_SORT, "a comparison of library objects"),
+], ids=["attrs_copy_in_sort", "mapping_method_in_sort"])
+def test_no_program_code_inside_library_comparisons(sb, program, reason):
+    outcome = sb.run(program)
+    assert not outcome.ok and outcome.error.kind == "policy", outcome.error
+    assert reason in outcome.error.message
+
+
+def test_program_code_around_library_comparisons_still_runs(sb):
+    program = (
+        'import collections\n'
+        's = pd.Series([3, 1, 2])\n'
+        's.attrs["source"] = {"file": "t.csv", "rows": [1, 2]}\n'
+        'm = (s > 1).apply(lambda v: int(v) + 1)\n'
+        'c = collections.Counter("aab") < collections.Counter("aabb")\n'
+        'k = sorted([pd.Timestamp("2021-01-01"), pd.Timestamp("2020-01-01")])\n'
+        '[m.tolist(), (s.sort_values() + 1).attrs, c, k[0].year, s[s.map(lambda v: v % 2 == 1)].tolist()]'
+    )
+    outcome = sb.run(program)
+    assert outcome.ok, outcome.error
+    assert outcome.value == [[2, 1, 2], {"source": {"file": "t.csv", "rows": [1, 2]}}, True, 2020, [3, 1]]
