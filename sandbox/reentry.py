@@ -12,13 +12,17 @@ refused at compile time). Red team 9 found comparisons that run program code wit
   ``df < d`` with ``d`` a program's ``collections.OrderedDict`` subclass calls ``d.keys()`` and
   ``d.values()``, which the class may override, and ``CategoricalDtype == x`` reads ``x.ordered``, a
   property the program may define;
+* a hash pandas writes in Python: ``CategoricalDtype`` hashes the text of its categories, and a
+  ``Counter``'s text calls its ``most_common()``; ``s.isin(v)`` keeps the objects of ``v`` in a hash
+  table without a reference while it hashes the others, so a ``most_common`` that replaced the items
+  of ``v`` left freed objects in the table, compared with next;
 * the result of a pandas comparison is built with ``__finalize__``, which deep-copies the table's
   ``attrs`` (and ``Index.copy(deep=True)`` an index's names, a MultiIndex its levels):
   ``copy.deepcopy`` rebuilds an object of a class derived from an exception or a ``collections``
   class by calling the class, so it runs the program's ``__init__`` (or ``Counter.update``).
 
 An object array of Series whose ``attrs`` held such an object, sorted, killed the worker with
-SIGSEGV. :func:`install` wraps every comparison written in Python of a class of pandas, numpy or
+SIGSEGV. :func:`install` wraps every comparison and hash written in Python of a class of pandas, numpy or
 ``collections`` (``collections.Counter``'s too) and the ``deepcopy`` those pandas modules call:
 while one runs, :data:`REFUSED` holds a reason, and program code is refused with it
 (:func:`sandbox.guards.guarded_args`, the first statement of every function and method a program
@@ -40,16 +44,18 @@ from typing import Any
 REFUSED: contextvars.ContextVar[str | None] = contextvars.ContextVar("binder_program_code_refused", default=None)
 
 _COMPARISON_REASON = (
-    "a comparison of library objects (pandas, collections.Counter) would run the program's own code (a "
-    "method, property or __init__ of its class) in the middle of it, where numpy's sorts and loops hold "
-    "objects without a reference; compare plain values (numbers, text) or a key instead")
+    "a comparison or hash of library objects (pandas, collections.Counter) would run the program's own code "
+    "(a method, property or __init__ of its class) in the middle of it, where numpy's sorts and loops and "
+    "pandas' hash tables hold objects without a reference; compare plain values (numbers, text) or a key instead")
 _COPY_REASON = (
     "pandas copies a table's attrs (and an index's names) on every operation, and copying this object would "
     "run the program's own code (a method or __init__ of its class) in the middle of that operation; keep "
     "plain values (text, numbers, lists, dicts) in attrs and names")
 
-#: the rich comparisons (sandbox.policy.COMPARISON_METHODS, which a program class may not define)
-_COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+#: the rich comparisons (sandbox.policy.COMPARISON_METHODS, which a program class may not define) and the
+#: hash, which pandas' hash tables call beside them (a CategoricalDtype hashes its categories' texts, and
+#: a Counter's text comes from its most_common(), which a program class may override)
+_COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__")
 _LIBRARIES = ("pandas", "numpy", "collections")
 #: the pandas modules that call ``deepcopy`` on what a program may have put there
 _COPYING_MODULES = ("pandas.core.generic", "pandas.core.indexes.base", "pandas.core.indexes.multi")

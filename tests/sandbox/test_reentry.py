@@ -56,9 +56,40 @@ k = None
 ''' + SORT_THEN_READ
 
 
+# s.isin(v) keeps v's objects in a hash table without a reference while it hashes the others; a
+# CategoricalDtype hashes its categories' texts, and a Counter's text calls its most_common()
+HASH_IN_ISIN = '''
+import collections
+state = {"on": False, "n": 0}
+class K(collections.Counter):
+    def most_common(self, n=None):
+        if state["on"]:
+            state["n"] = state["n"] + 1
+            if state["n"] == 1:
+                for i in range(len(v)):
+                    v[i] = None
+        return []
+v = np.empty(8, dtype="O")
+c = np.empty(8, dtype="O")
+for i in range(8):
+    v[i] = pd.CategoricalDtype([K(x=i)])
+    c[i] = pd.CategoricalDtype([K(y=i)])
+state["on"] = True
+r = pd.Series(c).isin(v)
+junk = [str(i) * 3 for i in range(100000)]
+[state["n"], len(r)]
+'''
+
+
+def test_no_program_code_inside_library_hashes(sb):
+    outcome = sb.run(HASH_IN_ISIN)
+    assert outcome.error is None or outcome.error.kind == "policy", outcome.error
+    assert outcome.error is not None or outcome.value[0] == 0  # most_common never ran inside the hash
+
+
 @pytest.mark.parametrize("program,reason", [
     (ATTRS_COPY_IN_SORT, "pandas copies a table's attrs"),
-    (MAPPING_METHOD_IN_SORT, "a comparison of library objects"),
+    (MAPPING_METHOD_IN_SORT, "a comparison or hash of library objects"),
 ], ids=["attrs_copy_in_sort", "mapping_method_in_sort"])
 def test_no_program_code_inside_library_comparisons(sb, program, reason):
     outcome = sb.run(program)
