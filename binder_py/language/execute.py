@@ -6,6 +6,7 @@ import ast
 import re
 import threading
 import time
+from operator import itemgetter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,7 @@ from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
-from binder_py.neural.requests import NeuralRequest, context_keys, shown_key
+from binder_py.neural.requests import KEY_SEPARATOR, NeuralRequest, context_keys, shown_key
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
@@ -197,6 +198,15 @@ class _NeuralHandler:
         table's work and keep a table's keys per call (red team 9: 60 one-row calls over a 50,000-row
         table took 14 s and 0.5 GB of the parent), so after :data:`SHARED_CHECK_COLUMN_SETS` sets a
         request over another set is not shared either."""
+        reason = self._unshared_keys(request)
+        if reason is None and not _rows_match_keys(request):
+            # the bridge computes each key from its row's cells; a worker whose memory a program corrupted
+            # could send a table's keys beside cells of its own (red team 9), which the check above passes
+            return "its rows are not the rows its keys name"
+        return reason
+
+    def _unshared_keys(self, request: NeuralRequest) -> str | None:
+        """:meth:`_unshared` by the request's keys alone."""
         columns = tuple(request.columns)
         if any(keys.issuperset(request.keys) for keys in self._table_keys.get(columns, ())):
             return None  # rows of the table the parent predicted (a prefetch), or rows of a whole table
@@ -299,6 +309,14 @@ class _NeuralHandler:
             trace.raw_outputs.extend(answer.raw_outputs)
             trace.usage += answer.usage
             trace.warnings.extend(answer.warnings)
+
+
+def _rows_match_keys(request: NeuralRequest) -> bool:
+    """Every key of ``request`` is its row's key (:func:`~binder_py.neural.requests.row_key`), for rows whose
+    cells are display texts (stripped, as the bridge sends them): the cells joined, lower-cased, at C speed."""
+    if len(request.columns) == 1:
+        return list(map(str.lower, map(itemgetter(0), request.rows))) == request.keys
+    return [text.lower().strip() for text in map(KEY_SEPARATOR.join, request.rows)] == request.keys
 
 
 def _shared_texts(answers: list[Any]) -> list[Any]:
