@@ -19,6 +19,10 @@ its comparisons also accept text:
 ``&``, ``|``, ``^`` and ``~`` of yes/no arrays stay yes/no; comparisons give plain
 ``boolean`` masks. ``astype(str)`` gives ``"True"``/``"False"`` as a boolean column.
 
+A yes/no index (``f_col(...).value_counts()``, ``df.groupby(f_col(...))``) is looked up by
+``True``/``False`` (``[True]``, ``.loc[False]``) like a ``boolean`` one: the dtype is given
+pandas' masked boolean index engine, which pandas keys by dtype name.
+
 Not covered: a single cell taken out of the column (``s.iloc[0]``, a row in
 ``df.apply(..., axis=1)``) is a plain boolean, so ``s.iloc[0] == 'yes'`` is False.
 """
@@ -31,8 +35,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas._libs import index as libindex
 from pandas.api.extensions import register_extension_dtype
 from pandas.core.arrays.boolean import BooleanArray, BooleanDtype
+from pandas.core.indexes import base as index_base
 
 __all__ = ["YesNoArray", "YesNoDtype", "yes_no_array", "yes_no_series"]
 
@@ -74,6 +80,11 @@ class YesNoDtype(BooleanDtype):
 
     def __repr__(self) -> str:
         return "YesNoDtype()"
+
+
+# pandas picks a masked array's index engine by dtype name and has none for "yesno": without this,
+# ``f_col(...).value_counts()[True]`` raised "Argument 'values' has incorrect type".
+index_base._masked_engines.setdefault(YesNoDtype.name, libindex.MaskedBoolEngine)
 
 
 class YesNoArray(BooleanArray):

@@ -156,3 +156,16 @@ def test_f_col_answers_compare_with_yes_in_the_sandbox():
         run_ = execute(program, shirts, neural=backend)
         assert run_.ok, (program, run_.error)
         assert run_.value in (["a", "c"], 1), program
+
+
+def test_a_yes_no_index_is_looked_up_by_true_and_false(table):
+    """`f_col(...).value_counts()[True]` and `df.groupby(f_col(...))[c].sum()[True]` raised
+    "Argument 'values' has incorrect type (expected numpy.ndarray, got YesNoArray)": pandas had no
+    index engine for the yesno dtype."""
+    loss = table["is it a loss?"]
+    counts = loss.value_counts()
+    assert str(counts.index.dtype) == "yesno"
+    assert counts[True] == 2 and counts.loc[False] == 2
+    by_loss = table.groupby(loss)["attendance"].sum()
+    assert by_loss[True] == 2000 and by_loss.loc[False] == 5500
+    assert pd.Index(loss.array).get_loc(False).tolist() == [False, True, True, False, False]
