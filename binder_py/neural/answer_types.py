@@ -8,7 +8,8 @@ call's AST node; :func:`site_answer_types` does every call site of a parsed prog
 * a boolean mask (``df[f_col(...)]``, ``.loc[...]``), ``&``/``|``/``~``, ``not``/``if``,
   a comparison with ``'yes'``/``'no'``/``True``/``False`` → yes/no;
 * an ordering comparison (``<``, ``>=``) or ``==`` with a number, arithmetic,
-  ``.mean()``/``.median()``/``.std()``, ``pd.to_numeric``/``int``/``float`` → number;
+  ``.mean()``/``.median()``/``.std()``, ``pd.to_numeric``/``int``/``float`` → number, except for a
+  yes/no question (``"is it …?"``), whose answers take part as 1/0 and stay yes/no;
 * ``.dt``, ``pd.to_datetime`` → date; ``.str`` → text; ``==`` with other text → text;
 * ``.sum()``/``.max()``/``.min()``, a sort → yes/no, date or number when the question says so, else
   the question's type (a use that any kind allows is no evidence);
@@ -216,12 +217,13 @@ def question_answer_type(question: str) -> AnswerType:
     choices = _choices(question)
     if choices:
         return AnswerType(AnswerKind.CHOICE, choices, reason="the question offers choices")
+    # "Is the population over 1 million?" asks yes or no, whatever quantity it names
+    if _YES_NO_START.search(question.strip()):
+        return AnswerType(AnswerKind.YES_NO, reason="a yes/no question")
     if _DATE_CUE.search(question):
         return AnswerType(AnswerKind.DATE, reason="the question asks when")
     if _NUMBER_CUE.search(question):
         return AnswerType(AnswerKind.NUMBER, reason="the question asks for a quantity")
-    if _YES_NO_START.search(question.strip()):
-        return AnswerType(AnswerKind.YES_NO, reason="a yes/no question")
     return AnswerType(AnswerKind.TEXT, reason="no cue: free text")
 
 
@@ -361,6 +363,10 @@ def infer_answer_type(question: str, usages: Iterable[Usage] = ()) -> AnswerType
     usages = list(usages)
     strong = {"mask": YES_NO, "number": NUMBER, "date": DATE}
     for usage in usages:
+        if usage.kind == "number" and by_question.kind is AnswerKind.YES_NO:
+            # yes/no answers count as 1/0 in arithmetic (`f_col("is it …?").mean()`, `* df.goals`):
+            # read as numbers, every "yes" would be a missing value
+            return AnswerType(AnswerKind.YES_NO, reason=f"{usage.detail} (yes/no counts as 1/0); {by_question.reason}")
         if usage.kind in strong:
             return AnswerType(strong[usage.kind].kind, reason=usage.detail)
     for usage in usages:

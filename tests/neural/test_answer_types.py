@@ -190,3 +190,27 @@ def test_choice_types_need_two_choices():
         AnswerType(AnswerKind.CHOICE, ("a", "a"))
     with pytest.raises(ValueError, match="choices are given exactly"):
         AnswerType(AnswerKind.TEXT, ("a", "b"))
+
+
+def test_a_yes_no_question_stays_yes_no_in_arithmetic_and_whatever_quantity_it_names():
+    """`f_col("Is the population over 1 million?", "city").sum()` was typed a number (the wording
+    names a quantity), and `f_col("is it a kazakhstan team?", "team") * df.goals` too (arithmetic):
+    every yes/no answer was then unreadable, NA, and the program answered 0."""
+    assert question_answer_type("Is the population over 1 million?").kind is AnswerKind.YES_NO
+    types = _types('f_col("Is the population over 1 million?", "city").sum()\n'
+                   '(f_col("is it a kazakhstan team?", "team") * df.goals).sum()\n'
+                   'f_col("is it sold out?", "shirt").mean() * 100\n'
+                   'f_col("how many goals?", "team") * 2')
+    assert {q: t.kind for q, t in types.items()} == {
+        "Is the population over 1 million?": AnswerKind.YES_NO, "is it a kazakhstan team?": AnswerKind.YES_NO,
+        "is it sold out?": AnswerKind.YES_NO, "how many goals?": AnswerKind.NUMBER}
+
+
+def test_yes_no_answers_take_part_in_arithmetic_in_a_run():
+    from binder_py.language.execute import execute
+    from binder_py.neural import CallableBackend
+
+    teams = pd.DataFrame({"team": ["Astana", "Chelsea", "Kairat"], "goals": [3, 7, 5]})
+    backend = CallableBackend.per_row(lambda q, row: "no" if row["team"] == "Chelsea" else "yes")
+    run = execute('(f_col("is it a kazakhstan team?", "team") * df.goals).sum()', teams, neural=backend)
+    assert run.ok and run.value == 8 and not run.warnings
