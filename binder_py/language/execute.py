@@ -453,11 +453,19 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
     if outcome.ok or error is None or error.kind != "runtime":
         return outcome
     message = error.message
+    if error.exception_type == "NeuralCallError":
+        match = _NO_CONTEXT_COLUMN.match(message)
+        owners = _other_owners(match.group("key"), table, named) if match else []
+        return replace(outcome, error=replace(error, message=message + _owners_hint(match.group("key"), owners))) \
+            if match and owners else outcome
     if error.exception_type == "KeyError":
         match = _MISSING_KEY.match(message)
         if match is None:
             return outcome
         key, number = match.group("key"), match.group("number")
+        if key is not None and key not in table.columns and (owners := _other_owners(key, table, named)):
+            # df["country"] where only another table has it: say which (the bare KeyError said nothing)
+            return replace(outcome, error=replace(error, message=message + _owners_hint(key, owners)))
         if key is not None and any(key in t.columns for t in (table, *named.values())):
             return outcome  # a column that exists: the KeyError is about something else (a row label, a dict)
         if number is not None and not any(number in t.columns for t in (table, *named.values())):
@@ -475,6 +483,23 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
         hint = "; the tables' columns are " + "; ".join(
             f"{name}{' (df)' if other is table else ''}: {shown(other)}" for name, other in named.items())
     return replace(outcome, error=replace(error, message=message + hint))
+
+
+_NO_CONTEXT_COLUMN = re.compile(r"^NeuralCallError: no column (['\"])(?P<key>.*)\1 in the table;", re.DOTALL)
+
+
+def _other_owners(key: str, table: pd.DataFrame, named: Mapping[str, pd.DataFrame]) -> list[str]:
+    """The names of the tables other than ``df`` that have the column ``key`` (none when ``df`` has it)."""
+    if key in table.columns:
+        return []
+    return [name for name, other in named.items() if other is not table and key in other.columns]
+
+
+def _owners_hint(key: str, owners: list[str]) -> str:
+    first = owners[0]
+    return (f"; {key!r} is a column of {' and '.join(owners)}, not of df (a column name refers to df, the first "
+            f"table): read it as {first}[{key!r}], pass {first}[{key!r}] as a neural call's context, or merge "
+            "the tables first")
 
 
 def failed_outcome(kind: str, message: str, line: int | None, exception_type: str | None = None) -> Outcome:

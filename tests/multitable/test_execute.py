@@ -118,3 +118,18 @@ def test_prefetch_plans_only_calls_on_df(orders, customers):
 def test_bad_tables_are_refused_before_running(orders, tables, message):
     with pytest.raises((BinderError, TypeError), match=message):
         execute("1", orders, tables=tables, neural=None)
+
+
+def test_a_column_of_another_table_read_on_df_says_which_table_has_it(orders, customers):
+    """`df["country"]` with country a column of customers only failed with a bare "KeyError:
+    'country'" (no columns listed, since some table has it), and `f_col(q, "country")` listed df's
+    columns only: neither said where the column is, nor what to write instead."""
+    result = run('df["country"].tolist()', orders, customers, neural=None)
+    assert not result.ok
+    assert "'country' is a column of customers, not of df" in result.error.message
+    assert "customers['country']" in result.error.message
+    result = run('f_col("Is this country in the EU?", "country")', orders, customers, neural=CallableBackend(in_eu))
+    assert not result.ok and "no column 'country'" in result.error.message
+    assert "'country' is a column of customers, not of df" in result.error.message
+    result = run('df["nope"]', orders, customers, neural=None)  # no table has it: the columns are listed as before
+    assert "the tables' columns are orders (df)" in result.error.message and "not of df" not in result.error.message
