@@ -66,7 +66,11 @@ Column typing (deterministic, no guessing of dates)
 
 :func:`load_table` reads every cell as text (``dtype=str``, ``""`` for empty
 cells, no ``NA`` guessing) and the header row exactly as written, then calls
-:func:`prepare_table`; so files and DataFrames follow the same rules. A workbook's or Parquet
+:func:`prepare_table`; so files and DataFrames follow the same rules, with one exception: in a
+column whose other filled cells are all numeric, the cells ``pd.read_csv`` would read as missing
+(``N/A``, ``NA``, ``NaN``, ``NULL``, ``None``, ... :data:`MISSING_MARKERS`) are empty, so the
+column is numeric with NaN there (as ``pd.read_csv`` gives it) instead of text whose ``max()`` is
+``'N/A'``; any other column keeps them as written. A workbook's or Parquet
 file's column of dates reads as the dates (``2020-01-01``, not pandas' ``2020-01-01 00:00:00``)
 when every filled cell is at midnight.
 
@@ -624,6 +628,34 @@ def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = Non
             f"{path}: duplicate column names {', '.join(repr(n) for n in duplicates)}; "
             "rename the columns in the file so that every name is different")
     try:
-        return prepare_table(raw)
+        return prepare_table(_blank_missing_markers(raw))
     except TableError as error:
         raise TableError(f"{path}: {error}") from None
+
+
+#: the cells pandas' ``read_csv`` reads as missing by default (``keep_default_na``), less the empty one
+MISSING_MARKERS = frozenset({"#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+                             "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+
+def _blank_missing_markers(raw: pd.DataFrame) -> pd.DataFrame:
+    """A file's column of numbers with some cells marked missing (``N/A``, ``NaN``, ``NULL``, as
+    spreadsheets and other tools write them) reads as numbers with those cells empty (NaN), as
+    ``pd.read_csv`` reads it: kept as text, its ``max()`` compared text and answered ``'N/A'``. A
+    column with any other text keeps every cell as written (a country column's ``NA`` stays)."""
+    blanked: dict[int, pd.Series] = {}
+    for position in range(raw.shape[1]):
+        values = raw.iloc[:, position].tolist()
+        if not all(isinstance(v, str) for v in values):
+            continue
+        cells = [v.strip() for v in values]
+        markers = [c in MISSING_MARKERS for c in cells]
+        numbers = [bool(c) and not m and parse_number(c) is not None for c, m in zip(cells, markers)]
+        if any(markers) and any(numbers) and all(m or n or not c for c, m, n in zip(cells, markers, numbers)):
+            blanked[position] = pd.Series(["" if m else v for v, m in zip(values, markers)], index=raw.index)
+    if not blanked:
+        return raw
+    out = raw.copy()
+    for position, series in blanked.items():
+        out.isetitem(position, series)
+    return out

@@ -232,3 +232,18 @@ def test_date_columns_of_a_workbook_or_parquet_file_read_as_dates(tmp_path):
         assert table["at"].tolist() == ["2020-01-01 10:30:00", "2021-03-04 00:00:00"], name
     (tmp_path / "t.csv").write_text("event,day\na,2020-01-01 00:00:00\n")
     assert load_table(tmp_path / "t.csv")["day"].tolist() == ["2020-01-01 00:00:00"]
+
+
+def test_a_files_numbers_with_cells_marked_missing_read_as_numbers(tmp_path):
+    """A box-office column holding numbers and one 'N/A' stayed text: the program
+    df[...]["Box office ($M)"].max() compared text and answered 'N/A' (seen with the embedded model).
+    Cells pandas reads as missing are NaN in an otherwise numeric column; other columns keep them."""
+    path = tmp_path / "films.csv"
+    path.write_text("title,box office,country,code\nA,12.5,NA,N/A\nB,N/A,FR,x1\nC,NaN,NA,x2\nD,7,null,x3\n")
+    df = load_table(path)
+    assert str(df["box office"].dtype) == "float64" and df["box office"].max() == 12.5
+    assert df["box office"].isna().tolist() == [False, True, True, False]
+    assert df["country"].tolist() == ["NA", "FR", "NA", "null"] and df["code"].tolist() == ["N/A", "x1", "x2", "x3"]
+    all_missing = tmp_path / "gaps.csv"
+    all_missing.write_text("name,n\na,N/A\nb,NA\n")
+    assert load_table(all_missing)["n"].tolist() == ["N/A", "NA"]  # no number in the column: text as written
