@@ -33,6 +33,19 @@ def start_priority(program: str) -> int:
     return 1 if sites else 2
 
 
+#: the most characters of a program quoted before the warnings of its run
+_LABEL_CHARS = 60
+
+
+def program_label(program: str) -> str:
+    """Which program a run's warning is about, in the answer's warnings (where every candidate's
+    run warnings land, the losers' too: "site 0 (line 1): ..." alone read as the winner's)."""
+    lines = [line.strip() for line in program.strip().splitlines() if line.strip()]
+    text = " ".join(lines)
+    shown = text if len(text) <= _LABEL_CHARS else text[:_LABEL_CHARS - 1].rstrip() + "…"
+    return f"in program `{shown}`"
+
+
 def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple[tuple[Candidate, ...], QuestionState]:
     """``candidates`` with their runs, and the state with the runs' usage and warnings."""
     settings, services = state.settings, state.services
@@ -61,7 +74,8 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
     state = settle_plan(state)
     done = tuple(replace(c, run=r) for c, r in zip(candidates, runs))
     usage = sum((r.usage for r in runs), state.usage)
-    warnings = state.warnings + tuple(w for r in runs for w in r.warnings)
+    warnings = state.warnings + tuple(f"{program_label(c.program)}: {w}" for c, r in zip(candidates, runs)
+                                      for w in r.warnings)
     return done, state.evolve(usage=usage, warnings=warnings,
                               neural_name=neural.name if neural is not None else state.neural_name)
 

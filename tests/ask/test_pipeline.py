@@ -350,3 +350,20 @@ def test_a_neural_backend_given_to_a_mode_without_neural_calls_is_said(shirts, o
     assert f"neural is not used in {mode} mode: {why}" in answer.warnings  # it was dropped without a word
     plain = Binder(lm=lm, n=1, mode=mode, progress=False).ask(shirts, QUESTION)
     assert not any("is not used in" in w for w in plain.warnings)
+
+
+def test_a_runs_warnings_in_the_answer_say_which_program_they_are_about():
+    """A losing program's neural-call warning ("site 0 (line 1): 4 answer(s) are not yes/no ...") was
+    one of the answer's warnings as it stood, so it read as the winning program's (which has no
+    neural call at all)."""
+    from binder_py.neural import CallableBackend
+
+    teams = pd.DataFrame({"team": ["Astana", "Chelsea"], "goals": [3, 7]})
+    loser = 'df[f_col("is it a kazakhstan team?", "team")].goals.sum()'
+    backend = CallableBackend(lambda request: {key: "maybe" for key in request.keys})
+    binder = Binder(lm=scripted(["df.goals.sum()", "df.goals.sum()", loser]), neural=backend, task="analyst", n=3)
+    answer = binder.ask(teams, "How many goals in total?")
+    assert answer.value == 10
+    [warning] = [w for w in answer.warnings if "not yes/no" in w]
+    assert warning.startswith(f"in program `{loser}`: site 0 (line 1): ")
+    assert answer.candidates[-1].run.warnings[0].startswith("site 0 (line 1)")  # the run's own, as it was
