@@ -417,3 +417,14 @@ def test_unique_of_a_text_column_is_a_list_answer(real_sandbox):
     result = run(real_sandbox, 'df["region"].unique()', table, None)
     assert result.ok, result.error
     assert result.value == ["North", "South"]
+
+
+def test_a_list_of_cells_as_context_says_they_are_cells_not_column_names(runner, shirts):
+    """`f_val(q, df["made in"].tolist())` (the embedded model wrote it) failed with "no column 'USA'
+    in the table", which did not say that the list had been read as column names, nor what to pass."""
+    r = run(runner, 'f_val("Which country makes the most?", df["made in"].tolist())', shirts, lambda request: "USA")
+    assert not r.ok and "no column 'USA' in the table" in r.error.message
+    assert "'USA' is a value in column 'made in', not a column name" in r.error.message
+    assert "df['made in']" in r.error.message
+    r = run(runner, 'f_col("Is it formal?", ["style"])', shirts, lambda request: "x")
+    assert not r.ok and "not a column name" not in r.error.message  # no cell holds it: the columns are listed

@@ -35,7 +35,27 @@ def _match_column(df: pd.DataFrame, name: Any) -> Any:
         if len(folded) == 1:
             return folded[0]
     shown = ", ".join(repr(c) for c in df.columns)
-    raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}")
+    raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}{_cell_hint(df, name)}")
+
+
+def _cell_hint(df: pd.DataFrame, name: Any) -> str:
+    """When ``name`` is a cell of the table (``f_val(q, df["Director"].tolist())`` passed the cells, which
+    a list context reads as column names): say so, and what to pass instead."""
+    holders = []
+    for column in df.columns:
+        cells = df[column]
+        if cells.dtype == object or pd.api.types.is_string_dtype(cells.dtype):
+            try:
+                if bool((cells == name).any()):
+                    holders.append(column)
+            except (TypeError, ValueError):
+                continue
+    if not holders:
+        return ""
+    column = holders[0]
+    return (f"; {name!r} is a value in column {column!r}, not a column name: a list context names columns "
+            f"(a list of cells such as df[{column!r}].tolist() is read as names), so to ask about cells pass "
+            f"the column or a sub-table itself: df[{column!r}] or df[df[{column!r}] == {name!r}]")
 
 
 def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
