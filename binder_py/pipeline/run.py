@@ -46,6 +46,17 @@ def program_label(program: str) -> str:
     return f"in program `{shown}`"
 
 
+def labelled_warnings(candidates: Sequence[Candidate], runs: Sequence[ProgramRun]) -> tuple[str, ...]:
+    """The runs' warnings for the answer, each once, saying which program it is about (``in program
+    `...`: ``) or, when several programs gave it, how many (``in 3 programs: ``)."""
+    programs_of: dict[str, list[str]] = {}
+    for candidate, run_ in zip(candidates, runs):
+        for warning in run_.warnings:
+            programs_of.setdefault(warning, []).append(candidate.program)
+    return tuple((program_label(programs[0]) if len(set(programs)) == 1 else f"in {len(set(programs))} programs")
+                 + f": {warning}" for warning, programs in programs_of.items())
+
+
 def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple[tuple[Candidate, ...], QuestionState]:
     """``candidates`` with their runs, and the state with the runs' usage and warnings."""
     settings, services = state.settings, state.services
@@ -74,8 +85,7 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
     state = settle_plan(state)
     done = tuple(replace(c, run=r) for c, r in zip(candidates, runs))
     usage = sum((r.usage for r in runs), state.usage)
-    warnings = state.warnings + tuple(f"{program_label(c.program)}: {w}" for c, r in zip(candidates, runs)
-                                      for w in r.warnings)
+    warnings = state.warnings + labelled_warnings(candidates, runs)
     return done, state.evolve(usage=usage, warnings=warnings,
                               neural_name=neural.name if neural is not None else state.neural_name)
 

@@ -367,3 +367,10 @@ def test_a_runs_warnings_in_the_answer_say_which_program_they_are_about():
     [warning] = [w for w in answer.warnings if "not yes/no" in w]
     assert warning.startswith(f"in program `{loser}`: site 0 (line 1): ")
     assert answer.candidates[-1].run.warnings[0].startswith("site 0 (line 1)")  # the run's own, as it was
+
+
+def test_a_warning_several_programs_gave_is_said_once_with_how_many():
+    teams = pd.DataFrame({"team": ["Astana", "Chelsea"], "Goals": [3, 7]})
+    binder = Binder(lm=scripted(['df["goals"].sum()', 'df["goals"].max()', 'df["goals"].min()']), task="analyst", n=3)
+    fixes = [w for w in binder.ask(teams, "How many goals in total?").warnings if "read as 'Goals'" in w]
+    assert fixes == ["in 3 programs: line 1: column 'goals' read as 'Goals'"]
