@@ -38,10 +38,40 @@ def _bound_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> s
     return (bound - declared_global) & set(TABLE_NAMES)
 
 
+def _filtered_tables(tree: ast.AST) -> dict[int, str]:
+    """The calls that filter the rows of a table variable other than ``df``/``table``, by node id: the
+    ``f_col(...)`` of ``merged[f_col(q, ["country"])]`` or ``merged.loc[f_col(...), "amount"]`` (reached
+    through ``~``, ``&``, ``|`` and comparisons, as a mask is built), mapped to ``merged``."""
+    found: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Subscript):
+            continue
+        target, rows = node.value, node.slice
+        if isinstance(target, ast.Attribute) and target.attr == "loc":
+            target = target.value
+            if isinstance(rows, ast.Tuple) and rows.elts:
+                rows = rows.elts[0]
+        if not isinstance(target, ast.Name) or target.id in TABLE_NAMES:
+            continue
+        stack = [rows]
+        while stack:
+            part = stack.pop()
+            if isinstance(part, ast.Call):
+                found[id(part)] = target.id
+            elif isinstance(part, ast.UnaryOp):
+                stack.append(part.operand)
+            elif isinstance(part, ast.BinOp) and isinstance(part.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+                stack += [part.left, part.right]
+            elif isinstance(part, ast.Compare):
+                stack += [part.left, *part.comparators]
+    return found
+
+
 class _NeuralCallRewriter(ast.NodeTransformer):
-    def __init__(self, node_sites: dict[int, int], kinds: dict[int, str]):
+    def __init__(self, node_sites: dict[int, int], kinds: dict[int, str], filtered: dict[int, str] | None = None):
         self.node_sites = node_sites
         self.kinds = kinds
+        self.filtered = filtered or {}
         self.scopes: list[set[str]] = []  # table names bound by each enclosing function, outermost first
 
     def _scoped(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> ast.AST:
@@ -71,6 +101,8 @@ class _NeuralCallRewriter(ast.NodeTransformer):
         form = name if name != "f" else "f_" + self.kinds[site_id]
         if form in ("f_col", "f_val"):
             args.append(ast.Name(id=self._table_name(), ctx=ast.Load()))
+            if form == "f_col" and id(node) in self.filtered:  # the table whose rows it filters
+                args.append(ast.Name(id=self.filtered[id(node)], ctx=ast.Load()))
         new = ast.Call(
             func=ast.Name(id=BRIDGE_NAME, ctx=ast.Load()),
             args=[ast.Constant(value=site_id), ast.Constant(value=form), *args],
@@ -96,7 +128,8 @@ def rewrite(parsed: ParsedProgram) -> ast.Module:
 
     new_tree = clone(tree)
     kinds = {site.id: site.kind for site in parsed.sites}
-    rewritten = _NeuralCallRewriter(mapping, kinds).visit(new_tree)  # type: ignore[arg-type]
+    filtered = _filtered_tables(new_tree)
+    rewritten = _NeuralCallRewriter(mapping, kinds, filtered).visit(new_tree)  # type: ignore[arg-type]
     ast.fix_missing_locations(rewritten)
     return rewritten  # type: ignore[return-value]
 

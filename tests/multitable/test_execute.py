@@ -133,3 +133,21 @@ def test_a_column_of_another_table_read_on_df_says_which_table_has_it(orders, cu
     assert "'country' is a column of customers, not of df" in result.error.message
     result = run('df["nope"]', orders, customers, neural=None)  # no table has it: the columns are listed as before
     assert "the tables' columns are orders (df)" in result.error.message and "not of df" not in result.error.message
+
+
+def test_an_f_col_filtering_a_merged_table_reads_its_column_names_there(orders, customers):
+    """`merged = orders.merge(customers, ...)` then `merged[f_col(q, ["country"])]` (the embedded model
+    wrote it) failed with "no column 'country' in the table": the names were read in df (orders),
+    although the mask filters merged's rows and must be indexed like them."""
+    oracle = OracleBackend({"f_col": {"Is this country in the EU?": EU_ORACLE}, "f_val": {}})
+    merged = 'merged = orders.merge(customers, on="customer_id")\n'
+    for program in (merged + 'merged[f_col("Is this country in the EU?", ["country"])]["amount"].sum()',
+                    merged + 'merged.loc[f_col("Is this country in the EU?", "country") == "yes", "amount"].sum()',
+                    merged + 'merged[~~f_col("Is this country in the EU?", "country") & (merged.amount > 0)].amount.sum()'):
+        result = run(program, orders, customers, neural=oracle)
+        assert result.ok, (program, result.error)
+        assert result.value == 745
+    # a filtered table without the named column, or a Series: the names are df's as before
+    result = run('s = orders["amount"]\ns[f_col("Is the amount over 100?", "amount")].tolist()', orders, customers,
+                 neural=CallableBackend(lambda r: {k: "yes" if int(k) > 100 else "no" for k in r.keys}))
+    assert result.ok and result.value == [250, 120, 400], result.error

@@ -86,6 +86,22 @@ def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
     return table[[_match_column(table, n) for n in names]]
 
 
+def _names_table(context: Any, table: Any, filtered: list[Any]) -> Any:
+    """The table a context of column names refers to: the table the call filters the rows of
+    (``merged[f_col(q, ["country"])]``) when it is a DataFrame holding every named column, else ``df``."""
+    if not filtered or not isinstance(filtered[0], pd.DataFrame) or filtered[0] is table:
+        return table
+    names = [context] if isinstance(context, str) else context if isinstance(context, (list, tuple)) else None
+    if not names:
+        return table
+    try:
+        for name in names:
+            _match_column(filtered[0], name)
+    except (NeuralCallError, TypeError):
+        return table
+    return filtered[0]
+
+
 def _with_index_labels(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the levels of an index that holds labels as its first columns, its rows still
     indexed as before: the labels of ``df.groupby("country")["sales"].sum()``,
@@ -154,9 +170,9 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
                 ctx = table[[_match_column(table, n) for n in names]]
             kind = "col" if form == "qa_map" else "val"
         else:
-            question, context, table = args
+            question, context, table, *filtered = args
             kind = "col" if form == "f_col" else "val"
-            ctx = resolve_context(context, form, table)
+            ctx = resolve_context(context, form, _names_table(context, table, filtered))
         if ctx.shape[1] == 0:  # a model asked about rows with no cells answers anyway, from nothing
             raise NeuralCallError(f"the context of {form} has no columns; give the columns the question "
                                   "is about, e.g. ['name'] or df[['name', 'year']]")
