@@ -160,7 +160,8 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
             refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
             continue
         kept[key] = raw
-    warnings = [f"{len(refused)} answer(s) are not {HINTS[answer_type.kind]} as the program uses them; those "
+    why = f" ({answer_type.reason})" if answer_type.reason else ""  # the program's use, or the question's wording
+    warnings = [f"{len(refused)} answer(s) are not {HINTS[answer_type.kind]}{why}; those "
                 f"rows are NA: " + "; ".join(refused[:5])] if refused else []
     return kept, warnings
 
@@ -185,7 +186,14 @@ _YES_NO_START = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|coul
 _NUMBER_CUE = re.compile(r"\b(how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)|number of|"
                          r"count of|total|sum of|average|percentage|percent|what (year|age|rank|number|score)|"
                          r"in what year|which year|population|amount)\b", re.I)
-_DATE_CUE = re.compile(r"^(when)\b|\b(what|which) (date|day|month)\b|\bdate of\b|\bborn on\b", re.I)
+# "which day of the week" (Monday) and "which month" (March) name no date: read as dates, right answers were NA
+_DATE_CUE = re.compile(r"^(when)\b|\b(what|which) (date|day)\b(?! of the (week|month))|\bdate of\b|\bborn on\b",
+                       re.I)
+# a question that asks who or which thing (or where) wants a name, whatever quantity it mentions
+# ("which country has the largest population?"), unless it asks for one ("which year", "how many")
+_ENTITY_START = re.compile(r"^(which|who|whom|whose|where)\b", re.I)
+_QUANTITY_ASKED = re.compile(r"\b(how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)|number of|"
+                             r"count of|in what year|which year)\b", re.I)
 _STRONG_CHOICE_LEAD = re.compile(r"(?::|\bbetween\b|\bof\b|\b(?:is|was|are|were) (?:it|they|this|that)\b)\s*", re.I)
 _WEAK_CHOICE_LEAD = re.compile(r"(?:\bwhich\b|\bwho\b|\bis\b|\bwas\b|\bare\b|\bwere\b)\s+", re.I)
 
@@ -222,6 +230,8 @@ def question_answer_type(question: str) -> AnswerType:
         return AnswerType(AnswerKind.YES_NO, reason="a yes/no question")
     if _DATE_CUE.search(question):
         return AnswerType(AnswerKind.DATE, reason="the question asks when")
+    if _ENTITY_START.search(question.strip()) and not _QUANTITY_ASKED.search(question):
+        return AnswerType(AnswerKind.TEXT, reason="the question asks which or who")
     if _NUMBER_CUE.search(question):
         return AnswerType(AnswerKind.NUMBER, reason="the question asks for a quantity")
     return AnswerType(AnswerKind.TEXT, reason="no cue: free text")

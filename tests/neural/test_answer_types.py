@@ -214,3 +214,27 @@ def test_yes_no_answers_take_part_in_arithmetic_in_a_run():
     backend = CallableBackend.per_row(lambda q, row: "no" if row["team"] == "Chelsea" else "yes")
     run = execute('(f_col("is it a kazakhstan team?", "team") * df.goals).sum()', teams, neural=backend)
     assert run.ok and run.value == 8 and not run.warnings
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Which day of the week was it?", AnswerKind.TEXT),        # Monday is no date
+    ("Which month was it released?", AnswerKind.TEXT),         # nor is March
+    ("What day did it open?", AnswerKind.DATE),
+    ("Which country has the largest population?", AnswerKind.TEXT),  # a name, whatever quantity it mentions
+    ("Who had the highest total?", AnswerKind.TEXT),
+    ("Which year had the highest total?", AnswerKind.NUMBER),
+    ("which team scored how many goals?", AnswerKind.NUMBER),
+])
+def test_wording_that_names_no_date_or_quantity_is_text(question, kind):
+    """'Which day of the week was it?' was typed a date and every answer ('Monday') was NA; 'Which
+    country has the largest population?' a number, and 'Japan' was NA."""
+    assert question_answer_type(question).kind is kind
+
+
+def test_a_refused_answer_says_why_its_type_was_expected():
+    from binder_py.neural.answer_types import enforce
+
+    _, [by_wording] = enforce({"a": "long ago"}, question_answer_type("When did it open?"))
+    assert "not a date (the question asks when)" in by_wording
+    _, [by_use] = enforce({"a": "maybe"}, _types('df[f_col("capital?", "team")]')["capital?"])
+    assert "not yes/no (used as a row filter)" in by_use
