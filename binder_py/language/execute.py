@@ -453,6 +453,10 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
     if outcome.ok or error is None or error.kind != "runtime":
         return outcome
     message = error.message
+    if error.exception_type == "NameError" and named and message.startswith("NameError: name "):
+        # the names made from file names (`my-data (1).csv` -> my_data_1) are not obvious: list them
+        tables = ", ".join(f"{name} (also df)" if other is table else name for name, other in named.items())
+        return replace(outcome, error=replace(error, message=f"{message}; the tables are named {tables}"))
     if error.exception_type == "NeuralCallError":
         match = _NO_CONTEXT_COLUMN.match(message)
         owners = _other_owners(match.group("key"), table, named) if match else []

@@ -151,3 +151,13 @@ def test_an_f_col_filtering_a_merged_table_reads_its_column_names_there(orders, 
     result = run('s = orders["amount"]\ns[f_col("Is the amount over 100?", "amount")].tolist()', orders, customers,
                  neural=CallableBackend(lambda r: {k: "yes" if int(k) > 100 else "no" for k in r.keys}))
     assert result.ok and result.value == [250, 120, 400], result.error
+
+
+def test_a_name_error_with_several_tables_lists_the_tables_names(orders, customers):
+    """Names made from file names (`my-data (1).csv` -> my_data_1) are not obvious, and a wrong one
+    failed with a bare NameError."""
+    result = run("len(customer)", orders, customers, neural=None)
+    assert not result.ok
+    assert result.error.message.endswith("; the tables are named orders (also df), customers")
+    alone = execute("len(customer)", orders, neural=None)
+    assert alone.error.message == "NameError: name 'customer' is not defined"
