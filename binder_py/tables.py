@@ -638,6 +638,13 @@ MISSING_MARKERS = frozenset({"#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "
                              "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
 
 
+def _has_marker(column: pd.Series) -> bool:
+    """Whether a cell of ``column`` is one of :data:`MISSING_MARKERS` (vectorised for a text column)."""
+    if isinstance(column.dtype, pd.StringDtype):
+        return bool(column.str.strip().isin(MISSING_MARKERS).any())
+    return any(isinstance(c, str) and c.strip() in MISSING_MARKERS for c in column.tolist())
+
+
 def _blank_missing_markers(raw: pd.DataFrame) -> pd.DataFrame:
     """A file's column of numbers with some cells marked missing (``N/A``, ``NaN``, ``NULL``, as
     spreadsheets and other tools write them) reads as numbers with those cells empty (NaN), as
@@ -645,7 +652,11 @@ def _blank_missing_markers(raw: pd.DataFrame) -> pd.DataFrame:
     column with any other text keeps every cell as written (a country column's ``NA`` stays)."""
     blanked: dict[int, pd.Series] = {}
     for position in range(raw.shape[1]):
-        values = raw.iloc[:, position].tolist()
+        column = raw.iloc[:, position]
+        # a column with no marker (nearly every one) costs one vectorised pass, not a parse per cell
+        if not _has_marker(column):
+            continue
+        values = column.tolist()
         if not all(isinstance(v, str) for v in values):
             continue
         cells = [v.strip() for v in values]
