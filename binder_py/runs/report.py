@@ -149,13 +149,40 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     superseded = superseded_by_links([link_entry(str(c.get("origin") or ""), v.ok, v.value,
                                                  c.get("repaired_from") if type(c.get("repaired_from")) is int else None)
                                       for c, v in zip(record.get("candidates") or [], every)])
-    voters = shape_fit(sample_prefix([v for i, v in enumerate(every) if i not in superseded], k),
+    candidates = record.get("candidates") or []
+    voters = shape_fit([voter for i, v in enumerate(every) if i not in superseded
+                        for voter in _within_prefix(candidates, every, i, k, sample_prefix)],
                        expects_number=profile.expects_number(question),
                        choice_question=profile.choice_question(question), expects_verdict=profile.expects_verdict())
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None
                      else float(config["neural_weight"]))
+
+
+def _within_prefix(candidates: list[Any], every: list[Any], i: int, k: int, sample_prefix: Any) -> list[Any]:
+    """Candidate ``i`` as it stood with only the first ``k`` sampled programs: a sample or a linked
+    version cut to its positions below ``k``; a repair or a rescope sibling (whose own position comes
+    after the ``n`` samples) whole when the sample it comes from is among them, else not at all."""
+    if str(candidates[i].get("origin")) in ("repair", "rescope"):
+        root = _sample_root(candidates, i)
+        if root is not None:
+            first = every[root].sample_orders or (every[root].order,)
+            return [every[i]] if min(first) < k else []
+    return sample_prefix([every[i]], k)
+
+
+def _sample_root(candidates: list[Any], i: int) -> int | None:
+    """The sampled program candidate ``i`` was derived from (through repairs, links and rescopes);
+    None when the record does not say (a record from before ``repaired_from``, or a broken chain)."""
+    seen = {i}
+    while str(candidates[i].get("origin")) in DERIVED_ORIGINS:
+        source = candidates[i].get("repaired_from")
+        if type(source) is not int or not 0 <= source < len(candidates) or source in seen:
+            return None
+        seen.add(source)
+        i = source
+    return i
 
 
 def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
