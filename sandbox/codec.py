@@ -259,6 +259,8 @@ class _Encoder:
             return ("time", obj.isoformat())
         if isinstance(obj, _dt.timedelta):
             return ("pytd", obj.days, obj.seconds, obj.microseconds)
+        if t is range:  # its numbers, as a range index (counted like one), not the text "range(0, 3)"
+            return ("pindex", self.index(pd.RangeIndex(obj), depth))
         if isinstance(obj, (pd.Period, pd.Interval)):  # as pandas shows them ("2020-01", "(0, 5]"), not
             text = str(obj)                            # their repr ("Period('2020-01', 'M')")
             self.add_text(len(text))

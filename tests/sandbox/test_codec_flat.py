@@ -173,3 +173,14 @@ def test_periods_and_intervals_cross_as_pandas_shows_them():
     assert codec.decode(codec.encode_answer([pd.Interval(0, 5), pd.Period("2021", "Y")])) == ["(0, 5]", "2021"]
     series = codec.decode(codec.encode_answer(pd.Series(pd.period_range("2020-01", periods=2, freq="M"))))
     assert series.tolist() == ["2020-01", "2020-02"]
+
+
+def test_a_range_answer_is_its_numbers_counted_like_a_range_index():
+    import pandas as pd
+
+    from sandbox import codec
+
+    decoded = codec.decode(codec.safe_loads(codec.dumps(codec.encode_answer(range(5, 0, -2)))))
+    assert isinstance(decoded, pd.RangeIndex) and list(decoded) == [5, 3, 1]  # not the text "range(5, 0, -2)"
+    with pytest.raises(codec.AnswerTooLarge):
+        codec.encode_answer(range(10**12))  # three numbers that hold a trillion labels
