@@ -183,17 +183,19 @@ def rows_json_schema(answer_type: AnswerType, row_ids: Sequence[str | int]) -> d
 
 _YES_NO_START = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|shall|"
                            r"may|might|must|am)\b", re.I)
-_NUMBER_CUE = re.compile(r"\b(how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)|number of|"
-                         r"count of|total|sum of|average|percentage|percent|what (year|age|rank|number|score)|"
-                         r"in what year|which year|population|amount)\b", re.I)
+#: "how many", "how long", ...: a quantity, in every rule below
+_HOW_QUANTITY = r"how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)"
+_NUMBER_CUE = re.compile(rf"\b({_HOW_QUANTITY}|number of|count of|total|sum of|average|percentage|percent|"
+                         r"what (year|age|rank|number|score)|in what year|which year|population|amount)\b", re.I)
 # "which day of the week" (Monday) and "which month" (March) name no date: read as dates, right answers were NA
-_DATE_CUE = re.compile(r"^(when)\b|\b(what|which) (date|day)\b(?! of the (week|month))|\bdate of\b|\bborn on\b",
-                       re.I)
-# a question that asks who or which thing (or where) wants a name, whatever quantity it mentions
-# ("which country has the largest population?"), unless it asks for one ("which year", "how many")
+_DATE_ASKED = re.compile(r"^(when)\b|\b(what|which) (date|day)\b(?! of the (week|month))", re.I)
+_DATE_CUE = re.compile(r"\bdate of\b|\bborn on\b", re.I)
+# a question that asks who or which thing (or where) wants a name, whatever quantity or date it mentions
+# ("which country has the largest population?", "who was born on 1 May?"), unless it asks for one
+# ("which year", "how many", "which percentage", "which date")
 _ENTITY_START = re.compile(r"^(which|who|whom|whose|where)\b", re.I)
-_QUANTITY_ASKED = re.compile(r"\b(how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)|number of|"
-                             r"count of|in what year|which year)\b", re.I)
+_QUANTITY_ASKED = re.compile(rf"\b({_HOW_QUANTITY}|number of|count of|in what year|which year|"
+                             r"(what|which) (percentage|percent|share|proportion|number|amount))\b", re.I)
 _STRONG_CHOICE_LEAD = re.compile(r"(?::|\bbetween\b|\bof\b|\b(?:is|was|are|were) (?:it|they|this|that)\b)\s*", re.I)
 _WEAK_CHOICE_LEAD = re.compile(r"(?:\bwhich\b|\bwho\b|\bis\b|\bwas\b|\bare\b|\bwere\b)\s+", re.I)
 
@@ -228,10 +230,12 @@ def question_answer_type(question: str) -> AnswerType:
     # "Is the population over 1 million?" asks yes or no, whatever quantity it names
     if _YES_NO_START.search(question.strip()):
         return AnswerType(AnswerKind.YES_NO, reason="a yes/no question")
-    if _DATE_CUE.search(question):
+    if _DATE_ASKED.search(question.strip()):
         return AnswerType(AnswerKind.DATE, reason="the question asks when")
     if _ENTITY_START.search(question.strip()) and not _QUANTITY_ASKED.search(question):
         return AnswerType(AnswerKind.TEXT, reason="the question asks which or who")
+    if _DATE_CUE.search(question):
+        return AnswerType(AnswerKind.DATE, reason="the question asks when")
     if _NUMBER_CUE.search(question):
         return AnswerType(AnswerKind.NUMBER, reason="the question asks for a quantity")
     return AnswerType(AnswerKind.TEXT, reason="no cue: free text")

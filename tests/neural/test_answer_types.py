@@ -224,6 +224,11 @@ def test_yes_no_answers_take_part_in_arithmetic_in_a_run():
     ("Who had the highest total?", AnswerKind.TEXT),
     ("Which year had the highest total?", AnswerKind.NUMBER),
     ("which team scored how many goals?", AnswerKind.NUMBER),
+    ("Which player was born on the earliest date?", AnswerKind.TEXT),  # a name, whatever date it mentions
+    ("Who was born on 1 May?", AnswerKind.TEXT),
+    ("Which date did it open?", AnswerKind.DATE),
+    ("What was his date of birth?", AnswerKind.DATE),
+    ("Which percentage of votes did she get?", AnswerKind.NUMBER),
 ])
 def test_wording_that_names_no_date_or_quantity_is_text(question, kind):
     """'Which day of the week was it?' was typed a date and every answer ('Monday') was NA; 'Which
