@@ -640,9 +640,9 @@ MISSING_MARKERS = frozenset({"#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "
 
 def _has_marker(column: pd.Series) -> bool:
     """Whether a cell of ``column`` is one of :data:`MISSING_MARKERS` (vectorised for a text column)."""
-    if isinstance(column.dtype, pd.StringDtype):
-        return bool(column.str.strip().isin(MISSING_MARKERS).any())
-    return any(isinstance(c, str) and c.strip() in MISSING_MARKERS for c in column.tolist())
+    # (a missing cell, None or NaN, reads as missing, not as the text "None" or "nan")
+    texts = column if isinstance(column.dtype, pd.StringDtype) else column.astype("str")
+    return bool(texts.str.strip().isin(MISSING_MARKERS).any())
 
 
 def _blank_missing_markers(raw: pd.DataFrame) -> pd.DataFrame:

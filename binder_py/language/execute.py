@@ -362,7 +362,9 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     ``table`` is ``df`` (and ``table``) in the program. ``tables`` binds more tables by name
     (``{"orders": table, "customers": other}``; names as :func:`~binder_py.language.table_names.check_table_names`
     accepts them), shipped to the sandbox the same way as ``df``; column names written in a
-    neural call's context (``f_col(q, ["a"])``) still refer to ``df``.
+    neural call's context (``f_col(q, ["a"])``) refer to ``df``, except in a call that filters the
+    rows of another table variable (``merged[f_col(q, ["a"])]``), which reads them in that table when
+    it has them all.
 
     Never raises for a bad program: syntax errors and wrong neural-call forms are a failed
     outcome of kind ``syntax``; with ``allow_neural=False`` (the pure-Python baseline) a
@@ -455,7 +457,7 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
     message = error.message
     if error.exception_type == "NameError" and named and message.startswith("NameError: name "):
         # the names made from file names (`my-data (1).csv` -> my_data_1) are not obvious: list them
-        tables = ", ".join(f"{name} (also df)" if other is table else name for name, other in named.items())
+        tables = ", ".join(f"{name} (also df)" if other is table and name != "df" else name for name, other in named.items())
         return replace(outcome, error=replace(error, message=f"{message}; the tables are named {tables}"))
     if error.exception_type == "NeuralCallError":
         match = _NO_CONTEXT_COLUMN.match(message)

@@ -38,7 +38,7 @@ def _bound_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> s
     return (bound - declared_global) & set(TABLE_NAMES)
 
 
-def _filtered_tables(tree: ast.AST) -> dict[int, str]:
+def filtered_tables(tree: ast.AST) -> dict[int, str]:
     """The calls that filter the rows of a table variable other than ``df``/``table``, by node id: the
     ``f_col(...)`` of ``merged[f_col(q, ["country"])]`` or ``merged.loc[f_col(...), "amount"]`` (reached
     through ``~``, ``&``, ``|`` and comparisons, as a mask is built), mapped to ``merged``."""
@@ -128,7 +128,7 @@ def rewrite(parsed: ParsedProgram) -> ast.Module:
 
     new_tree = clone(tree)
     kinds = {site.id: site.kind for site in parsed.sites}
-    filtered = _filtered_tables(new_tree)
+    filtered = filtered_tables(new_tree)
     rewritten = _NeuralCallRewriter(mapping, kinds, filtered).visit(new_tree)  # type: ignore[arg-type]
     ast.fix_missing_locations(rewritten)
     return rewritten  # type: ignore[return-value]

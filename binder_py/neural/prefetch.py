@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.language.program import ParsedProgram
+from binder_py.language.rewrite import filtered_tables
 from binder_py.neural.answer_types import META_KEY, AnswerType, site_answer_types
 from binder_py.neural.requests import NeuralRequest, context_rows, distinct_context_rows
 
@@ -113,9 +114,12 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
     written: set[Any] = set()
     requests: list[NeuralRequest] = []
     types = site_answer_types(parsed)
+    elsewhere = filtered_tables(tree)  # calls whose column names are another table's (merged[f_col(...)])
     for stmt in tree.body:
         if isinstance(stmt, _SIMPLE_STATEMENTS):
             for call in _unconditional_calls(stmt):
+                if id(call) in elsewhere:
+                    continue
                 request = _request_of(parsed, call, table, written, title, dedup, types)
                 if request is not None:
                     requests.append(request)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Sequence
 
 from binder_py.answer import DERIVED_ORIGINS
 from binder_py.tasks import task_profile
@@ -25,6 +26,9 @@ from binder_py.safefiles import output_directory, write_output_text
 from binder_py.runs.records import RESULTS_FILE, RUN_FILES, read_config, read_results, run_files
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 from binder_py.runs.paired import PairedComparison, compare_runs
+
+if TYPE_CHECKING:
+    from binder_py.vote import VoteCandidate
 
 
 @dataclass
@@ -160,7 +164,8 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
                      else float(config["neural_weight"]))
 
 
-def _within_prefix(candidates: list[Any], every: list[Any], i: int, k: int, sample_prefix: Any) -> list[Any]:
+def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k: int,
+                   sample_prefix: Callable[[Sequence[VoteCandidate], int], list[VoteCandidate]]) -> list[VoteCandidate]:
     """Candidate ``i`` as it stood with only the first ``k`` sampled programs: a sample or a linked
     version cut to its positions below ``k``; a repair or a rescope sibling (whose own position comes
     after the ``n`` samples) whole when the sample it comes from is among them, else not at all."""

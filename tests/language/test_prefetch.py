@@ -49,6 +49,9 @@ def test_prefetch_is_skipped_when_rows_are_unpredictable(shirts):
     assert reqs('x = df.price.max() > 3 and f_val("A?", "shirt")') == []
     assert reqs('f_col("A?", "no such column")') == []
     assert reqs('df.dropna(inplace=True)\nf_col("A?", "shirt")') == []
+    # a call that filters another table reads its column names there: not a request over df's rows
+    assert reqs('sub = df[df.price > 10]\nsub[f_col("A?", ["shirt"])]') == []
+    assert reqs('sub = df[df.price > 10]\nsub.loc[~f_col("A?", "shirt"), "price"]') == []
     req = reqs('df["x"] = f_col(" A? ", ["made in"])')[0]
     assert req.question == "A?" and req.keys == ["usa", "china", "mexico", "canada"]
 

@@ -27,13 +27,28 @@ class NeuralCallError(Exception):
     """A neural call was written wrongly (bad context, unknown column, non-text question)."""
 
 
-def _match_column(df: pd.DataFrame, name: Any) -> Any:
-    if name in df.columns:
-        return name
+_NO_COLUMN = object()
+
+
+def _find_column(df: pd.DataFrame, name: Any) -> Any:
+    """The column of ``df`` that ``name`` names (exactly, else the one equal but for case and surrounding
+    spaces), or :data:`_NO_COLUMN`."""
+    try:
+        if name in df.columns:
+            return name
+    except TypeError:  # an unhashable name names no column
+        return _NO_COLUMN
     if isinstance(name, str):
         folded = [c for c in df.columns if isinstance(c, str) and c.strip().lower() == name.strip().lower()]
         if len(folded) == 1:
             return folded[0]
+    return _NO_COLUMN
+
+
+def _match_column(df: pd.DataFrame, name: Any) -> Any:
+    column = _find_column(df, name)
+    if column is not _NO_COLUMN:
+        return column
     shown = ", ".join(repr(c) for c in df.columns)
     raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}{_cell_hint(df, name)}")
 
@@ -94,10 +109,7 @@ def _names_table(context: Any, table: Any, filtered: list[Any]) -> Any:
     names = [context] if isinstance(context, str) else context if isinstance(context, (list, tuple)) else None
     if not names:
         return table
-    try:
-        for name in names:
-            _match_column(filtered[0], name)
-    except (NeuralCallError, TypeError):
+    if any(_find_column(filtered[0], name) is _NO_COLUMN for name in names):
         return table
     return filtered[0]
 
