@@ -259,6 +259,9 @@ _INPLACE_OPS: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def guarded_inplacevar(op: str, x: Any, y: Any) -> Any:
+    """``x op= y`` (a write: refused, like calls, while a library comparison or copy runs)."""
+    if _refused() is not None:
+        raise PolicyError(_refused())
     try:
         fn = _INPLACE_OPS[op]
     except KeyError:

@@ -91,7 +91,7 @@ class _Transformer(RestrictingNodeTransformer):
                              "reference); compare a key instead, e.g. sorted(items, key=lambda o: o.v)")
         node = super().visit_FunctionDef(node)
         check = _arguments_check(node.args)
-        if isinstance(node, ast.FunctionDef) and check is not None:
+        if isinstance(node, ast.FunctionDef):
             stmt = ast.Expr(check)
             first = node.body[0] if node.body else None
             at = 1 if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str) else 0
@@ -117,7 +117,7 @@ class _Transformer(RestrictingNodeTransformer):
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         node = super().visit_Lambda(node)
         check = _arguments_check(node.args)
-        if isinstance(node, ast.Lambda) and check is not None:
+        if isinstance(node, ast.Lambda):
             node.body = ast.BoolOp(op=ast.And(), values=[check, node.body])  # the check returns True
             _locate(node.body, node)
         return node
@@ -164,15 +164,14 @@ def _undecorated(node: ast.AST) -> ast.AST | list[ast.stmt]:
     return [node, assign]
 
 
-def _arguments_check(args: ast.arguments) -> ast.Call | None:
-    """``_binder_args_(a, b, *rest, **kw)`` for a function's parameters (None: it has none)."""
+def _arguments_check(args: ast.arguments) -> ast.Call:
+    """``_binder_args_(a, b, *rest, **kw)`` for a function's parameters; ``_binder_args_()`` for one that
+    has none, which still checks that program code may run now (:mod:`sandbox.reentry`)."""
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     values: list[ast.expr] = [ast.Name(n, ast.Load()) for n in names]
     if args.vararg is not None:
         values.append(ast.Starred(ast.Name(args.vararg.arg, ast.Load()), ast.Load()))
     keywords = [ast.keyword(arg=None, value=ast.Name(args.kwarg.arg, ast.Load()))] if args.kwarg else []
-    if not values and not keywords:
-        return None
     return ast.Call(func=ast.Name(ARGS_NAME, ast.Load()), args=values, keywords=keywords)
 
 

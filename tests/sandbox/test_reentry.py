@@ -110,3 +110,29 @@ def test_program_code_around_library_comparisons_still_runs(sb):
     outcome = sb.run(program)
     assert outcome.ok, outcome.error
     assert outcome.value == [[2, 1, 2], {"source": {"file": "t.csv", "rows": [1, 2]}}, True, 2020, [3, 1]]
+
+
+def test_functions_without_parameters_and_augmented_writes_check_that_program_code_may_run():
+    """Review of red team 9's fix: only functions with parameters began with the check, and ``x *= y``
+    did not look at it; a zero-parameter function (a ``default_factory``) or lambda could run inside a
+    library comparison."""
+    import dis
+    import types
+
+    from sandbox import guards, reentry
+    from sandbox.policy import ARGS_NAME, compile_program
+
+    code = compile_program("def f():\n    return 1\ng = lambda: 2\n[f(), g()]")
+    functions = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    assert len(functions) == 2
+    for function in functions:  # each begins by calling the check
+        assert ARGS_NAME in {i.argval for i in dis.get_instructions(function)}
+    token = reentry.REFUSED.set("a library comparison is running")
+    try:
+        with pytest.raises(guards.PolicyError, match="a library comparison is running"):
+            guards.guarded_args()
+        with pytest.raises(guards.PolicyError, match="a library comparison is running"):
+            guards.guarded_inplacevar("*=", 2, 3)
+    finally:
+        reentry.REFUSED.reset(token)
+    assert guards.guarded_inplacevar("*=", 2, 3) == 6
