@@ -84,7 +84,11 @@ class YesNoDtype(BooleanDtype):
 
 # pandas picks a masked array's index engine by dtype name and has none for "yesno": without this,
 # ``f_col(...).value_counts()[True]`` raised "Argument 'values' has incorrect type".
-index_base._masked_engines.setdefault(YesNoDtype.name, libindex.MaskedBoolEngine)
+# (a private table of pandas' (2.2 to 3.x): a pandas without it loses only these lookups, not the import)
+try:
+    index_base._masked_engines.setdefault(YesNoDtype.name, libindex.MaskedBoolEngine)
+except AttributeError:  # pragma: no cover - a pandas version outside pyproject's range
+    pass
 
 
 class YesNoArray(BooleanArray):
