@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from binder_py.answer import DERIVED_ORIGINS
 from binder_py.tasks import task_profile
@@ -26,9 +25,7 @@ from binder_py.safefiles import output_directory, write_output_text
 from binder_py.runs.records import RESULTS_FILE, RUN_FILES, read_config, read_results, run_files
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 from binder_py.runs.paired import PairedComparison, compare_runs
-
-if TYPE_CHECKING:
-    from binder_py.vote import VoteCandidate
+from binder_py.vote import VoteCandidate, sample_prefix
 
 
 @dataclass
@@ -125,7 +122,6 @@ def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
 def vote_candidates(record: dict[str, Any]) -> list[Any]:
     """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects."""
     from binder_py.language.program import answers_per_row
-    from binder_py.vote import VoteCandidate
 
     out = []
     for c in record.get("candidates") or []:
@@ -143,7 +139,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     from binder_py.answer import link_entry, superseded_by_links
     from binder_py.pipeline.vote import cast_vote
     from binder_py.runs.records import recorded_vote
-    from binder_py.vote import sample_prefix, shape_fit
+    from binder_py.vote import shape_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
     mode = str(config.get("mode") or record.get("mode") or "binder")  # a config from before it recorded the mode
@@ -155,7 +151,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
     voters = shape_fit([voter for i, v in enumerate(every) if i not in superseded
-                        for voter in _within_prefix(candidates, every, i, k, sample_prefix)],
+                        for voter in _within_prefix(candidates, every, i, k)],
                        expects_number=profile.expects_number(question),
                        choice_question=profile.choice_question(question), expects_verdict=profile.expects_verdict())
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
@@ -164,8 +160,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
                      else float(config["neural_weight"]))
 
 
-def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k: int,
-                   sample_prefix: Callable[[Sequence[VoteCandidate], int], list[VoteCandidate]]) -> list[VoteCandidate]:
+def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k: int) -> list[VoteCandidate]:
     """Candidate ``i`` as it stood with only the first ``k`` sampled programs: a sample or a linked
     version cut to its positions below ``k``; a repair or a rescope sibling (whose own position comes
     after the ``n`` samples) whole when the sample it comes from is among them, else not at all."""
