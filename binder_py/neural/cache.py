@@ -1,7 +1,10 @@
 """A thread-safe cache of neural answers, with single-flight.
 
-``col`` answers are cached per ROW: (backend, question, context column names, row key).
-``val`` answers per whole request: (backend, question, column names, all row keys).
+``col`` answers are cached per ROW: (backend, question, answer kind, context column names, row key).
+``val`` answers per whole request: (backend, question, answer kind, column names, all row keys).
+The answer kind (:func:`answer_kind_key`) is part of the key because the prompt carries it
+(``(yes/no)``, ``(a number)``): a candidate that uses a question as a number must not read the
+answers another asked for as yes/no. A request of no particular kind reads any kind's answers.
 When two concurrent programs need the same rows, each row is asked once: the second
 waits for the first. A row the backend failed to answer is not cached.
 """
@@ -15,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from binder_py.neural.answer_types import META_KEY, AnswerKind, AnswerType
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.requests import NeuralRequest
 
@@ -23,6 +27,16 @@ if TYPE_CHECKING:
 
 #: tables whose row keys :meth:`NeuralCache.table_keys` keeps (the most recently used)
 TABLE_KEYS_KEPT = 8
+
+
+def answer_kind_key(request: NeuralRequest) -> str:
+    """The kind of answer ``request`` asks for, as the cache keys it: ``""`` for any answer (untyped, or
+    free text: its prompt names no kind and its answers are not checked), else the kind (and a
+    choice's options)."""
+    answer_type: AnswerType | None = request.meta.get(META_KEY)
+    if answer_type is None or answer_type.kind is AnswerKind.TEXT:
+        return ""
+    return answer_type.kind.value + "".join("|" + choice for choice in answer_type.choices)
 
 
 @dataclass
@@ -50,9 +64,7 @@ class Resolution:
 class Reservation:
     """Rows of one ``col`` question claimed by :meth:`NeuralCache.reserve_col`."""
 
-    backend_id: str
-    question: str
-    columns: tuple[str, ...]
+    base: tuple  # the cache's key of the question (NeuralCache._question)
     keys: list[str]
     event: threading.Event
 
@@ -102,9 +114,20 @@ class NeuralCache:
             self._rows.clear()
             self._vals.clear()
 
-    @staticmethod
-    def _question(backend_id: str, question: str, columns: list[str] | tuple[str, ...]) -> tuple:
-        return (backend_id, question, tuple(columns))
+    def _question(self, backend_id: str, request: NeuralRequest) -> tuple:
+        """The cache's key of ``request``'s question: (backend, question, answer kind, columns). A request
+        that names no kind (no use of its answer says one) reads the answers of a kind asked already
+        (any answer suits it), unless it has answers of its own; a typed request reads only its kind's."""
+        columns = tuple(request.columns)
+        base = (backend_id, request.question, answer_kind_key(request), columns)
+        if base[2]:
+            return base
+        with self._lock:
+            if base in self._rows or base in self._inflight_rows:
+                return base
+            typed = next((b for b in (*self._rows, *self._inflight_rows, *(k[:4] for k in self._vals))
+                          if b[1] == request.question and b[3] == columns and b[0] == backend_id and b[2]), None)
+        return base if typed is None else typed
 
     def _release_rows(self, base: tuple, keys: list[str], event: threading.Event) -> None:
         """Drop ``keys``' in-flight marks that are ``event``'s (under the lock)."""
@@ -121,29 +144,27 @@ class NeuralCache:
             del self._inflight_rows[base]
 
     # ------------------------------------------------------------ prefill (the question-level plan)
-    def reserve_col(self, backend_id: str, question: str, columns: list[str] | tuple[str, ...],
-                    keys: list[str]) -> Reservation:
-        """Claim the rows of ``keys`` that are neither cached nor being asked: the caller
+    def reserve_col(self, backend_id: str, request: NeuralRequest) -> Reservation:
+        """Claim the rows of ``request`` that are neither cached nor being asked: the caller
         will answer them (then :meth:`store_col`) and MUST :meth:`release` the reservation
         (in a ``finally``). Meanwhile requests for those rows wait (single-flight); a row
         released without an answer is asked by the waiting request itself."""
-        base = self._question(backend_id, question, columns)
+        base = self._question(backend_id, request)
         event = threading.Event()
         with self._lock:
             rows = self._rows.get(base, {})
             inflight = self._inflight_rows.setdefault(base, {})
-            mine = [k for k in dict.fromkeys(keys) if k not in rows and k not in inflight]
+            mine = [k for k in dict.fromkeys(request.keys) if k not in rows and k not in inflight]
             inflight.update(dict.fromkeys(mine, event))
             if not inflight:
                 del self._inflight_rows[base]
-        return Reservation(backend_id, question, tuple(columns), mine, event)
+        return Reservation(base, mine, event)
 
-    def store_col(self, backend_id: str, question: str, columns: list[str] | tuple[str, ...],
-                  answers_by_key: dict[str, Any]) -> int:
-        """Prefill ``col`` answers (row key → raw answer) for ``question`` over ``columns``,
-        keyed like :meth:`resolve_col` keys them. Rows already cached keep their answer.
+    def store_col(self, backend_id: str, request: NeuralRequest, answers_by_key: dict[str, Any]) -> int:
+        """Prefill ``col`` answers (row key → raw answer) for ``request``'s question, keyed like
+        :meth:`resolve_col` keys them. Rows already cached keep their answer.
         Returns how many rows were stored."""
-        base = self._question(backend_id, question, columns)
+        base = self._question(backend_id, request)
         with self._lock:
             rows = self._rows.setdefault(base, {})
             new = {k: v for k, v in answers_by_key.items() if k not in rows}
@@ -154,15 +175,14 @@ class NeuralCache:
     def release(self, reservation: Reservation) -> None:
         """End a :meth:`reserve_col` reservation: waiting requests read the stored rows and
         ask for the others themselves."""
-        base = self._question(reservation.backend_id, reservation.question, reservation.columns)
         with self._lock:
-            self._release_rows(base, reservation.keys, reservation.event)
+            self._release_rows(reservation.base, reservation.keys, reservation.event)
         reservation.event.set()
 
     # ------------------------------------------------------------ col
     def resolve_col(self, backend_id: str, request: NeuralRequest,
                     compute: Callable[[NeuralRequest], NeuralAnswer]) -> Resolution:
-        base = self._question(backend_id, request.question, request.columns)
+        base = self._question(backend_id, request)
         result: dict[str, Any] = {}
         cached: list[str] = []
         computed: list[NeuralAnswer] = []
@@ -220,7 +240,7 @@ class NeuralCache:
     # ------------------------------------------------------------ val
     def resolve_val(self, backend_id: str, request: NeuralRequest,
                     compute: Callable[[NeuralRequest], NeuralAnswer]) -> Resolution:
-        ck = (backend_id, request.question, tuple(request.columns), tuple(request.keys))
+        ck = (*self._question(backend_id, request), tuple(request.keys))
         while True:
             with self._lock:
                 if ck in self._vals:

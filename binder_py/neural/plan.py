@@ -46,7 +46,7 @@ import pandas as pd
 from binder_py.jsonable import to_jsonable
 from binder_py.neural.batching import Ticket, current_wave
 from binder_py.neural.backends import NeuralAnswer, NeuralBackend, PlanningBackend, backend_cache_id
-from binder_py.neural.cache import NeuralCache, Reservation
+from binder_py.neural.cache import NeuralCache, Reservation, answer_kind_key
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import parse_program
 from binder_py.neural.requests import NeuralRequest
@@ -203,11 +203,15 @@ def start_plan(programs: Iterable[str], table: pd.DataFrame, backend: Any, cache
             if vals and request.rows:  # an f_val over no rows is not asked (its call answers missing)
                 val_requests.append(request)
             continue
-        reservation = cache.reserve_col(backend_id, request.question, request.columns, request.keys)
+        group = groups.get(tuple(request.columns), [])
+        if any(r.question == request.question for r, _ in group):
+            continue  # the same question as another kind of answer: a prompt pairs answers with questions
+            # by their text, so this one is asked by its program's own call (cached by its kind)
+        reservation = cache.reserve_col(backend_id, request)
         if not reservation.keys:
             cache.release(reservation)
             continue
-        groups.setdefault(tuple(request.columns), []).append((request.subset(reservation.keys), reservation))
+        groups.setdefault(tuple(request.columns), group).append((request.subset(reservation.keys), reservation))
     if combine_tables is None:
         combine_tables = backend.combine_tables
     units = _units(list(groups.values()), backend, plan, combine_tables)
@@ -311,8 +315,9 @@ def _distinct(requests: list[NeuralRequest]) -> list[NeuralRequest]:
 
 
 def request_identity(request: NeuralRequest) -> tuple:
-    """What makes two requests the same: (kind, question, columns), and the rows for ``f_val``."""
-    key: tuple = (request.kind, request.question, tuple(request.columns))
+    """What makes two requests the same: (kind, question, kind of answer, columns), and the rows for
+    ``f_val``."""
+    key: tuple = (request.kind, request.question, answer_kind_key(request), tuple(request.columns))
     if request.kind == "val":
         key += (tuple(request.keys),)
     return key
@@ -340,7 +345,7 @@ def _col_step(members: list[tuple[NeuralRequest, Reservation]], backend: Any, ca
         for request, _ in members:
             wanted = set(request.keys)
             got = {k: v for k, v in (by_question.get(request.question) or {}).items() if k in wanted}
-            cache.store_col(backend_id, request.question, request.columns, got)
+            cache.store_col(backend_id, request, got)
             step.answered[request.question] = len(got)
     except Exception as error:  # noqa: BLE001 - the programs' own calls ask again and report errors
         step.error = f"{type(error).__name__}: {error}"
@@ -391,7 +396,7 @@ def _tables_step(groups: list[Group], backend: Any, cache: NeuralCache, backend_
             for request, _ in members:
                 wanted = set(request.keys)
                 got = {k: v for k, v in (by_question.get(request.question) or {}).items() if k in wanted}
-                cache.store_col(backend_id, request.question, request.columns, got)
+                cache.store_col(backend_id, request, got)
                 entry["answered"][request.question] = len(got)
                 step.answered[request.question] = step.answered.get(request.question, 0) + len(got)
     except LMContextTooLong as error:

@@ -179,9 +179,9 @@ def test_cache_across_programs_and_within(runner, shirts):
 
     backend = CallableBackend(fn, name="counting")
     cache = NeuralCache()
-    p1 = 'df[f_col("Made in North America?", "made in")].shape[0]'
-    p2 = ('a = f_col("Made in North America?", "made in")\n'
-          'b = f_col("Made in North America?", df[df.price > 20][["made in"]])\n'
+    p1 = 'df[f_col("Is it made in North America?", "made in")].shape[0]'
+    p2 = ('a = f_col("Is it made in North America?", "made in")\n'
+          'b = f_col("Is it made in North America?", df[df.price > 20][["made in"]])\n'
           'f_val("Which is the most formal?", df[["shirt"]])')
     r1 = run(runner, p1, shirts, backend, cache=cache)
     r2 = run(runner, p2, shirts, backend, cache=cache)
@@ -192,6 +192,27 @@ def test_cache_across_programs_and_within(runner, shirts):
     assert [c.from_cache for c in r2.calls] == [True, True, False]
     assert r3.calls[0].from_cache and r3.value == "Polo"
     assert cache.stats.backend_calls == 2
+
+
+def test_the_cache_keeps_answers_of_one_kind_from_a_call_that_wants_another(runner, shirts):
+    """A question used as yes/no by one program and as a number by another is asked once per kind (its
+    prompt says the kind): the second program is not handed the first's yes/no answers to refuse."""
+    kinds = []
+
+    def fn(request: NeuralRequest):
+        kind = request.meta.get("answer_type")
+        kinds.append(kind.kind.value if kind is not None else None)
+        return {k: ("yes" if kind is not None and kind.kind.value == "yes_no" else "3") for k in request.keys}
+
+    backend = CallableBackend(fn, name="kinds")
+    cache = NeuralCache()
+    as_mask = run(runner, 'df[f_col("Stock in the shop", ["made in"])].shape[0]', shirts, backend, cache=cache)
+    as_number = run(runner, 'f_col("Stock in the shop", ["made in"]).mean()', shirts, backend, cache=cache)
+    again = run(runner, 'df[f_col("Stock in the shop", ["made in"])]["shirt"].tolist()', shirts, backend, cache=cache)
+    assert as_mask.ok and as_number.ok and again.ok, (as_mask.error, as_number.error, again.error)
+    assert kinds == ["yes_no", "number"]
+    assert as_mask.value == 5 and as_number.value == 3
+    assert not as_number.calls[0].warnings and again.calls[0].from_cache
 
 
 def test_cache_is_per_backend(runner, shirts):

@@ -12,7 +12,7 @@ from binder_py.neural.lm_backend import LMNeuralBackend, default_max_output_toke
 from binder_py.neural.plan import collect_requests, plan_neural_calls, supports_planning
 from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.lm import ScriptedLM
-from binder_py.neural.answer_types import question_of
+from binder_py.neural.answer_types import META_KEY, YES_NO, question_of
 from binder_py.lm.types import Capabilities
 
 ANSWERS = {
@@ -170,7 +170,8 @@ def test_the_plan_claims_rows_and_skips_what_is_cached(table):
     lm = ScriptedLM(responder())
     backend = LMNeuralBackend(lm, pool=[])
     cache = NeuralCache()
-    cache.store_col(backend.cache_id, "Made in North America?", ["made in"], {"usa": "yes", "china": "no"})
+    as_mask = NeuralRequest("col", "Made in North America?", ["made in"], [], [], meta={META_KEY: YES_NO})
+    cache.store_col(backend.cache_id, as_mask, {"usa": "yes", "china": "no"})
     plan = plan_neural_calls(PROGRAMS[:2], table, backend, cache)
     step = plan.steps[0]
     assert step.asked == {"Made in North America?": 2, "Country code?": 4}
@@ -179,6 +180,33 @@ def test_the_plan_claims_rows_and_skips_what_is_cached(table):
     plan2 = plan_neural_calls(PROGRAMS[:2], table, backend, cache)
     assert plan2.steps == [] and len(lm.requests) == 1  # everything is cached now
     assert cache.stats.prefilled_rows == 2 + 2 + 4
+
+
+def test_a_question_used_as_two_kinds_is_planned_as_the_first_and_asked_as_the_other(table):
+    """The plan pairs answers with questions by their text, so a question that two programs use as two
+    kinds of answer is planned once (the first kind); the other program's call asks with its own kind,
+    and is not handed answers of the wrong kind."""
+    yes_no = responder()
+
+    def respond(request, purpose):
+        if "(a number)" not in _text(request):
+            return yes_no(request, purpose)
+        _, rows = target(request)
+        return "\n".join("\t".join([str(rid), *cells, "7"]) for rid, cells in rows) + "\n*/"
+
+    lm = ScriptedLM(respond)
+    backend = LMNeuralBackend(lm, pool=[], combine_tables=False)
+    cache = NeuralCache()
+    programs = ['df[f_col("Made in North America?", "made in")]["shirt"].tolist()',
+                'float(f_col("Made in North America?", "made in").mean())']
+    plan = plan_neural_calls(programs, table, backend, cache)
+    assert plan.predicted == 2 and len(lm.requests) == 1 and "(a number)" not in _text(lm.requests[0])
+    as_mask, as_number = (execute(p, table, neural=backend, sandbox=_sandbox(), cache=cache) for p in programs)
+    assert as_mask.ok and as_mask.calls[0].from_cache and as_mask.value == ["Tuxedo shirt", "Polo", "Flannel",
+                                                                            "Tuxedo shirt"]
+    assert as_number.ok, as_number.error
+    assert not as_number.calls[0].from_cache and not as_number.calls[0].warnings and as_number.value == 7.0
+    assert len(lm.requests) == 2
 
 
 def test_unpredictable_calls_still_work(table):
