@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import math
 import warnings as _warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -14,7 +13,7 @@ import pandas as pd
 from binder_py.jsonable import cut_note, to_jsonable
 from binder_py.lm.types import Usage
 from binder_py.made_columns import lm_made_columns, place_calls
-from binder_py.vote import vote_closeness
+from binder_py.vote import top_tie, vote_closeness
 
 if TYPE_CHECKING:
     from binder_py.language.execute import ProgramRun
@@ -236,7 +235,8 @@ class Answer:
     @property
     def tie(self) -> bool:
         """The top two answers got the same vote weight: the value shown was picked by the
-        vote's tie-break (higher log-probability, else the earliest sample), not by the vote."""
+        vote's tie-break (the model's score of each tied answer where it gave one, else the higher
+        program log-probability, else the earliest sample), not by the vote."""
         return vote_closeness(self.distribution) == "tie"
 
     @property
@@ -247,10 +247,7 @@ class Answer:
     @property
     def tied(self) -> list[VoteShare]:
         """The answers sharing the top weight (one entry when there is no tie)."""
-        if not self.distribution:
-            return []
-        top = self.distribution[0].weight
-        return [s for s in self.distribution if math.isclose(s.weight, top, rel_tol=1e-9)]
+        return top_tie(self.distribution)
 
     @property
     def counts(self) -> ProgramCounts:
@@ -303,9 +300,14 @@ class Answer:
             tied = self.tied
             names = ", ".join(_show(s.display, 60) for s in tied)
             picked = self.value if self.abstention is None else tied[0].display  # abstained: value is None
+            if all(s.score is not None for s in tied):
+                scored = ", ".join(f"{_show(s.display, 30)} {s.score:.2f}" for s in tied)
+                how = (f"by the model's log-probability of each tied answer given the table and question "
+                       f"({scored})")
+            else:
+                how = "by the tie-break (higher log-probability, else the earliest sample)"
             return (f"Tie: {len(tied)} answers got the same vote weight ({tied[0].share:.0%} each: {names}). "
-                    f"{_show(picked, 60)} was picked by the tie-break (higher log-probability, else the "
-                    "earliest sample), not by the vote: treat the question as undecided.")
+                    f"{_show(picked, 60)} was picked {how}, not by the vote: treat the question as undecided.")
         if closeness == "near_tie":
             first, second = self.distribution[0], self.distribution[1]
             # shares that round to the same whole percent ("20% against 20%") would read as a tie

@@ -44,11 +44,14 @@ Rules
      Binder programs ×10 on WikiTQ and MMQA).
 
 4. **Winner**: the answer with the largest total weight. Weights equal to 9
-   significant digits tie. Among tied answers: if *every* tied answer has a
-   log-probability (the count-weighted mean of its candidates' ``mean_logprob``,
-   ignoring candidates without one), the highest wins; otherwise — or if those are
-   equal too — the answer seen earliest wins (smallest ``order`` of its candidates,
-   then position in the input sequence).
+   significant digits tie. Among tied answers: if *every* tied answer has a score from
+   ``answer_scores`` (the model's log-probability of the answer itself given the table and
+   question, :mod:`binder_py.discriminate.answers`), the highest wins; else if every tied
+   answer has a log-probability (the count-weighted mean of its candidates'
+   ``mean_logprob``, ignoring candidates without one), the highest wins; otherwise — or if
+   those are equal too — the answer seen earliest wins (smallest ``order`` of its
+   candidates, then position in the input sequence). ``answer_scores`` only orders ties:
+   weights, shares and the confidence are the vote's.
 5. **Result.** ``distribution`` lists every answer that got votes, sorted by weight
    (descending) with ties ordered by rule 4, so ``distribution[0]`` is the winner.
    ``share`` = answer weight / total weight; ``confidence`` = the winner's share
@@ -79,6 +82,7 @@ __all__ = [
     "VoteResult",
     "shape_fit",
     "vote",
+    "top_tie",
     "vote_closeness",
     "vote_prefix",
     "NEAR_TIE_MARGIN",
@@ -141,6 +145,8 @@ class VoteShare:
             (``None`` when none of them has one).
         note: the first ``NormalizedAnswer.note`` among its candidates (why the
             answer is not ideal, e.g. the first column of a wide DataFrame).
+        score: the model's log-probability of this answer given the table and question, when
+            it was scored to break a tie (``answer_scores``); ``None`` otherwise.
     """
 
     key: tuple[str, ...]
@@ -151,6 +157,7 @@ class VoteShare:
     candidate_orders: list[int]
     mean_logprob: float | None = None
     note: str | None = None
+    score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +213,7 @@ class _Group:
     orders: list[int] = field(default_factory=list)
     lp_sum: float = 0.0
     lp_count: int = 0
+    score: float | None = None  # the answer's own score (answer_scores), when it has one
 
     @property
     def mean_logprob(self) -> float | None:
@@ -248,7 +256,8 @@ def _candidate_weight(
 
 
 def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
-    """Sort groups: weight desc; each tie class by log-prob (if all have one) then earliest."""
+    """Sort groups: weight desc; each tie class by the answers' scores (if all have one), else by
+    log-prob (if all have one), then earliest."""
     def rounded(w: float) -> float:
         return float(f"{w:.{_TIE_DIGITS}g}")
 
@@ -259,7 +268,9 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
     for w in sorted(classes, reverse=True):
         tied = classes[w]
         lps = [g.mean_logprob for g in tied]
-        if all(lp is not None for lp in lps):
+        if all(g.score is not None for g in tied):
+            tied.sort(key=lambda g: (-(g.score or 0.0), g.first))
+        elif all(lp is not None for lp in lps):
             tied.sort(key=lambda g: (-(g.mean_logprob or 0.0), g.first))
         else:
             tied.sort(key=lambda g: g.first)
@@ -304,6 +315,7 @@ def vote(
     neural_weight: float = DEFAULT_NEURAL_WEIGHT,
     drop_empty: bool = True,
     drop_failed: bool = True,
+    answer_scores: Mapping[tuple[str, ...], float] | None = None,
 ) -> VoteResult:
     """Vote on the normalised answers of ``candidates`` (exact rules in the module docstring).
 
@@ -320,6 +332,8 @@ def vote(
         neural_weight: weight factor of programs with neural calls (``"program_biased"``).
         drop_empty: candidates with an empty answer do not vote.
         drop_failed: candidates with ``ok=False`` do not vote.
+        answer_scores: a score per normalised answer key (higher is better) that orders answers
+            tied on weight (rule 4): :func:`binder_py.discriminate.answers.score_answers`.
 
     Raises:
         ValueError: unknown strategy, ``count < 1``, negative or non-finite weights.
@@ -362,6 +376,9 @@ def vote(
         return VoteResult(value=None, key=None, confidence=0.0, distribution=[], voters=voters,
                           abstained=abstained, tied=False, strategy=strategy)
 
+    for key, score in (answer_scores or {}).items():
+        if key in groups and score is not None and math.isfinite(score):
+            groups[key].score = float(score)
     ranked, tied = _rank(list(groups.values()))
     total = sum(g.weight for g in ranked)
     distribution = [
@@ -374,6 +391,7 @@ def vote(
             candidate_orders=sorted(g.orders),
             mean_logprob=g.mean_logprob,
             note=g.note,
+            score=g.score,
         )
         for g in ranked
     ]
@@ -437,3 +455,12 @@ def vote_closeness(distribution: Sequence[VoteShare], margin: float = NEAR_TIE_M
     if math.isclose(first.weight, second.weight, rel_tol=1e-9):
         return "tie"
     return "near_tie" if first.share - second.share <= margin + 1e-12 else None
+
+
+def top_tie(distribution: Sequence[VoteShare]) -> list[VoteShare]:
+    """The answers sharing the top weight (as :func:`vote_closeness` compares weights): one entry when
+    there is no tie, none for an empty vote."""
+    if not distribution:
+        return []
+    top = distribution[0].weight
+    return [s for s in distribution if math.isclose(s.weight, top, rel_tol=1e-9)]

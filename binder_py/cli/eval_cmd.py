@@ -149,8 +149,8 @@ The run directory (--out) gets:
 
 Run the same command again to resume: finished ids are skipped, a line cut off by a kill is dropped
 and redone. Settings that change answers (task, split, mode, --lm, --neural, --n, --seed, --vote,
---neural-weight, --shots, --core-shots, --table-rows, --unconstrained, --abstain-below, --calibrator) must
-take the same values (one given at its default matches one left out; --lm's ?rpm= and other pacing
+--neural-weight, --shots, --core-shots, --table-rows, --unconstrained, --no-link, --no-score-ties,
+--abstain-below, --calibrator) must take the same values (one given at its default matches one left out; --lm's ?rpm= and other pacing
 options may change), and the selection (--limit, --sample, --ids) may grow but must hold every finished
 question (a --sample of another size may be another draw: grow --limit within one); otherwise use a new
 --out or --force (moves the old results aside).

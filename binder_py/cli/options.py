@@ -49,7 +49,7 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
              "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
              "constrained": args.constrained, "calibrator": args.calibrator, "core_shots": args.core_shots,
              "table_rows": args.table_rows, "neural_weight": args.neural_weight,
-             "link_literals": args.link_literals}
+             "link_literals": args.link_literals, "score_ties": args.score_ties}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -136,6 +136,10 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--no-link", dest="link_literals", action="store_false", default=None,
                         help="do not run again, with the value linked to the cell it means, a program that "
                              "compared a column with a value no cell holds (docs/LANGUAGE.md, \"Value linking\")")
+    parser.add_argument("--no-score-ties", dest="score_ties", action="store_false", default=None,
+                        help="break a tie at the top of the vote by the earliest sample, not by the model's "
+                             "score of each tied answer (on by default for models that take grammars and "
+                             "report log-probabilities; docs/LANGUAGE.md, \"Voting\")")
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:

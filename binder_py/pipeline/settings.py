@@ -38,6 +38,14 @@ def sampling_is_constrained(wanted: bool | None, takes_grammar: bool) -> bool:
     return takes_grammar and (wanted is None or wanted)
 
 
+def ties_are_scored(wanted: bool | None, mode: str, can_score: bool) -> bool:
+    """Whether a tie at the top of the vote is scored by the model (binder_py/pipeline/tiebreak.py): asked
+    for (``None``: by default), in a mode whose candidates are sampled or written (the proposer's programs
+    are weighed by their own scores), with a model that can score given answers
+    (:func:`binder_py.discriminate.answers.can_score_answers`)."""
+    return (wanted is None or wanted) and mode != "discriminate" and can_score
+
+
 @dataclass(frozen=True)
 class AskSettings:
     """Everything that shapes how one question is answered (``None`` = the task's default)."""
@@ -84,6 +92,10 @@ class AskSettings:
     # model and mode, if any; a file fitted on dev runs (``binder-py calibrate``); "none" (or None) the
     # raw vote share. With one, the confidence is P(right) from the vote's features
     calibrator: str | None = "auto"
+    # when answers tie at the top of the vote, the model scores each given the table and question and
+    # the best wins (binder_py/discriminate/answers.py); None: when the model can (it takes grammars and
+    # reports log-probabilities: the embedded model, llama.cpp servers); False: the earliest sample wins
+    score_ties: bool | None = None
     # constrain sampled programs by a grammar of the table's own columns (binder_py/grammar), so that
     # column subscripts and neural-call contexts name only real columns; None: when the model takes
     # grammars (Capabilities.grammar: the embedded model, llama.cpp servers)

@@ -14,6 +14,7 @@ from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.state import QuestionState
+from binder_py.pipeline.tiebreak import score_tie, scores_ties
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
 from binder_py.vote import VoteCandidate, VoteResult, shape_fit, vote
 
@@ -24,17 +25,19 @@ PROPOSAL_BETA = 1.0
 
 def cast_vote(voters: Sequence[VoteCandidate], *, strategy: str, mode: str, yes_no: bool,
               answer_weights: Mapping[str, float] | None, neural_weight: float, drop_empty: bool = True,
-              drop_failed: bool = True) -> VoteResult:
+              drop_failed: bool = True, answer_scores: Mapping[tuple[str, ...], float] | None = None) -> VoteResult:
     """The vote of the candidates that kept their vote (after :func:`~binder_py.vote.shape_fit`), under
     ``strategy``: ``likelihood`` weighs answers by their programs' probabilities (β = 1 for proposed
     programs, whose scores are log-probabilities of the choices that built them), any other is
-    :func:`binder_py.vote.vote`'s. The live vote and ``binder-py report``'s re-vote both call this."""
+    :func:`binder_py.vote.vote`'s, with a tie at the top ordered by ``answer_scores`` (the model's
+    scores of the tied answers, :mod:`binder_py.pipeline.tiebreak`). The live vote and
+    ``binder-py report``'s re-vote both call this."""
     if strategy == "likelihood":
         return likelihood_vote(voters, yes_no=yes_no, drop_empty=drop_empty, drop_failed=drop_failed,
                                beta=PROPOSAL_BETA if mode == "discriminate" else DEFAULT_BETA)
     return vote(voters, strategy=strategy, yes_no=yes_no,  # type: ignore[arg-type]
                 answer_weights=answer_weights, neural_weight=neural_weight, drop_empty=drop_empty,
-                drop_failed=drop_failed)
+                drop_failed=drop_failed, answer_scores=answer_scores)
 
 
 def vote_candidates(state: QuestionState) -> QuestionState:
@@ -52,13 +55,19 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                        choice_question=choice_question, expects_verdict=expects_verdict)
     kept = {id(v) for v in voters}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
-    result = cast_vote(voters, strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
-                       answer_weights=profile.vote_weights(strategy, settings.answer_weights),
-                       neural_weight=state.neural_weight, drop_empty=settings.drop_empty,
-                       drop_failed=settings.drop_failed)
+    rules = dict(strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
+                 answer_weights=profile.vote_weights(strategy, settings.answer_weights),
+                 neural_weight=state.neural_weight, drop_empty=settings.drop_empty, drop_failed=settings.drop_failed)
+    result = cast_vote(voters, **rules)  # type: ignore[arg-type]
+    warnings = state.warnings
+    usage = state.usage
+    if strategy != "likelihood" and scores_ties(state):
+        tie = score_tie(state, result.distribution)
+        usage, warnings = usage + tie.usage, warnings + tie.warnings
+        if tie.scores:
+            result = cast_vote(voters, **rules, answer_scores=tie.scores)  # type: ignore[arg-type]
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
-    warnings = state.warnings
     if any(aside and i not in superseded for i, aside in enumerate(set_aside)):
         programs = sum(c.count for i, (c, aside) in enumerate(zip(state.candidates, set_aside))
                        if aside and i not in superseded)
@@ -118,7 +127,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     answer = Answer(question=state.question, value=value,
                     confidence=confidence_value, calibrated=calibrator is not None,
                     candidates=list(candidates), distribution=list(result.distribution),
-                    usage=state.usage, mode=settings.mode, task=profile.name, title=state.title,
+                    usage=usage, mode=settings.mode, task=profile.name, title=state.title,
                     table=state.original_table, prompt=prompt_info, timings=timings,
                     warnings=list(dict.fromkeys(warnings)), lm=state.lm.name,
                     neural=state.neural_name if state.neural_allowed else None, plan=state.plan)
@@ -126,7 +135,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if unmatched:
         warnings += (unmatched,)
         answer = replace(answer, warnings=list(dict.fromkeys(warnings)))
-    return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer)
+    return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer, usage=usage)
 
 
 def _unmatched_literals(answer: Answer, state: QuestionState) -> str | None:

@@ -32,7 +32,8 @@ from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.types import LMConfigError
 from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, waves_can_batch
-from binder_py.pipeline.settings import SAMPLING_MODES, sampling_is_constrained
+from binder_py.discriminate.answers import can_score_answers
+from binder_py.pipeline.settings import SAMPLING_MODES, sampling_is_constrained, ties_are_scored
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock, result_ids,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
@@ -337,6 +338,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         settings.setdefault("max_tokens", int(replayed_config.get("max_tokens_effective") or 512))
         # value linking as recorded (runs recorded before the link stage had none)
         settings.setdefault("link_literals", replayed_config.get("link_effective") is True)
+        # ties scored as recorded (runs recorded before tie scoring broke ties by the earliest sample)
+        settings.setdefault("score_ties", replayed_config.get("score_ties_effective") is True)
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     RunLock(out).check_free()  # before the model loads (and its recording opens): a run in use is refused now
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
@@ -364,6 +367,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         # --unconstrained changes nothing for a model that takes no grammar: compared as what it did
         "constrained_effective": sampling_is_constrained(binder.settings.constrained, model.capabilities.grammar),
         "link_effective": binder.settings.link_literals,
+        # a tie at the top of the vote scored by the model (binder_py/pipeline/tiebreak.py): asked for, and possible
+        "score_ties_effective": ties_are_scored(binder.settings.score_ties, mode, can_score_answers(model)),
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,
         "settings": dict(extra_settings or {}), "sample": sample, "sample_seed": sample_seed if sample is not None else None,
         "ids": list(ids) if ids is not None else None, "questions": len(selected), "split_size": len(examples),

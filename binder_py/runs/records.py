@@ -71,7 +71,7 @@ CONFIG_SHAPE = Shape(dict, {
     "max_tokens_effective": _OPTIONAL_INT, "plan_packing": _OPTIONAL_INT, "core_shots_effective": _OPTIONAL_INT,
     "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT, "calibrator_effective": _OPTIONAL_TEXT,
     "neural_effective": _OPTIONAL_TEXT, "constrained_effective": (bool, type(None)),
-    "link_effective": (bool, type(None)),
+    "link_effective": (bool, type(None)), "score_ties_effective": (bool, type(None)),
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "codes": Shape(list, items=str), "versions": (dict, type(None)),
     "ids": (list, type(None)),
@@ -319,7 +319,8 @@ def recorded_vote(config: dict[str, Any]) -> str | None:
 TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effective",
                   "table_rows": "table_rows_effective", "neural_weight": "neural_weight",
                   "calibrator": "calibrator_effective", "neural": "neural_effective",
-                  "constrained": "constrained_effective", "link_literals": "link_effective"}
+                  "constrained": "constrained_effective", "link_literals": "link_effective",
+                  "score_ties": "score_ties_effective"}
 #: settings whose default is a value (``--calibrator auto``): given at it, they are as left out (for
 #: runs recorded before the value they took was)
 SETTING_DEFAULTS = {"calibrator": "auto"}
@@ -349,8 +350,9 @@ def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The answer-changing settings that differ, as ``key: old -> new`` texts (specs compared redacted)."""
     old, new = recorded_config(old), recorded_config(new)
     old["vote"], new["vote"] = recorded_vote(old), recorded_vote(new)
-    for config in (old, new):  # a run recorded before the link stage ran without it (as its replay does)
-        config.setdefault("link_effective", False)
+    for config in (old, new):  # a run recorded before the link stage (tie scoring) ran without it (as its
+        config.setdefault("link_effective", False)  # replay does)
+        config.setdefault("score_ties_effective", False)
     before, after = _compared(old, new), _compared(new, old)
     return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in before if before[key] != after.get(key)]
 

@@ -157,7 +157,21 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None
-                     else float(config["neural_weight"]))
+                     else float(config["neural_weight"]), answer_scores=recorded_scores(record))
+
+
+def recorded_scores(record: dict[str, Any]) -> dict[tuple[str, ...], float]:
+    """The model's scores of tied answers the run recorded (its distribution's ``score``, by answer key):
+    a re-vote orders a tie among them as the run did (a tie among answers the run did not score, as a
+    shorter prefix may make, is broken as without scores)."""
+    scores: dict[tuple[str, ...], float] = {}
+    for share in record.get("distribution") or []:
+        if not isinstance(share, dict):
+            continue
+        key, score = share.get("key"), share.get("score")
+        if isinstance(key, list) and all(type(k) is str for k in key) and type(score) in (int, float):
+            scores[tuple(key)] = float(score)
+    return scores
 
 
 def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k: int) -> list[VoteCandidate]:

@@ -868,3 +868,22 @@ def test_value_linking_is_recorded_compared_on_resume_and_replayed_as_recorded(f
     run_eval("wikitq", "dev", out=tmp_path / "replay", mode="python", lm=f"replay:{tmp_path / 'on'}",
              examples=examples, progress=False)
     assert json.loads((tmp_path / "replay" / "config.json").read_text())["link_effective"] is False
+
+
+def test_tie_scoring_is_recorded_and_compared_on_resume(fake_examples, tmp_path, monkeypatch):
+    """``score_ties_effective`` says whether a tie at the top of the vote was scored by the model
+    (docs/DISCRIMINATE.md, "Scoring tied answers"): an OpenAI-compatible server without grammars cannot
+    score, and a run recorded before tie scoring is compared (and replayed) as having run without it."""
+    from binder_py.lm.testserver import LoopbackServer
+    from binder_py.runs.records import config_differences
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    with LoopbackServer(responder=respond_with_programs) as server:
+        run_eval("wikitq", "dev", out=tmp_path / "run", mode="python", lm=f"openai:test-model@{server.base_url}",
+                 examples=fake_examples[:1], n=3, progress=False)
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["score_ties_effective"] is False
+    del config["score_ties_effective"]  # recorded before tie scoring
+    assert config_differences(config, {**config, "score_ties_effective": True,
+                                       "settings": {}}) == ["score_ties: False -> True"]
+    assert config_differences(config, {**config, "score_ties_effective": False, "settings": {"score_ties": False}}) == []

@@ -1,0 +1,71 @@
+"""Score a question's candidate answers under the language model: Pangu's discrimination applied to
+the answers the programs gave, to break ties in the vote.
+
+When the vote's top is a tie (two or more answers with the same weight: with the embedded model
+and n = 5, about one question in five), the earliest sample used to win. Instead, the model that
+wrote the programs scores each tied answer ``a`` as ``log P(a | table, question)``: the end-to-end
+prompt (:func:`binder_py.prompting.build_e2e_prompt`, one exemplar, the table as the parse prompt
+shows it), and the answer forced as the model's reply by a grammar that matches exactly its text;
+the score is the sum of the forced tokens' log-probabilities, the end of the reply included, so an
+answer is not favoured for being a prefix of a longer one. A model reads a small table better than
+it writes a program over it, and choosing among given answers is what a small model does well
+(``../shared/papers/pangu-dont-generate-discriminate.txt``).
+
+Only models that take a grammar and report log-probabilities (``Capabilities.grammar`` and
+``.logprobs``: the embedded model, llama.cpp servers) can score; with others the tie is broken as
+before (higher program log-probability, else the earliest sample). A model that reports the
+probabilities after the grammar (every forced token at probability 1) scores nothing either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from binder_py.discriminate.scoring import literal_grammar
+from binder_py.lm.types import LanguageModel, LMRequest, Usage
+
+__all__ = ["AnswerScores", "can_score_answers", "score_answers"]
+
+#: a forced token reported at least this likely: the server gave the probabilities after the grammar
+_FORCED_ZERO = -1e-6
+#: the longest answer text scored (a longer one is left unscored: it would cost a token per token)
+MAX_ANSWER_CHARS = 200
+
+
+class AnswerScores:
+    """``log P(answer | prompt)`` per answer text (None: not scored), and the usage of the requests."""
+
+    def __init__(self, scores: Mapping[str, float | None], usage: Usage):
+        self.scores, self.usage = dict(scores), usage
+
+
+def can_score_answers(lm: LanguageModel) -> bool:
+    """Whether ``lm`` can score given answers (it takes a grammar and reports log-probabilities)."""
+    return lm.capabilities.grammar and lm.capabilities.logprobs
+
+
+def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, purpose: str = "score-answers",
+                  tags: Mapping[str, str] | None = None) -> AnswerScores:
+    """Each of ``answers`` (texts as the end-to-end prompt's exemplars write them) forced as the reply to
+    ``prompt``; its score is the sum of its tokens' log-probabilities. An answer the model cannot be made
+    to write (empty, too long, or the server did not follow the grammar) is not scored (None)."""
+    usage = Usage()
+    scores: dict[str, float | None] = {}
+    for text in dict.fromkeys(answers):
+        if not text.strip() or len(text) > MAX_ANSWER_CHARS:
+            scores[text] = None
+            continue
+        forced = text if lm.capabilities.chat else " " + text  # a completion prompt ends with "A:"
+        common = dict(temperature=0.0, max_tokens=lm.count_tokens(forced) + 8, logprobs=True,
+                      grammar=literal_grammar(forced), seed=0)
+        request = (LMRequest(messages=(("user", prompt),), **common) if lm.capabilities.chat
+                   else LMRequest(prompt=prompt, **common))
+        choice_list = lm.complete(request, purpose=purpose, tags=tags)
+        usage += choice_list.usage
+        choice = choice_list.choices[0]
+        logprobs = [lp for _, lp in choice.token_logprobs or ()]
+        if choice.text != forced or not logprobs or (len(logprobs) > 1 and all(lp > _FORCED_ZERO for lp in logprobs)):
+            scores[text] = None
+            continue
+        scores[text] = sum(logprobs)
+    return AnswerScores(scores, usage)

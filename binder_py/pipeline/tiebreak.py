@@ -1,0 +1,62 @@
+"""Part of the vote stage: when the top of the vote is a tie, the model scores each tied answer given the
+table and question (:mod:`binder_py.discriminate.answers`), and the vote orders the tie by those scores."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from binder_py.discriminate.answers import can_score_answers, score_answers
+from binder_py.errors import BinderError
+from binder_py.lm.types import LMError, Usage
+from binder_py.pipeline.prompt import ASSUMED_CONTEXT_WINDOW
+from binder_py.pipeline.settings import ties_are_scored
+from binder_py.pipeline.state import QuestionState
+from binder_py.prompting import build_e2e_prompt
+from binder_py.prompting.e2e import format_answer
+from binder_py.vote import VoteShare, top_tie
+
+#: exemplars in the scoring prompt (each costs prompt tokens on every tied question)
+SCORING_SHOTS = 1
+
+
+@dataclass
+class TieScores:
+    """The tied answers' scores by normalised key (empty: nothing scored), and what scoring cost."""
+
+    scores: dict[tuple[str, ...], float] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    warnings: tuple[str, ...] = ()
+
+
+def scores_ties(state: QuestionState) -> bool:
+    """Whether a tie at the top of this question's vote is scored (:func:`ties_are_scored`)."""
+    return ties_are_scored(state.settings.score_ties, state.settings.mode, can_score_answers(state.lm))
+
+
+def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieScores:
+    """The scores of the answers tied at the top of ``distribution`` (nothing when there is no tie)."""
+    tied = top_tie(distribution)
+    if len(tied) < 2:
+        return TieScores()
+    lm, settings = state.lm, state.settings
+    try:
+        prompt = build_e2e_prompt(state.profile.name, state.table, state.question, state.title,
+                                  table_style=settings.table_style, selection=settings.selection,
+                                  num_shots=SCORING_SHOTS, count_tokens=lm.count_tokens,
+                                  context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
+                                  max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
+                                  lowercase=state.lowercased, tables=state.tables or None)
+        texts = [format_answer(share.display) for share in tied]
+        state.services.say(f"{len(tied)} answers tied; {lm.name} scores each given the table")
+        scored = score_answers(lm, prompt.text, texts, tags=state.tags)
+    except (BinderError, LMError) as error:
+        return TieScores(warnings=(f"the tied answers could not be scored ({type(error).__name__}: {error}); "
+                                   "the tie was broken as without scores",))
+    scores = {share.key: value for share, text in zip(tied, texts)
+              if (value := scored.scores.get(text)) is not None}
+    if len(scores) < len(tied):  # the vote orders a tie by scores only when every tied answer has one
+        return TieScores(usage=scored.usage, warnings=(
+            f"{len(tied) - len(scores)} of the {len(tied)} tied answers could not be scored by {lm.name}; "
+            "the tie was broken as without scores",))
+    return TieScores(scores, scored.usage)

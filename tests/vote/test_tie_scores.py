@@ -1,0 +1,89 @@
+"""A tie at the top of the vote is broken by the model's score of each tied answer given the table and
+question (binder_py/discriminate/answers.py, binder_py/pipeline/tiebreak.py), not by the earliest sample;
+the scores only order the tie, are recorded, and a report's re-vote orders it the same way."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from binder_py.ask import Binder
+from binder_py.lm import ScriptedLM
+from binder_py.lm.types import Capabilities, Choice
+from binder_py.runs.report import record_vote
+from binder_py.vote import VoteCandidate, vote
+
+TABLE = pd.DataFrame({"city": ["Oslo", "Rome", "Lima"], "people": [0.7, 2.8, 10.0]})
+SCORING = Capabilities(api="chat", logprobs=True, grammar=True)
+#: the model's log-probability of each answer text, as the scripted model reports it
+LOGPROBS = {"3": -4.0, "2": -0.5}
+
+
+def forced_text(request) -> str:
+    """The text a literal grammar forces (``root ::= "..."``)."""
+    return json.loads(re.fullmatch(r'root ::= (".*")', request.grammar.strip()).group(1))
+
+
+def responder(follow_grammar: bool = True):
+    def respond(request, purpose):
+        if purpose != "score-answers":
+            return ["len(df)", "df.shape[1]"]  # 3, then 2: a tie, the earliest (3) wins without scores
+        text = forced_text(request)
+        shown = text if follow_grammar else "something else"
+        return Choice(shown, token_logprobs=((text, LOGPROBS[text]), ("<|im_end|>", -0.1)))
+    return respond
+
+
+def test_scores_order_a_tie_and_change_no_weight():
+    candidates = [VoteCandidate("a", order=0), VoteCandidate("b", order=1), VoteCandidate("c", order=2, count=2)]
+    plain = vote(candidates[:2])
+    scored = vote(candidates[:2], answer_scores={("b",): -1.0, ("a",): -2.0})
+    assert plain.value == "a" and scored.value == "b" and scored.tied
+    assert [s.weight for s in scored.distribution] == [s.weight for s in plain.distribution]
+    assert scored.confidence == plain.confidence and scored.distribution[0].score == -1.0
+    # scores order ties only: a heavier answer wins whatever its score
+    assert vote(candidates, answer_scores={("a",): -9.0, ("b",): -1.0, ("c",): -20.0}).value == "c"
+    # a tie where not every answer has a score is broken as without scores
+    assert vote(candidates[:2], answer_scores={("b",): -1.0}).value == "a"
+
+
+def test_a_model_that_can_score_breaks_the_tie_by_its_scores():
+    lm = ScriptedLM(responder(), capabilities=SCORING)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
+    assert answer.value == 2 and answer.tie
+    assert [s.score for s in answer.distribution] == [pytest.approx(-0.6), pytest.approx(-4.1)]
+    scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
+    assert sorted(forced_text(r) for r in scoring) == ["2", "3"]
+    prompt = scoring[0].messages[-1][1]
+    assert "how many cities?" in prompt and "lima" in prompt.lower()  # the table and the question
+    assert answer.usage.requests == 3  # the programs' request and the two scores
+    assert "picked by the model's log-probability of each tied answer" in answer.closeness_sentence()
+    # the report's re-vote of the recorded answer orders the tie the same way
+    record = answer.to_json()
+    assert record_vote(record, 2, {"task": "analyst", "mode": "binder"}).value == 2
+
+
+def test_without_the_means_or_the_wish_to_score_the_earliest_sample_wins():
+    cannot = ScriptedLM(responder())  # no grammar, no log-probabilities
+    assert Binder(lm=cannot, n=2, progress=False, cache=False).ask(TABLE, "how many cities?").value == 3
+    assert all(purpose != "score-answers" for _, purpose, _ in cannot.calls)
+    unwanted = ScriptedLM(responder(), capabilities=SCORING)
+    answer = Binder(lm=unwanted, n=2, progress=False, cache=False, score_ties=False).ask(TABLE, "how many cities?")
+    assert answer.value == 3 and all(purpose != "score-answers" for _, purpose, _ in unwanted.calls)
+    assert "earliest sample" in answer.closeness_sentence()
+
+
+def test_a_server_that_ignores_the_grammar_leaves_the_tie_to_the_earliest_sample_and_says_so():
+    lm = ScriptedLM(responder(follow_grammar=False), capabilities=SCORING)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
+    assert answer.value == 3 and all(s.score is None for s in answer.distribution)
+    assert any("tied answers could not be scored" in w for w in answer.warnings), answer.warnings
+
+
+def test_no_tie_no_scoring():
+    lm = ScriptedLM(lambda request, purpose: ["len(df)", "len(df)"], capabilities=SCORING)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
+    assert answer.value == 3 and all(purpose != "score-answers" for _, purpose, _ in lm.calls)
