@@ -125,6 +125,18 @@ def test_grammar_and_log_probabilities_through_the_protocol(lm):
     assert plain.choices[0].token_logprobs is None and plain.choices[0].mean_logprob is None
 
 
+def test_the_embedded_model_scores_given_answers(lm):
+    """Tie scoring (binder_py/discriminate/answers.py) on the real runtime: each answer is forced by its
+    grammar and scored by the log-probabilities it reports (before the grammar: not all zero)."""
+    from binder_py.discriminate.answers import can_score_answers, score_answers
+
+    assert can_score_answers(lm)
+    prompt = "city\tpeople\noslo\t0.7\nlima\t10.0\nQ: which city has more people? Answer with the city only.\nA:"
+    scored = score_answers(lm, prompt, ["lima", "oslo", ""])
+    assert scored.scores[""] is None and scored.usage.requests == 2
+    assert all(score is not None and score < 0 for text, score in scored.scores.items() if text)
+
+
 def test_a_bad_grammar_is_a_clear_error(lm):
     with pytest.raises(LMError, match="rejected the request"):
         lm.complete(LMRequest(messages=(("user", "hi"),), max_tokens=2, grammar="root ::= undefined-rule"))
