@@ -284,7 +284,13 @@ class _NeuralHandler:
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
                     return None
-                res = self.cache.resolve_val(backend_id, request, self.backend.answer)
+                if _rows_match_keys(request):
+                    res = self.cache.resolve_val(backend_id, request, self.backend.answer)
+                else:  # a forged message (red team 10): its keys would file the answer under rows it did not show
+                    answer = self.backend.answer(request)
+                    res = Resolution({}, answer.value, [], False, [answer])
+                    trace.warnings.append("answered for this call alone, not through the cache shared with other "
+                                          "programs: its rows are not the rows its keys name")
                 trace.value = plain_answer(res.value)
                 result = trace.value
             trace.from_cache = res.from_cache
