@@ -144,8 +144,10 @@ class _NeuralHandler:
     def prefetch(self, requests: list[NeuralRequest], pool: ThreadPoolExecutor) -> None:
         assert self.backend is not None
         backend_id = backend_cache_id(self.backend)
+        seen: set[int] = set()  # predicted requests over the same columns share one list of keys
         for request in requests:
-            if request.kind == "col":  # rows the parent read from the table itself: rows of the table
+            if request.kind == "col" and id(request.keys) not in seen:  # rows the parent read from the table
+                seen.add(id(request.keys))
                 self._table_keys.setdefault(tuple(request.columns), []).append(frozenset(request.keys))
             resolve = self.cache.resolve_col if request.kind == "col" else self.cache.resolve_val
             self.prefetches[request.site] = pool.submit(resolve, backend_id, request, self.backend.answer)

@@ -92,13 +92,31 @@ def _unconditional_calls(stmt: ast.stmt) -> list[ast.Call]:
     return out
 
 
+#: how many contexts (sets of columns, in order, by kind) :func:`predictable_requests` reads from the table
+#: for one program: each costs the parent a pass over the table before the program runs
+PREDICTED_CONTEXTS = 16
+
+#: a context's rows and keys, by (every row?, its columns): what the calls of one program over the same
+#: columns share (:func:`predictable_requests`)
+Contexts = dict[tuple[bool, tuple[str, ...]], tuple[list[Any], list[str]]]
+
+
 def build_request(kind: str, question: str, table: pd.DataFrame, columns: list[str], site: int,
-                  title: str | None, dedup: bool = True, answer_type: AnswerType | None = None) -> NeuralRequest:
-    """The request the bridge would send for ``columns`` of ``table`` (same cells, keys, order)."""
-    if kind == "col" and dedup:
-        rows, keys = distinct_context_rows(table[columns])
+                  title: str | None, dedup: bool = True, answer_type: AnswerType | None = None,
+                  contexts: Contexts | None = None) -> NeuralRequest:
+    """The request the bridge would send for ``columns`` of ``table`` (same cells, keys, order); with
+    ``contexts``, the rows and keys read for the same columns before are reused (and new ones kept)."""
+    every = not (kind == "col" and dedup)
+    memo = (every, tuple(columns))
+    if contexts is not None and memo in contexts:
+        rows, keys = contexts[memo]
     else:
-        rows, keys, _ = context_rows(table[columns], distinct=False)
+        if every:
+            rows, keys, _ = context_rows(table[columns], distinct=False)
+        else:
+            rows, keys = distinct_context_rows(table[columns])
+        if contexts is not None:
+            contexts[memo] = (rows, keys)
     return NeuralRequest(kind, question.strip(), [str(c) for c in columns], rows, keys, site=site, title=title,
                          meta={META_KEY: answer_type} if answer_type is not None else {})
 
@@ -107,12 +125,19 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
                          dedup: bool = True) -> list[NeuralRequest]:
     """The requests of the program's neural calls that can be known before it runs: top-level
     statements are followed in order while ``df``/``table`` is still the original table (a call
-    in ``df = df[f_col(...)]`` is known; one after it is not)."""
+    in ``df = df[f_col(...)]`` is known; one after it is not).
+
+    This runs in the parent, before the program and outside its limits, so its work is bounded by the
+    table, not by the program: calls over the same columns share one read of them, and calls over more
+    than :data:`PREDICTED_CONTEXTS` contexts are not predicted (red team 10: a 4 kB program of 100
+    ``f_val`` calls with different questions over a 50,000-row table cost the parent 38 s and 2.4 GB,
+    one read of the table per call, before its first line failed)."""
     tree = parsed.tree
     if not parsed.sites or _mutates_unpredictably(tree):
         return []
     written: set[Any] = set()
     requests: list[NeuralRequest] = []
+    contexts: Contexts = {}
     types = site_answer_types(parsed)
     elsewhere = filtered_tables(tree)  # calls whose column names are another table's (merged[f_col(...)])
     for stmt in tree.body:
@@ -120,7 +145,7 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
             for call in _unconditional_calls(stmt):
                 if id(call) in elsewhere:
                     continue
-                request = _request_of(parsed, call, table, written, title, dedup, types)
+                request = _request_of(parsed, call, table, written, title, dedup, types, contexts)
                 if request is not None:
                     requests.append(request)
         if _rebinds_table(stmt):
@@ -132,7 +157,8 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
 
 
 def _request_of(parsed: ParsedProgram, call: ast.Call, table: pd.DataFrame, written: set[Any],
-                title: str | None, dedup: bool, types: dict[int, AnswerType]) -> NeuralRequest | None:
+                title: str | None, dedup: bool, types: dict[int, AnswerType],
+                contexts: Contexts) -> NeuralRequest | None:
     site_id = parsed.node_sites.get(id(call))
     if site_id is None:
         return None
@@ -151,7 +177,10 @@ def _request_of(parsed: ParsedProgram, call: ast.Call, table: pd.DataFrame, writ
         return None
     if len(set(columns)) != len(columns):
         return None
-    return build_request(site.kind, question.value, table, columns, site.id, title, dedup, types.get(site.id))
+    if (not (site.kind == "col" and dedup), tuple(columns)) not in contexts and len(contexts) >= PREDICTED_CONTEXTS:
+        return None  # the program's own call asks, when it runs
+    return build_request(site.kind, question.value, table, columns, site.id, title, dedup, types.get(site.id),
+                         contexts)
 
 
 #: names a sub-table expression may use: the table and the modules the sandbox binds
