@@ -14,6 +14,10 @@ C++ int64 (or int32), unchecked near the limits (red team 6, pyarrow 26):
   result is texts of the right length never written (uninitialised memory);
 * ``s.round(2**31 - 1)`` of an ``int64[pyarrow]`` column: SIGSEGV (from 5,310,692 on);
   ``.str.rsplit(n=2**28)``: SIGABRT.
+* ``s.list[2**20:]`` of a list column (``list_slice``, red team 10): for each list Arrow appends the
+  slice of its child values from ``offset + start`` without checking that position against the child,
+  so a start past the lists reads the child's offsets ``start`` entries past their end (SIGSEGV from
+  about 300,000 on, with the system allocator the workers use), a bound the data sets, not the kernel.
 
 A program reaches Arrow only through pandas, and pandas calls the kernels as attributes of
 :mod:`pyarrow.compute` (``pc.utf8_center(...)``). :func:`install` replaces every kernel there by a
@@ -43,6 +47,9 @@ BOUNDS: dict[str, int | None] = {"ndigits": 1 << 20, "max_splits": 1 << 20, "mul
 #: data arguments (positional-only) that are sizes or positions, checked like options
 SIZE_DATA = frozenset({"num_repeats", "index"})
 _NOT_OPTIONS = frozenset({"options", "memory_pool"})
+#: kernels whose position options Arrow uses unchecked against the data: the options, fitted to the data
+#: (by :func:`_fit_list_slice` and the like) before the kernel sees them
+_FITTED: dict[str, Callable[..., tuple[tuple[Any, ...], dict[str, Any]]]] = {}
 _MARK = "_binder_bounded_ints"
 
 
@@ -73,6 +80,37 @@ def _check(kernel: str, name: str, value: Any, raw_min_max: Callable[..., Any]) 
                     raise _refuse(kernel, name, number, bound)
 
 
+def _fit_list_slice(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``list_slice(lists, start, stop, step, return_fixed_size_list)`` with ``start`` no further than the
+    longest list: Arrow reads the child values at ``offset + start`` for every list, unchecked. A start past
+    every list gives empty lists either way; with a fixed-size result (whose size is ``stop - start``) it is
+    refused instead."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not args or not isinstance(args[0], (pa.Array, pa.ChunkedArray)) or "options" in kwargs:
+        return args, kwargs
+    start = args[1] if len(args) > 1 else kwargs.get("start")
+    try:
+        start = operator.index(start)
+    except TypeError:
+        return args, kwargs
+    lengths = getattr(pc.list_value_length, "__wrapped__", pc.list_value_length)(args[0])
+    longest = getattr(pc.max, "__wrapped__", pc.max)(lengths).as_py() or 0
+    stop = args[2] if len(args) > 2 else kwargs.get("stop")
+    if start <= longest or (stop is not None and stop <= start):  # (Arrow refuses start >= stop itself)
+        return args, kwargs
+    fixed = args[4] if len(args) > 4 else kwargs.get("return_fixed_size_list")
+    if fixed or pa.types.is_fixed_size_list(args[0].type):
+        raise PolicyError(f"list slice from {start}: every list is shorter (at most {longest} items)")
+    if len(args) > 1:
+        return (args[0], longest, *args[2:]), kwargs
+    return args, {**kwargs, "start": longest}
+
+
+_FITTED["list_slice"] = _fit_list_slice
+
+
 def _wrap(kernel: Callable[..., Any], raw_min_max: Callable[..., Any]) -> Callable[..., Any] | None:
     try:
         params = list(inspect.signature(kernel).parameters.values())
@@ -89,6 +127,7 @@ def _wrap(kernel: Callable[..., Any], raw_min_max: Callable[..., Any]) -> Callab
         return None
     arity = len(positional)
     name = kernel.__name__
+    fit = _FITTED.get(name)
 
     @functools.wraps(kernel)
     def bounded(*args: Any, **kwargs: Any) -> Any:
@@ -101,6 +140,8 @@ def _wrap(kernel: Callable[..., Any], raw_min_max: Callable[..., Any]) -> Callab
             for pname, value in kwargs.items():
                 if pname in checked:
                     _check(name, pname, value, raw_min_max)
+        if fit is not None:
+            args, kwargs = fit(args, kwargs)
         return kernel(*args, **kwargs)
 
     setattr(bounded, _MARK, True)

@@ -69,3 +69,35 @@ def test_kernels_are_bounded_by_position_and_by_name():
             call()
     assert pc.add(pa.array([1]), 2 ** 62).to_pylist() == [2 ** 62 + 1]  # a value, not an option
     assert pc.binary_repeat(strings, pa.array([2, 1])).to_pylist() == ["a ba b", "c"]
+
+
+LISTS = 'l = pd.Series(["a b c", "d e", "f"] * 3, dtype="large_string[pyarrow]").str.split()\n'
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("l.list[2 ** 20:]", [[]] * 9),
+    ("l.list[2 ** 20:2 ** 20 + 1]", [[]] * 9),
+    ("l.list[400000:400001]", [[]] * 9),
+    ("l.list[2 ** 29 - 1:2 ** 29]", [[]] * 9),
+    ("l.list[1:]", [["b", "c"], ["e"], []] * 3),
+    ("l.list[2:10 ** 6]", [["c"], [], []] * 3),
+])
+def test_a_list_slice_past_every_list_reads_nothing_past_the_values(sb, call, expected):
+    """Red team 10: ``list_slice`` appends each list's child values from ``offset + start`` unchecked, so a
+    start within the 2**30 bound but past the lists read the child's offsets that far past their end:
+    ``s.list[2**20:]`` killed the worker with SIGSEGV (from about 300,000 on). A start past every list is
+    fitted to the longest list, which gives the same empty lists."""
+    outcome = sb.run(LISTS + call + ".tolist()")
+    assert outcome.ok, outcome.error
+    assert outcome.value == expected
+
+
+def test_a_fixed_size_list_slice_past_every_list_is_refused():
+    pa = pytest.importorskip("pyarrow")
+    pc = pytest.importorskip("pyarrow.compute")
+    lists = pa.chunked_array([pa.array([["a", "b"], ["c"]], type=pa.list_(pa.large_string()))])
+    with pytest.raises(PolicyError, match="every list is shorter"):
+        pc.list_slice(lists, 10 ** 6, 10 ** 6 + 2, 1, True)
+    assert pc.list_slice(lists, 10 ** 6).to_pylist() == [[], []]
+    assert pc.list_slice(lists, start=10 ** 6, stop=10 ** 6 + 1).to_pylist() == [[], []]
+    assert pc.list_slice(lists, 1, 3, 1, True).to_pylist() == [["b", None], [None, None]]
