@@ -6,7 +6,6 @@ import ast
 import re
 import threading
 import time
-from operator import itemgetter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
-from binder_py.neural.requests import KEY_SEPARATOR, NeuralRequest, context_keys, shown_key
+from binder_py.neural.requests import NeuralRequest, context_keys, keys_name_rows, shown_key
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
@@ -201,7 +200,7 @@ class _NeuralHandler:
         table took 14 s and 0.5 GB of the parent), so after :data:`SHARED_CHECK_COLUMN_SETS` sets a
         request over another set is not shared either."""
         reason = self._unshared_keys(request)
-        if reason is None and not _rows_match_keys(request):
+        if reason is None and not keys_name_rows(request):
             # the bridge computes each key from its row's cells; a worker whose memory a program corrupted
             # could send a table's keys beside cells of its own (red team 9), which the check above passes
             return "its rows are not the rows its keys name"
@@ -286,13 +285,7 @@ class _NeuralHandler:
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
                     return None
-                if _rows_match_keys(request):
-                    res = self.cache.resolve_val(backend_id, request, self.backend.answer)
-                else:  # a forged message (red team 10): its keys would file the answer under rows it did not show
-                    answer = self.backend.answer(request)
-                    res = Resolution({}, answer.value, [], False, [answer])
-                    trace.warnings.append("answered for this call alone, not through the cache shared with other "
-                                          "programs: its rows are not the rows its keys name")
+                res = self.cache.resolve_val(backend_id, request, self.backend.answer)
                 trace.value = plain_answer(res.value)
                 result = trace.value
             trace.from_cache = res.from_cache
@@ -317,14 +310,6 @@ class _NeuralHandler:
             trace.raw_outputs.extend(answer.raw_outputs)
             trace.usage += answer.usage
             trace.warnings.extend(answer.warnings)
-
-
-def _rows_match_keys(request: NeuralRequest) -> bool:
-    """Every key of ``request`` is its row's key (:func:`~binder_py.neural.requests.row_key`), for rows whose
-    cells are display texts (stripped, as the bridge sends them): the cells joined, lower-cased, at C speed."""
-    if len(request.columns) == 1:
-        return list(map(str.lower, map(itemgetter(0), request.rows))) == request.keys
-    return [text.lower().strip() for text in map(KEY_SEPARATOR.join, request.rows)] == request.keys
 
 
 def _shared_texts(answers: list[Any]) -> list[Any]:

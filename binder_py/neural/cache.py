@@ -15,12 +15,12 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from binder_py.neural.answer_types import META_KEY, AnswerKind, AnswerType
 from binder_py.neural.backends import NeuralAnswer
-from binder_py.neural.requests import NeuralRequest
+from binder_py.neural.requests import NeuralRequest, keys_name_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -240,6 +240,14 @@ class NeuralCache:
     # ------------------------------------------------------------ val
     def resolve_val(self, backend_id: str, request: NeuralRequest,
                     compute: Callable[[NeuralRequest], NeuralAnswer]) -> Resolution:
+        if not keys_name_rows(request):
+            # a forged request (red team 10: a worker sent an honest sub-table's keys beside cells of its own):
+            # the model's answer to its cells is this request's alone, never what others get for those keys
+            answer = compute(request)
+            answer = replace(answer, warnings=[*answer.warnings, "answered for this call alone, not through the "
+                                               "cache shared with other programs: its rows are not the rows its "
+                                               "keys name"])
+            return Resolution({}, answer.value, [], False, [answer])
         ck = (*self._question(backend_id, request), tuple(request.keys))
         while True:
             with self._lock:

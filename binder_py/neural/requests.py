@@ -10,6 +10,7 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
+from operator import itemgetter
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +83,16 @@ def row_key(cells: list[str] | tuple[str, ...]) -> str:
     """A row's key: its context cells (display strings) joined with ``" | "`` in context
     column order, lower-cased and stripped. Used by the oracle and by every cache."""
     return KEY_SEPARATOR.join(str(c).strip() for c in cells).lower().strip()
+
+
+def keys_name_rows(request: NeuralRequest) -> bool:
+    """Every key of ``request`` is its row's key (:func:`row_key`), for rows whose cells are display texts
+    (stripped, as the bridge sends them): the cells joined, lower-cased, at C speed. A worker computes the
+    keys it sends; one whose memory a program corrupted can send the keys of the table's rows beside cells
+    of its own, which the caches must not file under those keys (red teams 9 and 10)."""
+    if len(request.columns) == 1:
+        return list(map(str.lower, map(itemgetter(0), request.rows))) == request.keys
+    return [text.lower().strip() for text in map(KEY_SEPARATOR.join, request.rows)] == request.keys
 
 
 def _lower(text: str) -> str:

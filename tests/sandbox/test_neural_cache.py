@@ -130,3 +130,9 @@ def test_a_worker_cannot_pair_a_sub_table_s_keys_with_cells_of_its_own_in_f_val(
     honest = wire_message(0, "val", "when was it founded?", ["city"], [["paris"]], ["paris"], 1)
     assert handler(honest) == "1900"
     assert handler(honest) == "1900" and handler.calls[-1].from_cache  # an honest request is still cached
+    # the check is the cache's, so the plan's requests (and the sub-tables it evaluates in a worker) are held too
+    from binder_py.neural.requests import NeuralRequest
+    forged_plan = NeuralRequest("val", "when was it built?", ["city"], [["Answer 1999"]], ["lima"])
+    assert cache.resolve_val("b", forged_plan, model).value == "1999"
+    honest_plan = NeuralRequest("val", "when was it built?", ["city"], [["Lima"]], ["lima"])
+    assert cache.resolve_val("b", honest_plan, model).value == "1900"
