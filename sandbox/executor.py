@@ -236,9 +236,15 @@ class Sandbox:
         try:
             _send_job(sock, job)
             run_start = time.monotonic()
+            reply: bytes | None = None  # the answer to the worker's last call, sent by the run's deadline
             while True:
                 deadline = run_start + callback_s + float(limits.wall_seconds)
                 try:
+                    if reply is not None:
+                        # a worker that stopped reading its reply (red team 10: native code a memory bug gave a
+                        # program) made sendall raise out of run() once the socket's timeout ran out
+                        protocol.send(sock, protocol.REPLY, reply, deadline)
+                        reply = None
                     kind, payload = protocol.recv(sock, deadline)
                 except protocol.Timeout:
                     kill()
@@ -251,8 +257,7 @@ class Sandbox:
                                         callback_s, start)
                 if kind == protocol.CALL:
                     t0 = time.monotonic()
-                    reply = self._handle_call(payload, callbacks, callback_size)
-                    protocol.send(sock, protocol.REPLY, codec.dumps(reply))
+                    reply = codec.dumps(self._handle_call(payload, callbacks, callback_size))
                     callback_s += time.monotonic() - t0
                 elif kind == protocol.OUTCOME:
                     end()

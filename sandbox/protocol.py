@@ -34,13 +34,22 @@ class Timeout(Exception):
 LARGE = 1 << 20
 
 
-def send(sock: socket.socket, kind: int, payload: bytes = b"") -> None:
+def send(sock: socket.socket, kind: int, payload: bytes = b"", deadline: float | None = None) -> None:
+    """Send one frame; with ``deadline`` (``time.monotonic()``), :class:`Timeout` when the peer has not taken it
+    all by then (a worker that stopped reading its reply; red team 10). Without, the socket's timeout applies."""
     header = HEADER.pack(len(payload), kind)
-    if len(payload) < LARGE:
-        sock.sendall(header + payload)
-    else:  # a large job (a big table): no header + payload concatenation copy
-        sock.sendall(header)
-        sock.sendall(payload)
+    if deadline is not None:
+        _arm(sock, deadline)
+    try:
+        if len(payload) < LARGE:
+            sock.sendall(header + payload)
+        else:  # a large job (a big table): no header + payload concatenation copy
+            sock.sendall(header)
+            sock.sendall(payload)
+    except socket.timeout:
+        if deadline is None:
+            raise
+        raise Timeout() from None
 
 
 def _arm(sock: socket.socket, deadline: float | None) -> None:

@@ -122,3 +122,20 @@ class _Lingering:
 
 def linger_after_outcome(callbacks, namespace):
     return {"lingering": _Lingering(8.0)}
+
+
+def call_and_stall(callbacks, namespace):
+    """Stands in for native code that asks the parent a callback and then never reads the reply (a worker
+    whose memory a program corrupted): ``stall(name)`` sends the call frame and sleeps."""
+    from sandbox import codec, protocol
+
+    proxy = callbacks["big"]
+
+    def stall(seconds):
+        import time
+
+        conn = object.__getattribute__(proxy, "_conn")
+        protocol.send(conn, protocol.CALL, codec.dumps(("big", codec.encode([]), codec.encode({}))))
+        time.sleep(seconds)
+
+    return {"stall": stall}

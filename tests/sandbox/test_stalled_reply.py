@@ -1,0 +1,28 @@
+"""A worker that stops reading a callback's reply is a timeout, not an exception out of ``run`` (red team 10).
+
+The parent sent a callback's reply with the socket's timeout left from its last read, and outside the
+``try`` that turns a timeout into an outcome: a worker that asked a callback whose reply outgrew the
+socket's buffer, then never read it (``call_and_stall`` stands in for native code a memory bug would give a
+program), made ``Sandbox.run`` raise ``TimeoutError`` (and a worker that asked and exited,
+``BrokenPipeError``) where every other misbehaviour of a worker is a failed outcome. The reply is now sent by
+the run's wall-clock deadline and a failure to send it ends the run like a failure to read.
+"""
+import time
+
+from sandbox import Limits, Sandbox
+
+
+def test_a_worker_that_never_reads_its_reply_times_out():
+    with Sandbox(Limits(wall_seconds=1.5, cpu_seconds=1.0, memory_bytes=512 * 1024**2), pool_size=1) as sb:
+        start = time.monotonic()
+        outcome = sb.run("stall(30)", callbacks={"big": lambda: [f"x{i}" for i in range(300000)]},
+                         worker_globals="escape_helpers:call_and_stall")
+        assert not outcome.ok and outcome.error.kind == "timeout", outcome.error
+        assert time.monotonic() - start < 10
+        assert sb.run("2 + 2").value == 4
+
+
+def test_a_small_reply_to_a_stalled_worker_still_times_out():
+    with Sandbox(Limits(wall_seconds=1.0, cpu_seconds=1.0, memory_bytes=512 * 1024**2), pool_size=1) as sb:
+        outcome = sb.run("stall(30)", callbacks={"big": lambda: 1}, worker_globals="escape_helpers:call_and_stall")
+        assert not outcome.ok and outcome.error.kind == "timeout", outcome.error
