@@ -53,8 +53,10 @@ def _failure(kind: str, message: str, line: int | None = None, etype: str | None
     return ProgramFailure(kind=kind, message=message, line=line, exception_type=etype)  # type: ignore[arg-type]
 
 
-def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float) -> Outcome:
-    """Build an Outcome from the worker's (untrusted, plain-data) dictionary."""
+def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float,
+                      stdout_bytes: int = Limits.stdout_bytes) -> Outcome:
+    """Build an Outcome from the worker's (untrusted, plain-data) dictionary; its printed output cut to
+    ``stdout_bytes`` (UTF-8), as the worker's own buffer would have cut it."""
     if type(d) is not dict:
         raise codec.CodecError("outcome is not a dict")
     compile_ms = float(d.get("compile_ms") or 0.0)
@@ -62,6 +64,10 @@ def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float) -> Outcome:
     stdout = d.get("stdout", "")
     stdout = stdout if type(stdout) is str else ""
     truncated = d.get("stdout_truncated") is True
+    if len(stdout) * 4 > stdout_bytes:  # (a character is at most 4 bytes: most outputs are not encoded here)
+        data = stdout.encode("utf-8", "surrogatepass")
+        if len(data) > stdout_bytes:  # only a worker whose memory a program corrupted sends more (red team 10)
+            stdout, truncated = data[:stdout_bytes].decode("utf-8", "ignore"), True
     timings = Timings(compile_ms=compile_ms, run_ms=run_ms, callback_ms=callback_ms, total_ms=total_ms)
     if d.get("ok") is True:
         codec.check_answer_size(d.get("value"))  # the worker checked it too, if it was not compromised
@@ -76,7 +82,7 @@ def _outcome_from_dict(d: Any, callback_ms: float, total_ms: float) -> Outcome:
     # text only: str() of anything else (a list shared with itself 60 levels deep) writes it all out
     failure = _failure(err["kind"], message[:10000] if type(message) is str else "<malformed error message>",
                        line if type(line) is int and 0 < line < 1 << 31 else None,
-                       etype if type(etype) is str else None)
+                       etype[:200] if type(etype) is str else None)
     return Outcome(ok=False, value=None, error=failure, stdout=stdout, stdout_truncated=truncated, timings=timings)
 
 
@@ -263,7 +269,8 @@ class Sandbox:
                     end()
                     total = (time.perf_counter() - start) * 1000.0
                     try:
-                        return _outcome_from_dict(codec.safe_loads(payload), callback_s * 1000.0, total)
+                        return _outcome_from_dict(codec.safe_loads(payload), callback_s * 1000.0, total,
+                                                  int(limits.stdout_bytes))
                     except Exception as exc:  # noqa: BLE001 - hostile or broken worker output
                         return self._failed(_failure("killed", f"malformed result from the worker: {exc}"),
                                             callback_s, start)
@@ -356,7 +363,8 @@ class Sandbox:
         out["stdout"] = buffer.getvalue()
         out["stdout_truncated"] = buffer.truncated
         total = (time.perf_counter() - start) * 1000.0
-        return _outcome_from_dict(codec.safe_loads(codec.dumps(out)), spent[0] * 1000.0, total)
+        return _outcome_from_dict(codec.safe_loads(codec.dumps(out)), spent[0] * 1000.0, total,
+                                 int(limits.stdout_bytes))
 
 
 def _send_job(sock: socket.socket, job: handoff.PackedJob) -> None:

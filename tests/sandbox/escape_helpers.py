@@ -139,3 +139,22 @@ def call_and_stall(callbacks, namespace):
         time.sleep(seconds)
 
     return {"stall": stall}
+
+
+def forge_outcome(callbacks, namespace):
+    """Stands in for native code that sends the parent an outcome of its own (``forge(stdout_chars)``): an
+    answer of 1 with that much printed output and a long exception type name, then sleeps."""
+    from sandbox import codec, protocol
+
+    proxy = callbacks["big"]
+
+    def forge(chars):
+        import time
+
+        conn = object.__getattribute__(proxy, "_conn")
+        out = {"ok": True, "value": codec.encode(1), "compile_ms": 0.0, "run_ms": 0.0,
+               "stdout": "\u20ac" * chars, "stdout_truncated": False}
+        protocol.send(conn, protocol.OUTCOME, codec.dumps(out))
+        time.sleep(30)
+
+    return {"forge": forge}
