@@ -197,7 +197,13 @@ def run(program: str | ast.Module, filename: str, ns: dict[str, Any], buffer: Bo
         before_exec: Callable[[], None] | None = None) -> dict[str, Any]:
     """Compile and execute; return the outcome dict (value already encoded)."""
     t0 = time.perf_counter()
-    code = compile_program(program, filename)
+    try:
+        code: types.CodeType | CompileFailure = compile_program(program, filename)
+    except (CPUTimeExceeded, MemoryError) as exc:  # the limits reach the compiler too: a 100,000-term chained
+        # comparison compiles for seconds, and the CPU limit's exception escaped the worker, which then exited
+        # with no outcome (reported as killed, red team 10)
+        return {"ok": False, "value": None, "error": failure_from_exception(exc, filename),
+                "compile_ms": (time.perf_counter() - t0) * 1000.0, "run_ms": 0.0}
     t1 = time.perf_counter()
     out: dict[str, Any] = {"ok": False, "value": None, "error": None, "compile_ms": (t1 - t0) * 1000.0}
     if isinstance(code, CompileFailure):

@@ -137,6 +137,9 @@ BOMBS = [
     ("catch_timeout_and_loop",
      "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", "timeout"),
     ("big_dataframe", "pd.DataFrame({'a': range(10**9)})", "memory"),
+    # red team 10: the CPU limit ran out while the program compiled, and its exception escaped the worker,
+    # which exited with no outcome ("killed")
+    ("slow_compile", "1" + " < 1" * 400000, "timeout"),
 ]
 
 
