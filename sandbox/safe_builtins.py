@@ -12,6 +12,8 @@ import collections
 import types
 from typing import Any
 
+import numpy as _np
+
 from RestrictedPython.Guards import safe_builtins as _rp_safe_builtins
 
 from .guards import (
@@ -245,7 +247,7 @@ def _refuse(name: str) -> Any:
 REFUSED_BUILTINS = (
     "open", "exec", "eval", "compile", "globals", "locals", "vars", "dir",
     "breakpoint", "input", "help", "exit", "quit", "memoryview", "setattr",
-    "delattr", "super", "classmethod", "staticmethod", "property", "object",
+    "delattr", "super", "classmethod", "staticmethod", "property",
     "bytearray", "copyright", "credits", "license",
 )
 
@@ -285,6 +287,11 @@ def build_builtins() -> dict[str, Any]:
         "format": format,
         "ascii": ascii,
         "bytes": _refuse("bytes"),
+        # the name `object` is numpy's object scalar type, which programs reach as np.object_ anyway: the
+        # real class is the root of every class (its __subclasses__ and slot wrappers reach everything), but
+        # programs name it as a dtype (astype(object), dtype=object, select_dtypes(include=object)), which
+        # np.object_ means to numpy and pandas alike
+        "object": _np.object_,
         "CallbackError": CallbackError,
         "ExceptionGroup": _refuse("ExceptionGroup"),
         "BaseExceptionGroup": _refuse("BaseExceptionGroup"),

@@ -15,6 +15,11 @@ T = pd.DataFrame({
 TEAMS = pd.DataFrame({"team": ["red", "blue", "green"], "city": ["Rome", "Oslo", "Lima"]})
 
 PROGRAMS = [
+    # `object` as a dtype, as LM-written programs name it (the name is numpy's object scalar type)
+    ("astype_object", 'df["score"].astype(object).dtype == object', True),
+    ("series_dtype_object", 'str(pd.Series([1, "a"], dtype=object).dtype)', "object"),
+    ("select_dtypes_exclude_object", 'list(df.select_dtypes(exclude=object).columns)', ["score"]),
+    ("astype_dict_object", 'str(df.astype({"score": object})["score"].dtype)', "object"),
     # pandas methods that import modules lazily, or whose C code imports (datetime.strftime → time)
     ("timestamp_strftime", 'pd.Timestamp("2020-03-04").strftime("%Y/%m")', "2020/03"),
     ("dt_strftime", 'pd.to_datetime(pd.Series(["2020-03-04"])).dt.strftime("%d.%m.%Y").iloc[0]', "04.03.2020"),
