@@ -21,22 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from binder_py.discriminate.scoring import literal_grammar
+from dataclasses import dataclass
+
+from binder_py.discriminate.scoring import FORCED_ZERO, literal_grammar
 from binder_py.lm.types import LanguageModel, LMRequest, Usage
 
 __all__ = ["AnswerScores", "can_score_answers", "score_answers"]
 
-#: a forced token reported at least this likely: the server gave the probabilities after the grammar
-_FORCED_ZERO = -1e-6
 #: the longest answer text scored (a longer one is left unscored: it would cost a token per token)
 MAX_ANSWER_CHARS = 200
 
 
+@dataclass(frozen=True)
 class AnswerScores:
     """``log P(answer | prompt)`` per answer text (None: not scored), and the usage of the requests."""
 
-    def __init__(self, scores: Mapping[str, float | None], usage: Usage):
-        self.scores, self.usage = dict(scores), usage
+    scores: dict[str, float | None]
+    usage: Usage
 
 
 def can_score_answers(lm: LanguageModel) -> bool:
@@ -60,11 +61,11 @@ def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, pur
                       grammar=literal_grammar(forced), seed=0)
         request = (LMRequest(messages=(("user", prompt),), **common) if lm.capabilities.chat
                    else LMRequest(prompt=prompt, **common))
-        choice_list = lm.complete(request, purpose=purpose, tags=tags)
-        usage += choice_list.usage
-        choice = choice_list.choices[0]
+        completion = lm.complete(request, purpose=purpose, tags=tags)
+        usage += completion.usage
+        choice = completion.choices[0]
         logprobs = [lp for _, lp in choice.token_logprobs or ()]
-        if choice.text != forced or not logprobs or (len(logprobs) > 1 and all(lp > _FORCED_ZERO for lp in logprobs)):
+        if choice.text != forced or not logprobs or (len(logprobs) > 1 and all(lp > FORCED_ZERO for lp in logprobs)):
             scores[text] = None
             continue
         scores[text] = sum(logprobs)

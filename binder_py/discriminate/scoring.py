@@ -80,7 +80,7 @@ DEFAULT_WRITE_INSTRUCTION = ("Write a Python (pandas) program over the table `df
                              "Write only the program.")
 _VOTE_TEMPERATURE = 0.8
 _VOTE_SMOOTHING = 0.5  # added to every label count before normalising
-_FORCED_ZERO = -1e-6  # every forced token at least this likely: the server reported post-grammar probabilities
+FORCED_ZERO = -1e-6  # every forced token at least this likely: the server reported post-grammar probabilities
 
 
 class ScoringUnavailable(LMError):
@@ -358,7 +358,7 @@ def _score_likelihood(lm: LanguageModel, prompt: ChoicePrompt, options: Sequence
                                      "likelihood scoring needs a server that honours LMRequest.grammar")
         if choice.token_logprobs:
             lps = [lp for _, lp in choice.token_logprobs]
-            if all(lp > _FORCED_ZERO for lp in lps) and len(lps) > 1:
+            if all(lp > FORCED_ZERO for lp in lps) and len(lps) > 1:
                 raise ScoringUnavailable(f"{lm.name} reports probabilities after the grammar (every forced token "
                                          "has log-probability 0); use method='choice'")
             value = sum(lps) / len(lps)
