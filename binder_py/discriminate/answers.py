@@ -2,7 +2,7 @@
 the answers the programs gave, to break ties in the vote.
 
 When the vote's top is a tie (two or more answers with the same weight: with the embedded model
-and n = 5, about one question in five), the earliest sample used to win. Instead, the model that
+and n = 5, about one question in four), the earliest sample used to win. Instead, the model that
 wrote the programs scores each tied answer ``a`` as ``log P(a | table, question)``: the end-to-end
 prompt (:func:`binder_py.prompting.build_e2e_prompt`, one exemplar, the table as the parse prompt
 shows it), and the answer forced as the model's reply by a grammar that matches exactly its text;
