@@ -38,7 +38,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
-from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, parse_number, shown_key
+from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, classify, parse_number, shown_key
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
@@ -134,32 +134,48 @@ def question_of(shown: str) -> str:
     return shown
 
 
+#: the kind of answer (:func:`~binder_py.neural.requests.classify`) an ``f_col`` column of each
+#: enforced type is built from: an accepted answer of another kind is handed over as what it was
+#: read as, else the column would not be of the type ("Yes, it is." read as yes made the column text)
+_COLUMN_KIND = {AnswerKind.YES_NO: "bool", AnswerKind.NUMBER: "num"}
+
+
+def _handed_over(raw: Any, parsed: ParsedAnswer, kind: AnswerKind) -> Any:
+    """What the program gets for an accepted answer: the answer as written when the column typing
+    reads it as ``kind`` already (``"Yes"``, ``"1,234"``), else the value it was read as (``"yes"``
+    for ``"Yes, it is."``, ``165`` for ``"165 cm"``, ``1906`` for ``"1906."``). Dates stay as written."""
+    wanted = _COLUMN_KIND.get(kind)
+    if wanted is None or parsed.missing or classify(raw)[0] == wanted:
+        return raw
+    if kind is AnswerKind.YES_NO:
+        return "yes" if parsed.value else "no"
+    return parsed.value
+
+
 def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[dict[str, Any], list[str]]:
     """``answers`` (row key → raw answer) read as ``answer_type``: an answer of the wrong kind is
-    left out (the row is NA: never selected by a mask), with one warning naming the rows."""
+    left out (the row is NA: never selected by a mask), with one warning naming the rows; an
+    accepted one is kept as :func:`_handed_over` says."""
     if answer_type is None or answer_type.kind not in HINTS:
         return answers, []
-    try:  # one parse per distinct answer (told apart by type too: 1 and True differ)
-        distinct = set(zip(map(type, answers.values()), answers.values()))
-    except TypeError:  # an unhashable answer (a list)
-        distinct = None
-    if distinct is not None and not any(parse_typed_answer(raw, answer_type).error is not None
-                                        for _t, raw in distinct):
-        return dict(answers), []
     kept: dict[str, Any] = {}
     refused: list[str] = []
-    failed: dict[tuple[type, Any], bool] = {}
+    # one parse per distinct answer (told apart by type too: 1 and True differ)
+    read: dict[tuple[type, Any], tuple[bool, Any]] = {}
     for key, raw in answers.items():
         try:
-            bad = failed[type(raw), raw]
+            bad, value = read[type(raw), raw]
         except KeyError:
-            bad = failed[type(raw), raw] = parse_typed_answer(raw, answer_type).error is not None
+            parsed = parse_typed_answer(raw, answer_type)
+            bad, value = read[type(raw), raw] = (parsed.error is not None,
+                                                 _handed_over(raw, parsed, answer_type.kind))
         except TypeError:  # an unhashable answer (a list)
-            bad = parse_typed_answer(raw, answer_type).error is not None
+            parsed = parse_typed_answer(raw, answer_type)
+            bad, value = parsed.error is not None, _handed_over(raw, parsed, answer_type.kind)
         if bad:
             refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
             continue
-        kept[key] = raw
+        kept[key] = value
     why = f" ({answer_type.reason})" if answer_type.reason else ""  # the program's use, or the question's wording
     warnings = [f"{len(refused)} answer(s) are not {HINTS[answer_type.kind]}{why}; those "
                 f"rows are NA: " + "; ".join(refused[:5])] if refused else []

@@ -336,6 +336,25 @@ def test_callable_per_row_backend(runner, shirts):
     assert r.value == [[12, 7, 4, 7, 12], "Tuxedo shirt"]
 
 
+def test_an_answer_read_as_the_calls_type_reaches_the_program_as_that_type(runner, shirts):
+    """A typed call accepted "Yes, it is." as yes and "80 cm" as 80, then handed the program the
+    texts: the mask column was text (a KeyError listing the answers) and .mean() a TypeError."""
+    def row_fn(question, row):
+        if question.startswith("Is"):
+            return "Yes, it is." if row["made in"] in ("USA", "Mexico") else "No."
+        return f"{row['price']} cm" if row["price"] != 10 else "10."
+
+    backend = CallableBackend.per_row(row_fn, lambda q, rows: None)
+    program = ('df["len"] = f_col("Length of the label?", ["price"])\n'
+               '[df[f_col("Is it made in the south?", ["made in"])]["shirt"].tolist(), float(df["len"].mean()),'
+               ' str(df["len"].dtype)]')
+    r = run(runner, program, shirts, backend)
+    assert r.ok, r.error
+    assert r.value == [["Tuxedo shirt", "Polo", "Tuxedo shirt"], 46.0, "Int64"]
+    first = r.calls[0] if r.calls[0].question.startswith("Length") else r.calls[1]
+    assert first.answers["80"] == 80 and first.answers["10"] == 10
+
+
 def test_trace_json_is_complete(runner, shirts, shirt_oracle_data):
     program = 'df[f_col("Made in North America?", "made in")]["shirt"].tolist()'
     r = run(runner, program, shirts, OracleBackend(shirt_oracle_data), title="shirts")
