@@ -7,8 +7,9 @@ The linked program is a new candidate (origin ``link``, ``repaired_from`` its so
 source's count and sample positions): when it answers, it votes in its source's place
 (:func:`binder_py.answer.superseded_by_links`), since a filter on a value no row holds selects
 nothing and a count over it answers 0. Before repair, so that a program fixed here is not sent
-back to the model. No model call is spent on finding the link; the linked program's neural calls
-(if any) are planned and run like the samples'.
+back to the model; repair links the programs it adds the same way (:func:`link_from`), since a
+repaired program may compare a value no cell holds too. No model call is spent on finding the link;
+the linked program's neural calls (if any) are planned and run like the samples'.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from binder_py.pipeline.state import QuestionState
 
 
 def link(state: QuestionState) -> QuestionState:
+    return link_from(state, 0)
+
+
+def link_from(state: QuestionState, start: int) -> QuestionState:
+    """Link the candidates from position ``start`` on (the stage: all of them; repair: the ones it added)."""
     if not state.settings.link_literals:
         return state
     tables = {"df": state.table, "table": state.table, **state.tables}
@@ -33,7 +39,7 @@ def link(state: QuestionState) -> QuestionState:
     waiting: list[Candidate] = []  # links whose program another candidate ran or runs: its run stands for them
     columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
     for index, candidate in enumerate(state.candidates):
-        if candidate.origin in ("e2e", "link") or candidate.run is None:
+        if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
         try:
             found = link_literals(candidate.program, tables, columns)

@@ -8,6 +8,7 @@ import math
 
 from binder_py.answer import Candidate
 from binder_py.errors import BinderError
+from binder_py.pipeline.link import link_from
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.run import run_programs
@@ -89,4 +90,5 @@ def repair(state: QuestionState) -> QuestionState:
         return state
     state = plan_candidates(state, repaired)
     done, state = run_programs(state, repaired)
-    return state.evolve(candidates=state.candidates + done)
+    added = len(state.candidates)
+    return link_from(state.evolve(candidates=state.candidates + done), added)

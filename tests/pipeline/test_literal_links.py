@@ -213,3 +213,20 @@ def test_the_notebook_view_says_why_a_candidate_did_not_vote() -> None:
     page = answer_html(answer)
     assert "did not vote: replaced by its linked version" in page
     assert "did not vote: its source&#x27;s answer stands" in page
+
+
+def test_a_program_written_by_repair_is_linked_too() -> None:
+    """Repair ran after the link stage, so a repaired program comparing a value no cell holds (a
+    name in the wrong case, common on WikiTQ's lower-cased tables) was never linked: its sum over
+    no rows, 0, voted alone."""
+    failing = 'df[df["nme"] == "x"]["pasurams"].sum()'
+
+    def responder(request, purpose):
+        return [failing] if purpose == "parse" else 'df.loc[df["name"] == "FABREGAS", "pasurams"].sum()'
+
+    answer = Binder(lm=ScriptedLM(responder), task="analyst", mode="python", n=1).ask(POEMS, QUESTION)
+    assert answer.value == 3
+    origins = [(c.origin, c.repaired_from, c.voted) for c in answer.candidates]
+    assert origins == [("sample", None, False), ("repair", 0, False), ("link", 1, True)]
+    assert ProgramCounts.of(answer.candidates).sentence().startswith(
+        "1 program(s) sampled (1 distinct) + 1 written by repair + 1 with a compared value linked to a cell")
