@@ -10,6 +10,14 @@ column's name. Column positions are subscripts (``x["c"]``, ``x[["a", "b"]]``,
 ``drop_duplicates``, ``value_counts``, ``pivot_table``, ``explode`` and ``get``. Nothing
 else is touched (values such as ``df[df.team == "Red"]`` keep their spelling), an
 ambiguous spelling is left alone, and every replacement is reported in the trace.
+
+A name the program gives a column itself is no misspelling: the new names of ``rename``
+(a literal mapping or name), ``set_axis`` or ``X.columns = [...]`` (literal names),
+``assign``'s keywords and a ``name=`` keyword are left as written. A program that renames
+columns in a way not written out (``df.columns = df.columns.str.lower()``, ``rename(str.lower)``,
+``add_prefix``) may use any spelling, so none of its literals is touched: ``df["product_name"]``
+after lower-casing the headers was read as the table's ``Product Name``, which the program had
+renamed (a KeyError in a correct program).
 """
 
 from __future__ import annotations
@@ -40,10 +48,60 @@ def _key(name: str) -> str:
     return re.sub(r"[\s_]+", " ", name).strip().casefold()
 
 
+_RENAMES = frozenset({"rename", "set_axis"})
+_UNREAD_RENAMES = frozenset({"add_prefix", "add_suffix", "rename_axis"})
+
+
+class _Unread(Exception):
+    """The program renames columns in a way the syntax tree does not spell out."""
+
+
+def _literal_names(node: ast.AST) -> set[str]:
+    """The names a rename's argument gives: a literal text, the values of a literal mapping, the
+    items of a literal list; :class:`_Unread` for anything else (a function, a variable)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    items = node.values if isinstance(node, ast.Dict) else node.elts if isinstance(node, (ast.List, ast.Tuple)) \
+        else None
+    if items is None or not all(isinstance(item, ast.Constant) for item in items):
+        raise _Unread
+    return {item.value for item in items if isinstance(item.value, str)}
+
+
+def written_names(module: ast.Module) -> set[str] | None:
+    """The column names the program gives itself (see the module docstring), or ``None`` when it
+    renames columns in a way not written out."""
+    written: set[str] = set()
+    try:
+        for node in ast.walk(module):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr == "columns":
+                        written |= _literal_names(node.value)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                method = node.func.attr
+                if method in _UNREAD_RENAMES:
+                    raise _Unread
+                if method in _RENAMES:
+                    for argument in [*node.args[:1], *(k.value for k in node.keywords
+                                                       if k.arg in ("columns", "mapper", "labels"))]:
+                        written |= _literal_names(argument)
+                elif method == "assign":
+                    written |= {k.arg for k in node.keywords if k.arg is not None}
+                written |= {k.value.value for k in node.keywords if k.arg == "name"
+                            and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)}
+    except _Unread:
+        return None
+    return written
+
+
 def resolve_columns(module: ast.Module, columns: Sequence[object]) -> list[ColumnFix]:
     """Rewrite misspelt column literals of ``module`` in place; return what was changed."""
+    written = written_names(module)
+    if written is None:
+        return []
     names = [c for c in columns if isinstance(c, str)]
-    exact = set(names)
+    exact = set(names) | written
     by_key: dict[str, list[str]] = {}
     for name in names:
         by_key.setdefault(_key(name), []).append(name)

@@ -96,3 +96,22 @@ def test_a_number_read_as_a_column_named_by_its_digits_lists_the_columns():
     table = pd.DataFrame({"0": [1, 2], "1": [3, 4]})  # a DataFrame with int column names, as binder-py keeps it
     error = execute("df[0].sum()", table, neural=None).outcome.error
     assert error.message == "KeyError: 0; the table's columns are '0', '1'"
+
+
+@pytest.mark.parametrize("program, expected", [
+    # lower-cased, snake-cased headers: 'product_name' was read as the table's 'Product Name', renamed away
+    ('df.columns = df.columns.str.lower().str.replace(" ", "_")\ndf[df["units_sold"] > 4]["shirt"].tolist()',
+     ["b"]),
+    ('df = df.rename(columns=str.lower)\ndf["units sold"].sum()', 8),
+    ('df = df.rename(columns={"shirt": "Shirt"})\ndf["Shirt"].tolist()', ["a", "b"]),
+    ('df.columns = ["Shirt", "units"]\ndf["Shirt"].tolist()', ["a", "b"]),
+    ('df.assign(SHIRT=df["shirt"].str.upper())["SHIRT"].tolist()', ["A", "B"]),
+    ('df.groupby("shirt").size().reset_index(name="Shirt")["Shirt"].sum()', 2),
+    # a name the program does not give itself is still fixed
+    ('df = df.rename(columns={"shirt": "kind"})\ndf["Units_Sold"].sum()', 8),
+])
+def test_a_name_the_program_gives_a_column_is_not_read_as_a_misspelling(program, expected):
+    table = pd.DataFrame({"shirt": ["a", "b"], "Units Sold": [3, 5]})
+    run = execute(program, table, neural=None)
+    assert run.ok, run.error
+    assert run.value == expected
