@@ -41,6 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--title", help="the table's title shown to the LM (default: the file name)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="wall-clock limit of the program (time spent answering neural calls not counted)")
+    parser.add_argument("--task", choices=("wikitq", "tabfact"),
+                        help="read TABLE as binder-py eval's programs see a benchmark table, to rerun a recorded "
+                             "program: wikitq (a WikiTQ .tsv/.csv: cells unescaped, a repeated header numbered "
+                             "name_2, ...) or tabfact (a #-separated TabFact table), text cells lower-cased as the "
+                             "task does; one table")
     parser.add_argument("--no-neural", action="store_true",
                         help="pure-Python mode: a program with a neural call is a policy error")
     parser.add_argument("--json", action="store_true", help="print the whole trace as JSON")
@@ -84,6 +89,22 @@ def _read_program(path: str) -> str:
                           "save it as UTF-8") from None
 
 
+def _benchmark_table(task: str, paths: list[str]) -> pd.DataFrame:
+    """The table ``binder-py eval --task`` runs programs on: read by the dataset's reader (a WikiTQ
+    table with a repeated header, or any TabFact table, is refused or misread as a plain file), its
+    text cells lower-cased when the task lower-cases them, as :meth:`binder_py.ask.Binder.ask` does."""
+    from binder_py.ask import lowercase_text_cells
+    from binder_py.datasets.common import TABLE_LOADERS
+    from binder_py.tasks import task_profile
+
+    import binder_py.datasets  # noqa: F401 - registers the readers in TABLE_LOADERS
+
+    if len(paths) != 1:
+        raise BinderError(f"--task {task} reads one benchmark table, not {len(paths)}")
+    table = TABLE_LOADERS[task](paths[0])
+    return lowercase_text_cells(table) if task_profile(task).lowercase_cells else table
+
+
 def format_value(value: Any) -> str:
     """The answer as printed: all of it, as a DataFrame's ``to_string`` shows every row (the sandbox
     bounds an answer's size); ``--json`` keeps the first 10,000 items and says so."""
@@ -106,9 +127,12 @@ def run(args: argparse.Namespace) -> int:
     if program.lstrip().startswith("```"):  # pasted from a chat answer: a syntax error at line 1, column 0
         raise BinderError("the program is wrapped in a markdown fence (```python ... ```); keep only the code "
                           "between the fences")
-    loaded = load_table_files(args.tables)
-    table = next(iter(loaded.values()))
-    named = loaded if len(loaded) > 1 else None  # one table is df only, as in binder-py ask
+    if args.task is not None:
+        table, named = _benchmark_table(args.task, args.tables), None
+    else:
+        loaded = load_table_files(args.tables)
+        table = next(iter(loaded.values()))
+        named = loaded if len(loaded) > 1 else None  # one table is df only, as in binder-py ask
     title = args.title or (Path(args.tables[0]).stem.replace("_", " ") if named is None else None)
     backend = make_backend(args.neural, args.lm, title)
     limits = None

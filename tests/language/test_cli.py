@@ -180,3 +180,24 @@ def test_an_oracle_file_that_answers_one_row_twice_differently_is_refused(files,
                                                                          "mexico": "yes"}}}))
     assert main(["exec", str(table), str(program), "--neural", f"oracle:{oracle}"]) == 0  # agreeing: one answer
     assert capsys.readouterr().out.strip() == "105"
+
+
+def test_exec_task_reads_a_benchmark_table_as_eval_does(capsys, tmp_path):
+    """A recorded WikiTQ program rerun with exec saw the file's own case (the run had lower-cased
+    cells), a repeated WikiTQ header was refused, and a #-separated TabFact table read as one column."""
+    wikitq = tmp_path / "1.tsv"
+    wikitq.write_text("Film\tFilm\tDirector\nMajor League\tx\tDavid S. Ward\nSkin Deep\ty\tBlake\\nEdwards\n",
+                      encoding="utf-8")
+    tabfact = tmp_path / "1-2.html.csv"
+    tabfact.write_text("team#wins\nLakers#52\nCeltics#57\n", encoding="utf-8")
+    program = tmp_path / "p.py"
+    program.write_text('[df.columns.tolist(), df[df["Director"] == "david s. ward"]["Film"].tolist(), df.iloc[1, 2]]')
+    assert main(["exec", "--task", "wikitq", str(wikitq), str(program)]) == 0
+    assert json.loads(capsys.readouterr().out) == [["Film", "Film_2", "Director"], ["major league"],
+                                                   "blake\nedwards"]
+    assert main(["exec", str(wikitq), str(program)]) == 2  # the repeated header, as a plain file
+    program.write_text('df[df["team"] == "lakers"]["wins"].iloc[0]')
+    assert main(["exec", "--task", "tabfact", str(tabfact), str(program)]) == 0
+    assert capsys.readouterr().out.strip() == "52"
+    assert main(["exec", "--task", "tabfact", str(tabfact), str(tabfact), str(program)]) == 2
+    assert "reads one benchmark table" in capsys.readouterr().err
