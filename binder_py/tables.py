@@ -3,8 +3,9 @@
 Two entry points:
 
 * :func:`load_table` reads a user's file (CSV, TSV, Parquet, Excel) and returns a
-  prepared DataFrame. Blank lines of a CSV/TSV file and rows of a workbook's first
-  sheet with nothing in them are skipped.
+  prepared DataFrame. Rows with nothing in them are skipped: blank lines of a CSV/TSV
+  file, lines of separators alone (``,,,``, as spreadsheets export the empty rows under a
+  table), and empty rows of a workbook's first sheet.
 * :func:`prepare_table` validates and types a DataFrame that a user passes
   directly in Python (``binder_py`` calls it on every table before a program
   sees it).
@@ -390,7 +391,7 @@ def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
         raise TableError(
             f"{path}: cannot parse the file as {'TSV' if sep == chr(9) else 'CSV'} ({detail}); check that every row "
             "has the same number of fields and that quotes are balanced") from None
-    return _header_from_first_row(raw, path)
+    return _header_from_first_row(_without_empty_rows(raw), path)
 
 
 #: the delimiters a file with none of the expected one in its header probably used instead
@@ -493,12 +494,18 @@ def _read_excel(path: Path, limits: TableLimits) -> pd.DataFrame:
     except Exception as error:  # openpyxl/zipfile raise many different types on garbled files
         raise TableError(f"{path}: cannot read the file as an Excel workbook ({type(error).__name__}: {error}); "
                          "check the file or save the sheet as CSV") from None
-    # an empty cell reads as "" (keep_default_na=False): rows with nothing in them are skipped, as blank
-    # lines of a CSV file are (a blank first row made the header column_1, column_2, ... and numbers text)
-    raw = raw[~(raw.isna() | (raw == "")).all(axis=1)]
+    raw = _without_empty_rows(raw)
     if raw.empty:
         _refuse_empty_first_sheet(path)
-    return _header_from_first_row(raw.reset_index(drop=True), path)
+    return _header_from_first_row(raw, path)
+
+
+def _without_empty_rows(raw: pd.DataFrame) -> pd.DataFrame:
+    """``raw`` (cells read as text, an empty cell ``""``) without its rows that hold nothing: a blank
+    first row of a sheet made the header column_1, column_2, ... and numbers text, and a CSV file's
+    ``,,,`` lines (a spreadsheet's empty rows under the table) were rows of NaN that counted in
+    ``len(df)`` and made a column of whole numbers floats."""
+    return raw[~(raw.isna() | (raw == "")).all(axis=1)].reset_index(drop=True)
 
 
 def _refuse_empty_first_sheet(path: Path) -> None:

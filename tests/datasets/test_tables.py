@@ -203,6 +203,18 @@ def test_blank_rows_of_a_workbook_are_skipped_like_blank_lines_of_a_csv(tmp_path
     assert list(out.columns) == ["name", "n"] and out["name"].tolist() == ["a", "b"] and out["n"].tolist() == [1, 2]
 
 
+@pytest.mark.parametrize("suffix, sep", [(".csv", ","), (".tsv", "\t")])
+def test_lines_of_separators_alone_are_skipped_like_blank_lines(tmp_path, suffix, sep):
+    """A spreadsheet's CSV export ends with ',,' lines for the empty rows under the table: they were
+    rows of NaN, so len(df) counted them and the whole numbers of "n" became floats."""
+    path = tmp_path / f"t{suffix}"
+    path.write_text(sep.join(["", ""]) + "\n" + "\n".join(sep.join(r) for r in
+                    (["name", "n"], ["a", "1"], ["", ""], ["b", "2"], ["", ""], ["", ""])) + "\n")
+    out = load_table(path)
+    assert list(out.columns) == ["name", "n"] and out["name"].tolist() == ["a", "b"]
+    assert out["n"].tolist() == [1, 2] and str(out["n"].dtype) == "int64"
+
+
 def test_an_empty_first_sheet_says_only_the_first_sheet_is_read(tmp_path):
     """A workbook whose table is on its second sheet was refused with "the file has no header row",
     which does not say that only the first sheet is read, nor which sheet holds the table."""
