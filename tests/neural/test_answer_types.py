@@ -128,6 +128,13 @@ def test_unreadable_answers_are_failures_that_say_why(text, answer_type, message
     assert message in parsed.error
 
 
+@pytest.mark.parametrize("text, value", [("$25 million", 25_000_000), ("1.1 million", 1_100_000),
+                                         ("2.5 Billion dollars", 2_500_000_000), ("300 thousand", 300_000)])
+def test_a_number_with_a_scale_word_is_read_at_its_scale(text, value):
+    """'$25 million' was read as 25: beside '$11,000,000' in one column of amounts, 25 was the smaller."""
+    assert parse_typed_answer(text, NUMBER).value == value
+
+
 @pytest.mark.parametrize("text", [None, "unknown", "N/A", "", "none", float("nan")])
 def test_unknown_is_missing_not_a_failure(text):
     parsed = parse_typed_answer(text, NUMBER)
