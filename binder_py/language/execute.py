@@ -16,7 +16,7 @@ import pandas as pd
 
 from binder_py.errors import ProgramError
 from binder_py.jsonable import cut_note, to_jsonable
-from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, site_answer_types
+from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, read_value, site_answer_types
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
                                       plain_answer)
 from binder_py.language.messages import NeuralCallMessage
@@ -286,7 +286,7 @@ class _NeuralHandler:
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
                     return None
                 res = self.cache.resolve_val(backend_id, request, self.backend.answer)
-                trace.value = plain_answer(res.value)
+                trace.value = plain_answer(read_value(res.value, answer_type))
                 result = trace.value
             trace.from_cache = res.from_cache
             trace.cached_keys = list(res.cached_keys)

@@ -152,6 +152,17 @@ def _handed_over(raw: Any, parsed: ParsedAnswer, kind: AnswerKind) -> Any:
     return parsed.value
 
 
+def read_value(raw: Any, answer_type: AnswerType | None) -> Any:
+    """An ``f_val`` answer as the program gets it: as :func:`_handed_over` says when it reads as the
+    call's yes/no or number type ("2 teams" for "how many …?" used in arithmetic was text, and
+    ``+ 1`` a TypeError), else as written (an ``f_val`` answer is not refused; a list is kept)."""
+    if answer_type is None or answer_type.kind not in _COLUMN_KIND or isinstance(raw, (list, tuple)) \
+            or (isinstance(raw, str) and "|" in raw):
+        return raw
+    parsed = parse_typed_answer(raw, answer_type)
+    return raw if parsed.error is not None else _handed_over(raw, parsed, answer_type.kind)
+
+
 def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[dict[str, Any], list[str]]:
     """``answers`` (row key → raw answer) read as ``answer_type``: an answer of the wrong kind is
     left out (the row is NA: never selected by a mask), with one warning naming the rows; an

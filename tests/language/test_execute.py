@@ -355,6 +355,17 @@ def test_an_answer_read_as_the_calls_type_reaches_the_program_as_that_type(runne
     assert first.answers["80"] == 80 and first.answers["10"] == 10
 
 
+def test_an_f_val_answer_read_as_its_type_reaches_the_program_as_that_type(runner, shirts):
+    """f_col read "2 shirts" as 2 for a number site, f_val handed the text on: `+ 1` was a TypeError."""
+    backend = CallableBackend.per_row(lambda q, row: None,
+                                      lambda q, rows: "2 shirts" if q.startswith("How") else "Yes, it is.")
+    program = ('[f_val("How many shirts are from the USA?", df[["shirt", "made in"]]) + 1,'
+               ' f_val("Is the polo cheap?", df[["shirt", "price"]]) & True, f_val("Which is formal?", df[["shirt"]])]')
+    r = run(runner, program, shirts, backend)
+    assert r.ok, r.error
+    assert r.value == [3, True, "Yes, it is."]  # a text site keeps the answer as written
+
+
 def test_trace_json_is_complete(runner, shirts, shirt_oracle_data):
     program = 'df[f_col("Made in North America?", "made in")]["shirt"].tolist()'
     r = run(runner, program, shirts, OracleBackend(shirt_oracle_data), title="shirts")
