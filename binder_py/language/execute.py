@@ -425,10 +425,29 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
         if pool is not None:
             pool.shutdown(wait=True)
     outcome = name_the_columns(outcome, table, named)
+    if parsed.sites:
+        outcome = explain_text_use_of_yes_no(outcome)
     calls = list(handler.calls) + handler.unused_prefetches()
     return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,
                       rewritten_code=rewritten_source(module), title=title, backend=backend_name,
                       seconds=time.perf_counter() - start, column_fixes=column_fixes)
+
+
+#: pandas' error for ``.str`` on a boolean column, which is what a yes/no ``f_col`` column is
+_STR_OF_BOOLEAN = "Can only use .str accessor with string values, not boolean"
+
+
+def explain_text_use_of_yes_no(outcome: Outcome) -> Outcome:
+    """A program with neural calls that read a yes/no column as text (``.str.contains('yes')``, as the
+    original Binder's ``qa_map`` columns of "yes"/"no" text allowed) failed with pandas' bare "Can only
+    use .str accessor with string values, not boolean": say what the column is and what to write, for
+    the user and for the repair prompt, which quotes it."""
+    error = outcome.error
+    if outcome.ok or error is None or error.exception_type != "AttributeError" or _STR_OF_BOOLEAN not in error.message:
+        return outcome
+    hint = ("; a yes/no column made by f_col (or qa_map) is a boolean mask, not 'yes'/'no' text: use it as a "
+            "mask (df[mask], mask.sum()) or compare it with 'yes' (column == 'yes') instead of .str")
+    return replace(outcome, error=replace(error, message=error.message + hint))
 
 
 #: a KeyError that names one missing key (``KeyError: 'nope'``), or pandas' for several columns

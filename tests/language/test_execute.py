@@ -366,6 +366,19 @@ def test_an_f_val_answer_read_as_its_type_reaches_the_program_as_that_type(runne
     assert r.value == [3, True, "Yes, it is."]  # a text site keeps the answer as written
 
 
+def test_a_yes_no_column_read_as_text_says_what_to_write(runner, shirts, shirt_oracle_data):
+    """`qa_map(...)[q].str.contains('yes')`, right for the original Binder's "yes"/"no" text columns, failed
+    with pandas' bare "Can only use .str accessor with string values, not boolean"."""
+    program = ('t = qa_map(df, "Made in North America?", ["made in"])\n'
+               't[t["Made in North America?"].str.contains("yes")].shape[0]')
+    r = run(runner, program, shirts, OracleBackend(shirt_oracle_data))
+    assert not r.ok and r.error.line == 2
+    assert r.error.message.endswith("use it as a mask (df[mask], mask.sum()) or compare it with 'yes' "
+                                    "(column == 'yes') instead of .str")
+    plain = run(runner, 'df[df["price"] > 20].astype(bool)["shirt"].str.len().sum()', shirts, None)
+    assert "yes/no column" not in (plain.error.message if plain.error else "")  # no neural call: no hint
+
+
 def test_trace_json_is_complete(runner, shirts, shirt_oracle_data):
     program = 'df[f_col("Made in North America?", "made in")]["shirt"].tolist()'
     r = run(runner, program, shirts, OracleBackend(shirt_oracle_data), title="shirts")
