@@ -89,7 +89,11 @@ def sample(state: QuestionState) -> QuestionState:
     if state.settings.mode == "e2e":
         return _sample_answers(state)
     prompt, n = state.prompt, state.n
-    state.services.say(f"writing {n} candidate program(s) with {state.lm.name} ({prompt.prompt_tokens} prompt tokens)")
+    # the model's own count, or binder-py's estimate (3 characters a token), which the usage the server
+    # reports afterwards does not repeat: said so, not given as the count
+    tokens = f"{prompt.prompt_tokens} prompt tokens" if state.lm.capabilities.exact_tokens else \
+        f"about {prompt.prompt_tokens} prompt tokens, estimated"
+    state.services.say(f"writing {n} candidate program(s) with {state.lm.name} ({tokens})")
     completion, state = complete(state, program_request(state, prompt.text, n=n, messages=prompt.messages),
                                  "parse")
     candidates = group_programs([(extract_program(c.text), c.mean_logprob) for c in completion.choices],

@@ -374,3 +374,14 @@ def test_a_warning_several_programs_gave_is_said_once_with_how_many():
     binder = Binder(lm=scripted(['df["goals"].sum()', 'df["goals"].max()', 'df["goals"].min()']), task="analyst", n=3)
     fixes = [w for w in binder.ask(teams, "How many goals in total?").warnings if "read as 'Goals'" in w]
     assert fixes == ["in 3 programs: line 1: column 'goals' read as 'Goals'"]
+
+
+@pytest.mark.parametrize("exact, says", [(False, "prompt tokens, estimated)"), (True, " prompt tokens)")])
+def test_the_prompt_size_said_while_sampling_is_called_an_estimate_unless_it_is_the_models_count(
+        shirts, capsys, exact, says):
+    """For a remote model the progress said "(2826 prompt tokens)", binder-py's 3-characters-a-token
+    estimate, and the usage afterwards "1369 prompt tokens", the server's count."""
+    lm = ScriptedLM(lambda request, purpose: [PLAIN_PROGRAM], capabilities=Capabilities(exact_tokens=exact))
+    Binder(lm=lm, task="analyst", n=1, progress=True).ask(shirts, QUESTION)
+    line = next(line for line in capsys.readouterr().err.splitlines() if "writing 1 candidate" in line)
+    assert line.endswith(says) and ("about " in line) is not exact
