@@ -455,6 +455,8 @@ _MISSING_KEY = re.compile(r"^KeyError: (?:"
                           r"""(['"])(?P<key>.*)\1"""  # one key: 'nope'
                           r'|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index"'  # pandas', for columns
                           r"|(?P<number>-?\d+))$", re.DOTALL)  # a number: df[0]
+#: the attribute a DataFrame lacks, in pandas' AttributeError
+_SERIES_ONLY = re.compile(r"'DataFrame' object has no attribute '([A-Za-z_]\w*)'")
 #: the most columns listed per table after such an error
 _COLUMNS_SHOWN = 30
 
@@ -462,7 +464,8 @@ _COLUMNS_SHOWN = 30
 def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, pd.DataFrame]) -> Outcome:
     """A program that read a column no table has (``df["nope"]`` fails with a bare ``KeyError: 'nope'``,
     ``df.nope`` with an AttributeError): its error message also lists the tables' columns, for the
-    user and for the repair prompt, which quotes it."""
+    user and for the repair prompt, which quotes it; a method of a Series called on a table
+    (``df[["a"]].tolist()``) says to select one column instead."""
     error = outcome.error
     if outcome.ok or error is None or error.kind != "runtime":
         return outcome
@@ -490,6 +493,12 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
             return outcome  # df[0] where a column is named "0" reads as a column; any other number is a row label
     elif error.exception_type != "AttributeError" or "'DataFrame' object has no attribute" not in message:
         return outcome
+    elif (attribute := _SERIES_ONLY.search(message)) is not None \
+            and callable(getattr(pd.Series, attribute.group(1), None)):
+        # df[["a"]].tolist(): a method of a Series called on a table, not a column no table has
+        name = attribute.group(1)
+        return replace(outcome, error=replace(error, message=message + f"; {name}() is a method of one column "
+                                              f"(a Series): select one column first, as in df['column'].{name}()"))
     def shown(other: pd.DataFrame) -> str:
         columns = [repr(c) for c in other.columns[:_COLUMNS_SHOWN]]
         more = len(other.columns) - len(columns)

@@ -115,3 +115,14 @@ def test_a_name_the_program_gives_a_column_is_not_read_as_a_misspelling(program,
     run = execute(program, table, neural=None)
     assert run.ok, run.error
     assert run.value == expected
+
+
+def test_a_series_method_called_on_a_table_says_to_select_a_column():
+    """`df[["shirt"]].tolist()` got "the table's columns are 'shirt', 'price'" appended, as if a
+    column were missing; the repair prompt quoted it."""
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [1, 2]})
+    error = execute('df[df["price"] > 1][["shirt"]].tolist()', table, neural=None).outcome.error
+    assert error.message == ("AttributeError: 'DataFrame' object has no attribute 'tolist'; tolist() is a method "
+                             "of one column (a Series): select one column first, as in df['column'].tolist()")
+    error = execute("df.name", table, neural=None).outcome.error  # an attribute, not a method: the columns
+    assert error.message.endswith("; the table's columns are 'shirt', 'price'")
