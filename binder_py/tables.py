@@ -605,9 +605,12 @@ def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = Non
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in ACCEPTED_EXTENSIONS:
+        reader = _PANDAS_READERS.get(suffix)
+        fix = (f"convert it to CSV (pd.{reader}.to_csv('table.csv', index=False)) or, in Python, pass the "
+               f"DataFrame pd.{reader} gives" if reader else "rename the file or convert it to CSV")
         raise TableError(
             f"{path}: unknown table format {suffix or '(no extension)'!r}; accepted extensions are "
-            f"{', '.join(ACCEPTED_EXTENSIONS)} (rename the file or convert it to CSV)")
+            f"{', '.join(ACCEPTED_EXTENSIONS)} ({fix})")
     if not path.exists():
         raise TableError(f"{path}: no such file; check the path")
     if path.is_dir():
@@ -638,6 +641,13 @@ def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = Non
         return prepare_table(_blank_missing_markers(raw))
     except TableError as error:
         raise TableError(f"{path}: {error}") from None
+
+
+#: formats binder-py does not read whose table pandas reads (renaming such a file, as the message for an
+#: unknown extension said, reads JSON as CSV)
+_PANDAS_READERS = {".json": "read_json(path)", ".jsonl": "read_json(path, lines=True)",
+                   ".ndjson": "read_json(path, lines=True)", ".feather": "read_feather(path)",
+                   ".xlsm": "read_excel(path)", ".ods": "read_excel(path)"}
 
 
 #: the cells pandas' ``read_csv`` reads as missing by default (``keep_default_na``), less the empty one

@@ -215,6 +215,15 @@ def test_lines_of_separators_alone_are_skipped_like_blank_lines(tmp_path, suffix
     assert out["n"].tolist() == [1, 2] and str(out["n"].dtype) == "int64"
 
 
+def test_a_json_table_says_how_to_read_it_not_to_rename_it(tmp_path):
+    """`table.json` was told "rename the file or convert it to CSV": renamed, JSON reads as CSV."""
+    path = tmp_path / "table.json"
+    path.write_text('[{"a": 1}]')
+    with pytest.raises(TableError, match=r"convert it to CSV \(pd\.read_json\(path\)\.to_csv\('table\.csv', "
+                                         r"index=False\)\) or, in Python, pass the DataFrame pd\.read_json\(path\) gives"):
+        load_table(path)
+
+
 def test_an_empty_first_sheet_says_only_the_first_sheet_is_read(tmp_path):
     """A workbook whose table is on its second sheet was refused with "the file has no header row",
     which does not say that only the first sheet is read, nor which sheet holds the table."""
