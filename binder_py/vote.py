@@ -255,12 +255,16 @@ def _candidate_weight(
     return c.count * (neural_weight if c.has_neural_calls else 1.0)  # program_biased
 
 
+def _weight_class(weight: float) -> float:
+    """Weights equal to :data:`_TIE_DIGITS` significant digits tie (the one rule :func:`vote`,
+    :func:`top_tie` and :func:`vote_closeness` share)."""
+    return float(f"{weight:.{_TIE_DIGITS}g}")
+
+
 def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
     """Sort groups: weight desc; each tie class by the answers' scores (if all have one), else by
     log-prob (if all have one), then earliest."""
-    def rounded(w: float) -> float:
-        return float(f"{w:.{_TIE_DIGITS}g}")
-
+    rounded = _weight_class
     classes: dict[float, list[_Group]] = {}
     for g in groups:
         classes.setdefault(rounded(g.weight), []).append(g)
@@ -452,7 +456,7 @@ def vote_closeness(distribution: Sequence[VoteShare], margin: float = NEAR_TIE_M
     if len(distribution) < 2:
         return None
     first, second = distribution[0], distribution[1]
-    if math.isclose(first.weight, second.weight, rel_tol=1e-9):
+    if _weight_class(first.weight) == _weight_class(second.weight):
         return "tie"
     return "near_tie" if first.share - second.share <= margin + 1e-12 else None
 
@@ -462,5 +466,5 @@ def top_tie(distribution: Sequence[VoteShare]) -> list[VoteShare]:
     there is no tie, none for an empty vote."""
     if not distribution:
         return []
-    top = distribution[0].weight
-    return [s for s in distribution if math.isclose(s.weight, top, rel_tol=1e-9)]
+    top = _weight_class(distribution[0].weight)
+    return [s for s in distribution if _weight_class(s.weight) == top]

@@ -139,7 +139,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
     parser.add_argument("--no-score-ties", dest="score_ties", action="store_false", default=None,
                         help="break a tie at the top of the vote by the earliest sample, not by the model's "
                              "score of each tied answer (on by default for models that take grammars and "
-                             "report log-probabilities; docs/LANGUAGE.md, \"Voting\")")
+                             "report log-probabilities; docs/DISCRIMINATE.md, \"Scoring tied answers\")")
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:

@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from binder_py.discriminate.scoring import FORCED_ZERO, literal_grammar
-from binder_py.lm.types import LanguageModel, LMRequest, Usage
+from binder_py.lm.types import LanguageModel, LMError, LMRequest, Usage
 
-__all__ = ["AnswerScores", "can_score_answers", "score_answers"]
+__all__ = ["AnswerScores", "can_score_answers", "scorable", "score_answers"]
 
 #: the longest answer text scored (a longer one is left unscored: it would cost a token per token)
 MAX_ANSWER_CHARS = 200
@@ -40,6 +40,11 @@ class AnswerScores:
     usage: Usage
 
 
+def scorable(text: str) -> bool:
+    """Whether an answer text can be scored (not empty, at most :data:`MAX_ANSWER_CHARS` characters)."""
+    return bool(text.strip()) and len(text) <= MAX_ANSWER_CHARS
+
+
 def can_score_answers(lm: LanguageModel) -> bool:
     """Whether ``lm`` can score given answers (it takes a grammar and reports log-probabilities)."""
     return lm.capabilities.grammar and lm.capabilities.logprobs
@@ -48,12 +53,13 @@ def can_score_answers(lm: LanguageModel) -> bool:
 def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, purpose: str = "score-answers",
                   tags: Mapping[str, str] | None = None) -> AnswerScores:
     """Each of ``answers`` (texts as the end-to-end prompt's exemplars write them) forced as the reply to
-    ``prompt``; its score is the sum of its tokens' log-probabilities. An answer the model cannot be made
-    to write (empty, too long, or the server did not follow the grammar) is not scored (None)."""
+    ``prompt``; its score is the sum of its tokens' log-probabilities. An answer that cannot be scored
+    (:func:`scorable`), whose request failed (an ``LMError``), or that the model could not be made to
+    write (the server did not follow the grammar) is not scored (None); the usage counts every request."""
     usage = Usage()
     scores: dict[str, float | None] = {}
     for text in dict.fromkeys(answers):
-        if not text.strip() or len(text) > MAX_ANSWER_CHARS:
+        if not scorable(text):
             scores[text] = None
             continue
         forced = text if lm.capabilities.chat else " " + text  # a completion prompt ends with "A:"
@@ -61,7 +67,11 @@ def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, pur
                       grammar=literal_grammar(forced), seed=0)
         request = (LMRequest(messages=(("user", prompt),), **common) if lm.capabilities.chat
                    else LMRequest(prompt=prompt, **common))
-        completion = lm.complete(request, purpose=purpose, tags=tags)
+        try:
+            completion = lm.complete(request, purpose=purpose, tags=tags)
+        except LMError:
+            scores[text] = None
+            continue
         usage += completion.usage
         choice = completion.choices[0]
         logprobs = [lp for _, lp in choice.token_logprobs or ()]

@@ -30,7 +30,7 @@ KINDS = ("rows", "vals")
 
 def _flat(cache: Any) -> dict[str, dict[tuple, Any]]:
     """The cache's two stores as flat ``key -> answer`` maps: ``rows`` keyed ``(*call, row key)`` (the cache
-    holds them per call: ``call -> row key -> answer``, the call a tuple such as (backend, kind, question,
+    holds them per call: ``call -> row key -> answer``, the call a tuple (backend, question, answer kind,
     columns)), ``vals`` as they are. Call with the cache's lock held."""
     rows = {(*base, key): answer for base, answers in cache._rows.items() for key, answer in answers.items()}
     return {"rows": rows, "vals": dict(cache._vals)}
@@ -55,13 +55,14 @@ def add_entries(cache: Any, entries: Entries) -> int:
     with cache._lock:
         for flat_key, value in entries.get("rows", {}).items():
             base, key = tuple(flat_key[:-1]), flat_key[-1]
-            answers = cache._rows.setdefault(base, {})
+            answers = cache._rows_of(base)
             if key not in answers:
                 answers[key] = value
                 added += 1
         for key, value in entries.get("vals", {}).items():
             if key not in cache._vals:
                 cache._vals[key] = value
+                cache._note_kind(key)
                 added += 1
     return added
 

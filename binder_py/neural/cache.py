@@ -4,7 +4,8 @@
 ``val`` answers per whole request: (backend, question, answer kind, column names, all row keys).
 The answer kind (:func:`answer_kind_key`) is part of the key because the prompt carries it
 (``(yes/no)``, ``(a number)``): a candidate that uses a question as a number must not read the
-answers another asked for as yes/no. A request of no particular kind reads any kind's answers.
+answers another asked for as yes/no. A request of no particular kind reads another kind's answers
+when they cover all its rows, and keeps what it asks itself under its own kind.
 When two concurrent programs need the same rows, each row is asked once: the second
 waits for the first. A row the backend failed to answer is not cached.
 """
@@ -72,16 +73,19 @@ class Reservation:
 class NeuralCache:
     """Answers by request, shared by the candidate programs of a question (thread-safe).
 
-    ``col`` rows live in one dictionary per (backend, question, context columns), keyed by row
-    key, so resolving a request of many rows costs a few C-speed passes over its keys, not one
+    ``col`` rows live in one dictionary per (backend, question, answer kind, context columns), keyed
+    by row key, so resolving a request of many rows costs a few C-speed passes over its keys, not one
     composite key and one stats update per row."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._rows: dict[tuple, dict[str, Any]] = {}  # (backend, question, columns) → row key → answer
+        self._rows: dict[tuple, dict[str, Any]] = {}  # (backend, question, kind, columns) → row key → answer
         self._vals: dict[tuple, Any] = {}
         self._inflight_rows: dict[tuple, dict[str, threading.Event]] = {}  # like _rows: rows being asked
         self._inflight_vals: dict[tuple, threading.Event] = {}
+        #: (backend, question, columns) → the answer kinds held for it (rows or values), for the requests
+        #: of no particular kind that read them (:meth:`_borrowed_rows`, :meth:`_borrowed_value`)
+        self._kinds: dict[tuple, list[str]] = {}
         #: (id(table), context columns) → (a weak reference to the table, its rows' keys): the programs
         #: that share this cache share the work of :meth:`table_keys` (the last few tables only)
         self._table_keys: OrderedDict[tuple, tuple[weakref.ref, frozenset[str]]] = OrderedDict()
@@ -113,21 +117,54 @@ class NeuralCache:
         with self._lock:
             self._rows.clear()
             self._vals.clear()
+            self._kinds.clear()
 
-    def _question(self, backend_id: str, request: NeuralRequest) -> tuple:
-        """The cache's key of ``request``'s question: (backend, question, answer kind, columns). A request
-        that names no kind (no use of its answer says one) reads the answers of a kind asked already
-        (any answer suits it), unless it has answers of its own; a typed request reads only its kind's."""
-        columns = tuple(request.columns)
-        base = (backend_id, request.question, answer_kind_key(request), columns)
+    @staticmethod
+    def _question(backend_id: str, request: NeuralRequest) -> tuple:
+        """The cache's key of ``request``'s question: (backend, question, answer kind, columns). Answers
+        are stored under their request's own key only; a request of no particular kind may also READ
+        another kind's (:meth:`_borrowed_rows`)."""
+        return (backend_id, request.question, answer_kind_key(request), tuple(request.columns))
+
+    def _note_kind(self, base: tuple) -> None:
+        """Record that answers of ``base``'s kind exist for its question (under the lock)."""
         if base[2]:
-            return base
-        with self._lock:
-            if base in self._rows or base in self._inflight_rows:
-                return base
-            typed = next((b for b in (*self._rows, *self._inflight_rows, *(k[:4] for k in self._vals))
-                          if b[1] == request.question and b[3] == columns and b[0] == backend_id and b[2]), None)
-        return base if typed is None else typed
+            kinds = self._kinds.setdefault((base[0], base[1], base[3]), [])
+            if base[2] not in kinds:
+                kinds.append(base[2])
+
+    def _rows_of(self, base: tuple) -> dict[str, Any]:
+        """``base``'s row answers, made when missing (under the lock)."""
+        rows = self._rows.get(base)
+        if rows is None:
+            rows = self._rows[base] = {}
+            self._note_kind(base)
+        return rows
+
+    def _borrowed_rows(self, base: tuple, keys: list[str]) -> dict[str, Any] | None:
+        """For a question of no particular kind (``base[2] == ""``: any answer suits it) whose own answers
+        do not cover ``keys``, the answers of one kind already asked that cover them all; None otherwise
+        (under the lock). Only read: rows such a request asks itself are stored under its own key."""
+        if base[2]:
+            return None
+        own = self._rows.get(base, {})
+        if all(k in own for k in keys):
+            return None
+        for kind in self._kinds.get((base[0], base[1], base[3]), ()):
+            rows = self._rows.get((base[0], base[1], kind, base[3]))
+            if rows and all(k in rows for k in keys):
+                return {k: rows[k] for k in keys}
+        return None
+
+    def _borrowed_value(self, ck: tuple) -> tuple[bool, Any]:
+        """Like :meth:`_borrowed_rows` for an ``f_val`` key: (found, value) (under the lock)."""
+        if ck[2] or ck in self._vals:
+            return False, None
+        for kind in self._kinds.get((ck[0], ck[1], ck[3]), ()):
+            typed = (ck[0], ck[1], kind, *ck[3:])
+            if typed in self._vals:
+                return True, self._vals[typed]
+        return False, None
 
     def _release_rows(self, base: tuple, keys: list[str], event: threading.Event) -> None:
         """Drop ``keys``' in-flight marks that are ``event``'s (under the lock)."""
@@ -152,6 +189,8 @@ class NeuralCache:
         base = self._question(backend_id, request)
         event = threading.Event()
         with self._lock:
+            if self._borrowed_rows(base, list(dict.fromkeys(request.keys))) is not None:
+                return Reservation(base, [], event)  # answered already, as another kind
             rows = self._rows.get(base, {})
             inflight = self._inflight_rows.setdefault(base, {})
             mine = [k for k in dict.fromkeys(request.keys) if k not in rows and k not in inflight]
@@ -166,7 +205,7 @@ class NeuralCache:
         Returns how many rows were stored."""
         base = self._question(backend_id, request)
         with self._lock:
-            rows = self._rows.setdefault(base, {})
+            rows = self._rows_of(base)
             new = {k: v for k, v in answers_by_key.items() if k not in rows}
             rows.update(new)
             self.stats.prefilled_rows += len(new)
@@ -187,13 +226,19 @@ class NeuralCache:
         cached: list[str] = []
         computed: list[NeuralAnswer] = []
         distinct = list(dict.fromkeys(request.keys))
+        with self._lock:
+            borrowed = self._borrowed_rows(base, distinct)
+            if borrowed is not None:
+                self.stats.row_hits += len(distinct)
+        if borrowed is not None:  # any answer suits this request, and another kind's cover its rows
+            return Resolution(borrowed, None, distinct, True, [])
         pending = distinct
         for _attempt in range(3):  # a row another request failed on is asked again by us
             if not pending:
                 break
             event = threading.Event()
             with self._lock:
-                rows = self._rows.setdefault(base, {})
+                rows = self._rows_of(base)
                 hits = [k for k in pending if k in rows] if rows else []
                 if hits:
                     result.update({k: rows[k] for k in hits})
@@ -219,7 +264,7 @@ class NeuralCache:
                     got = dict(answer.answers) if answer.answers.keys() == wanted else \
                         {k: v for k, v in answer.answers.items() if k in wanted}
                     with self._lock:
-                        self._rows.setdefault(base, {}).update(got)
+                        self._rows_of(base).update(got)
                     result.update(got)
             finally:
                 if mine:
@@ -251,6 +296,10 @@ class NeuralCache:
         ck = (*self._question(backend_id, request), tuple(request.keys))
         while True:
             with self._lock:
+                found, value = self._borrowed_value(ck)
+                if found:  # any answer suits this request: another kind's, asked already
+                    self.stats.val_hits += 1
+                    return Resolution({}, value, [], True, [])
                 if ck in self._vals:
                     self.stats.val_hits += 1
                     return Resolution({}, self._vals[ck], [], True, [])
@@ -274,6 +323,7 @@ class NeuralCache:
                 answer = compute(request)
                 with self._lock:
                     self._vals[ck] = answer.value
+                    self._note_kind(ck)
                 return Resolution({}, answer.value, [], False, [answer])
             finally:
                 with self._lock:

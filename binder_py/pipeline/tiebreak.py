@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from binder_py.discriminate.answers import can_score_answers, score_answers
-from binder_py.errors import BinderError
-from binder_py.lm.types import LMError, Usage
+from binder_py.discriminate.answers import can_score_answers, scorable, score_answers
+from binder_py.lm.types import Usage
+from binder_py.normalize import key_text
 from binder_py.pipeline.prompt import ASSUMED_CONTEXT_WINDOW
 from binder_py.pipeline.settings import ties_are_scored
 from binder_py.pipeline.state import QuestionState
@@ -40,6 +40,10 @@ def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieSco
     if len(tied) < 2:
         return TieScores()
     lm, settings = state.lm, state.settings
+    # as the end-to-end prompt's exemplars write answers (a statement's verdict as true/false)
+    texts = [format_answer(state.profile.final_value(share.display, key_text(share.key))) for share in tied]
+    if not all(map(scorable, texts)):  # the vote orders a tie by scores only when every tied answer has one
+        return TieScores()
     try:
         prompt = build_e2e_prompt(state.profile.name, state.table, state.question, state.title,
                                   table_style=settings.table_style, selection=settings.selection,
@@ -47,10 +51,9 @@ def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieSco
                                   context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
                                   max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
                                   lowercase=state.lowercased, tables=state.tables or None)
-        texts = [format_answer(share.display) for share in tied]
         state.services.say(f"{len(tied)} answers tied; {lm.name} scores each given the table")
         scored = score_answers(lm, prompt.text, texts, tags=state.tags)
-    except (BinderError, LMError) as error:
+    except Exception as error:  # noqa: BLE001 - scoring only refines the vote: the answer stands without it
         return TieScores(warnings=(f"the tied answers could not be scored ({type(error).__name__}: {error}); "
                                    "the tie was broken as without scores",))
     scores = {share.key: value for share, text in zip(tied, texts)

@@ -215,6 +215,32 @@ def test_the_cache_keeps_answers_of_one_kind_from_a_call_that_wants_another(runn
     assert not as_number.calls[0].warnings and again.calls[0].from_cache
 
 
+def test_a_free_text_call_reads_another_kind_s_answers_but_stores_its_own_under_its_own_kind(runner, shirts):
+    """A call of no particular kind reads yes/no answers that cover its rows; rows it must ask itself
+    (with its own prompt) are kept under its own kind, never handed to a later yes/no call to refuse."""
+    asked = []
+
+    def fn(request: NeuralRequest):
+        kind = request.meta.get("answer_type")
+        kind = kind.kind.value if kind is not None else None
+        asked.append((kind, sorted(request.keys)))
+        return {k: ("yes" if kind == "yes_no" else "3") for k in request.keys}
+
+    backend = CallableBackend(fn, name="kinds")
+    cache = NeuralCache()
+    some = run(runner, 'sub = df[df.price > 20]\nsub[f_col("Stock in the shop", sub[["made in"]])].shape[0]', shirts,
+               backend, cache=cache)
+    covered = run(runner, 'df[df.price > 20]["made in"].tolist()\nf_col("Stock in the shop", df[df.price > 20][["made in"]]).tolist()',
+                  shirts, backend, cache=cache)
+    free = run(runner, 'f_col("Stock in the shop", ["made in"]).tolist()', shirts, backend, cache=cache)
+    every = run(runner, 'df[f_col("Stock in the shop", ["made in"])].shape[0]', shirts, backend, cache=cache)
+    assert all(r.ok for r in (some, covered, free, every)), [r.error for r in (some, covered, free, every)]
+    assert covered.calls[0].from_cache and covered.value == [True, True, True, True]  # the yes/no answers, read
+    assert asked == [("yes_no", ["canada", "mexico", "usa"]), ("text", ["canada", "china", "mexico", "usa"]),
+                     ("yes_no", ["china"])]
+    assert every.value == 5 and not every.calls[0].warnings
+
+
 def test_cache_is_per_backend(runner, shirts):
     cache = NeuralCache()
     yes = OracleBackend({"f_col": {"Q?": {"usa": "yes"}}})

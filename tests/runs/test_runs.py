@@ -873,7 +873,7 @@ def test_value_linking_is_recorded_compared_on_resume_and_replayed_as_recorded(f
 def test_tie_scoring_is_recorded_and_compared_on_resume(fake_examples, tmp_path, monkeypatch):
     """``score_ties_effective`` says whether a tie at the top of the vote was scored by the model
     (docs/DISCRIMINATE.md, "Scoring tied answers"): an OpenAI-compatible server without grammars cannot
-    score, and a run recorded before tie scoring is compared (and replayed) as having run without it."""
+    score, and a run recorded before tie scoring is compared as having run without it."""
     from binder_py.lm.testserver import LoopbackServer
     from binder_py.runs.records import config_differences
 

@@ -87,3 +87,50 @@ def test_no_tie_no_scoring():
     lm = ScriptedLM(lambda request, purpose: ["len(df)", "len(df)"], capabilities=SCORING)
     answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
     assert answer.value == 3 and all(purpose != "score-answers" for _, purpose, _ in lm.calls)
+
+
+def test_a_statement_s_tied_verdicts_are_scored_as_the_prompt_writes_them():
+    """TabFact: the vote's yes/no is forced as true/false, as the end-to-end prompt's answers are written."""
+    lm = ScriptedLM(lambda request, purpose: (["True", "False", "False", "False", "False"] if purpose != "score-answers"
+                                              else Choice(forced_text(request),
+                                                          token_logprobs=((forced_text(request), -1.0),))),
+                    capabilities=SCORING)
+    Binder(lm=lm, n=5, progress=False, cache=False, task="tabfact").ask(TABLE, "lima has the most people.")
+    forced = sorted(forced_text(r) for r, purpose, _ in lm.calls if purpose == "score-answers")
+    assert forced == ["false", "true"]  # 1 yes (weight 4 under TabFact's vote) against 4 no: a tie
+
+
+def test_scoring_that_fails_loses_neither_the_answer_nor_the_cost():
+    calls = []
+
+    def respond(request, purpose):
+        if purpose != "score-answers":
+            return ["len(df)", "df.shape[1]"]
+        calls.append(request)
+        if len(calls) == 2:
+            raise RuntimeError("server hiccup")  # not an LMError: a model of the user's own
+        return Choice(forced_text(request), token_logprobs=((forced_text(request), -1.0),))
+
+    answer = Binder(lm=ScriptedLM(respond, capabilities=SCORING), n=2, progress=False, cache=False).ask(
+        TABLE, "how many cities?")
+    assert answer.value == 3 and any("could not be scored (RuntimeError" in w for w in answer.warnings)
+
+    from binder_py.lm.types import LMUnavailable
+
+    calls.clear()
+
+    def unavailable(request, purpose):
+        if purpose == "score-answers" and calls:
+            raise LMUnavailable("the server went away")
+        return respond(request, purpose)
+
+    answer = Binder(lm=ScriptedLM(unavailable, capabilities=SCORING), n=2, progress=False, cache=False).ask(
+        TABLE, "how many cities?")
+    assert answer.value == 3 and answer.usage.requests == 2  # the programs' request and the one score made
+    assert any("1 of the 2 tied answers could not be scored" in w for w in answer.warnings), answer.warnings
+
+
+def test_a_tie_with_an_answer_that_cannot_be_scored_sends_no_scoring_request():
+    lm = ScriptedLM(lambda request, purpose: ["'x' * 300", "len(df)"], capabilities=SCORING)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "what is it?")
+    assert answer.tie and all(purpose != "score-answers" for _, purpose, _ in lm.calls)
