@@ -133,9 +133,10 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
     return out
 
 
-def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
+def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, scores: bool = True) -> Any:
     """The vote (:class:`~binder_py.vote.VoteResult`) the run would have held with only its first ``k``
-    sampled programs, under the live run's rules (binder_py/pipeline/vote.py)."""
+    sampled programs, under the live run's rules (binder_py/pipeline/vote.py); ``scores=False``: with a
+    tie at the top broken as without the model's scores of the tied answers."""
     from binder_py.answer import link_entry, superseded_by_links
     from binder_py.pipeline.vote import cast_vote
     from binder_py.runs.records import recorded_vote
@@ -157,7 +158,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None
-                     else float(config["neural_weight"]), answer_scores=recorded_scores(record))
+                     else float(config["neural_weight"]), answer_scores=recorded_scores(record) if scores else None)
 
 
 def recorded_scores(record: dict[str, Any]) -> dict[tuple[str, ...], float]:
@@ -199,13 +200,43 @@ def _sample_root(candidates: list[Any], i: int) -> int | None:
     return i
 
 
-def revote(record: dict[str, Any], k: int, config: dict[str, Any]) -> Any:
-    """The answer the run would have given with only its first ``k`` sampled programs."""
+def revote(record: dict[str, Any], k: int, config: dict[str, Any], *, scores: bool = True) -> Any:
+    """The answer the run would have given with only its first ``k`` sampled programs (``scores=False``:
+    and a tie at the top broken as without the model's scores)."""
     from binder_py.normalize import key_text
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
-    result = record_vote(record, k, config)
+    result = record_vote(record, k, config, scores=scores)
     return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
+
+
+def tie_summary(run: Run) -> dict[str, int] | None:
+    """How the run's ties at the top of the vote went (docs/DISCRIMINATE.md, "Scoring tied answers"):
+    questions with one, those whose tied answers the model scored, and of those how many are right as
+    the run answered and how many would have been with the earliest sample winning (WikiTQ: judged by
+    the official evaluator, TabFact: ``correct``); None when no question had a tie."""
+    from binder_py.vote import top_tie
+
+    judge = evaluator_names(run.task)[0]
+    k = curve_length(run)
+    tied = scored = right = right_unscored = 0
+    for record in run.records:
+        if record.get("error"):
+            continue
+        shares = top_tie(record_vote(record, k, run.config).distribution)
+        if len(shares) < 2:
+            continue
+        tied += 1
+        if all(share.score is not None for share in shares):
+            scored += 1
+            right += score_prediction(run.task, record.get("question") or "", record.get("gold"),
+                                      revote(record, k, run.config), record.get("gold_canon"))[judge]
+            right_unscored += score_prediction(run.task, record.get("question") or "", record.get("gold"),
+                                               revote(record, k, run.config, scores=False),
+                                               record.get("gold_canon"))[judge]
+    if not tied:
+        return None
+    return {"judged_by": judge, "tied": tied, "scored": scored, "right": right, "right_unscored": right_unscored}
 
 
 def recorded_sample_positions(run: Run) -> set[int]:
@@ -286,7 +317,7 @@ def run_metrics(run: Run) -> dict[str, Any]:
         "cached_tokens_per_question": (usage.get("cached_prompt_tokens", 0.0)
                                        + usage.get("cached_completion_tokens", 0.0)) / q,
         "cost_usd": usage.get("cost_usd", 0.0), "seconds_per_question": seconds / q, "seconds_total": seconds,
-        "calibration": calibration(run),
+        "calibration": calibration(run), "ties": tie_summary(run),
     }
 
 
@@ -402,6 +433,17 @@ def format_markdown(metrics: Sequence[dict[str, Any]], curves: dict[str, list[di
                 names = evaluator_names(task_of.get(name, "wikitq"))
                 cells = [" / ".join(_pct(p[f"{e}_accuracy"]) for e in names) for p in curve]
                 lines.append(_md_row([name] + cells + ["–"] * (width - len(cells))))
+    tied = [m for m in metrics if m.get("ties")]
+    if tied:
+        lines += ["", "## Ties at the top of the vote", "",
+                  "Questions whose top answers got the same vote weight; of those, the ties the model scored "
+                  "(each tied answer given the table and question, docs/DISCRIMINATE.md), and how many of these "
+                  "are right as answered and would have been with the earliest sample winning.", "",
+                  _md_row(["run", "judged by", "ties", "scored by the model", "right, scored",
+                           "right, earliest sample"]), _md_row(["---"] * 6)]
+        for m in tied:
+            t = m["ties"]
+            lines.append(_md_row([m["name"], t["judged_by"], t["tied"], t["scored"], t["right"], t["right_unscored"]]))
     calibrated = [m for m in metrics if m.get("calibration")]
     if calibrated:
         lines += ["", "## Confidence against accuracy (answered questions)", "",
@@ -456,4 +498,4 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
 
 
 __all__ = ["Accuracy", "Report", "Run", "accuracy_by_subset", "accuracy_vs_candidates", "format_markdown",
-           "load_run", "load_runs", "report", "revote", "run_metrics", "vote_candidates"]
+           "load_run", "load_runs", "report", "revote", "run_metrics", "tie_summary", "vote_candidates"]

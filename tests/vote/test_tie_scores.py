@@ -134,3 +134,19 @@ def test_a_tie_with_an_answer_that_cannot_be_scored_sends_no_scoring_request():
     lm = ScriptedLM(lambda request, purpose: ["'x' * 300", "len(df)"], capabilities=SCORING)
     answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "what is it?")
     assert answer.tie and all(purpose != "score-answers" for _, purpose, _ in lm.calls)
+
+
+def test_the_report_says_how_the_ties_went_with_and_without_the_scores(tmp_path):
+    from pathlib import Path
+
+    from binder_py.runs.report import Run, format_markdown, run_metrics, tie_summary
+
+    answer = Binder(lm=ScriptedLM(responder(), capabilities=SCORING), n=2, progress=False, cache=False).ask(
+        TABLE, "how many columns?")
+    record = {**answer.to_json(), "id": "q1", "gold": ["2"], "official": True}
+    run = Run("r", Path(tmp_path), {"task": "wikitq", "mode": "binder", "n": 2}, [record])
+    assert tie_summary(run) == {"judged_by": "official", "tied": 1, "scored": 1, "right": 1, "right_unscored": 0}
+    markdown = format_markdown([run_metrics(run)])
+    assert "## Ties at the top of the vote" in markdown and "| r | official | 1 | 1 | 1 | 0 |" in markdown
+    untied = Run("u", Path(tmp_path), run.config, [{**record, "candidates": record["candidates"][:1]}])
+    assert tie_summary(untied) is None
