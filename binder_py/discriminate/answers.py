@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from binder_py.discriminate.scoring import FORCED_ZERO, literal_grammar
-from binder_py.lm.types import LanguageModel, LMError, LMRequest, Usage
+from binder_py.lm.types import LanguageModel, LMRequest, Usage
 
 __all__ = ["AnswerScores", "can_score_answers", "scorable", "score_answers"]
 
@@ -54,8 +54,9 @@ def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, pur
                   tags: Mapping[str, str] | None = None) -> AnswerScores:
     """Each of ``answers`` (texts as the end-to-end prompt's exemplars write them) forced as the reply to
     ``prompt``; its score is the sum of its tokens' log-probabilities. An answer that cannot be scored
-    (:func:`scorable`), whose request failed (an ``LMError``), or that the model could not be made to
-    write (the server did not follow the grammar) is not scored (None); the usage counts every request."""
+    (:func:`scorable`), whose request failed (whatever the model raised: scoring only refines a vote), or
+    that the model could not be made to write (the server did not follow the grammar) is not scored
+    (None); the usage counts every request that was answered."""
     usage = Usage()
     scores: dict[str, float | None] = {}
     for text in dict.fromkeys(answers):
@@ -69,7 +70,7 @@ def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, pur
                    else LMRequest(prompt=prompt, **common))
         try:
             completion = lm.complete(request, purpose=purpose, tags=tags)
-        except LMError:
+        except Exception:  # noqa: BLE001 - an LMError, or a user's own model failing: this answer is unscored
             scores[text] = None
             continue
         usage += completion.usage

@@ -141,30 +141,49 @@ class NeuralCache:
             self._note_kind(base)
         return rows
 
-    def _borrowed_rows(self, base: tuple, keys: list[str]) -> dict[str, Any] | None:
+    def _borrowed_rows(self, base: tuple, keys: list[str]) -> tuple[dict[str, Any] | None, set[threading.Event]]:
         """For a question of no particular kind (``base[2] == ""``: any answer suits it) whose own answers
-        do not cover ``keys``, the answers of one kind already asked that cover them all; None otherwise
-        (under the lock). Only read: rows such a request asks itself are stored under its own key."""
+        do not cover ``keys``: the answers of one kind asked already that cover them all, or, when that
+        kind's rows are still being asked, the events to wait for before looking again; (None, empty)
+        otherwise (under the lock). Only read: rows such a request asks itself are stored under its own key."""
         if base[2]:
-            return None
+            return None, set()
         own = self._rows.get(base, {})
         if all(k in own for k in keys):
-            return None
+            return None, set()
         for kind in self._kinds.get((base[0], base[1], base[3]), ()):
-            rows = self._rows.get((base[0], base[1], kind, base[3]))
-            if rows and all(k in rows for k in keys):
-                return {k: rows[k] for k in keys}
-        return None
+            typed = (base[0], base[1], kind, base[3])
+            rows, inflight = self._rows.get(typed, {}), self._inflight_rows.get(typed, {})
+            missing = [k for k in keys if k not in rows]
+            if not missing:
+                return {k: rows[k] for k in keys}, set()
+            if all(k in inflight for k in missing):
+                return None, {inflight[k] for k in missing}
+        return None, set()
 
-    def _borrowed_value(self, ck: tuple) -> tuple[bool, Any]:
-        """Like :meth:`_borrowed_rows` for an ``f_val`` key: (found, value) (under the lock)."""
+    def _borrowable_rows(self, base: tuple, keys: list[str]) -> dict[str, Any] | None:
+        """:meth:`_borrowed_rows`, waiting once (outside the lock) for another kind's rows in flight."""
+        with self._lock:
+            borrowed, waits = self._borrowed_rows(base, keys)
+        if waits:
+            for event in waits:
+                event.wait()
+            with self._lock:
+                borrowed, _ = self._borrowed_rows(base, keys)
+        return borrowed
+
+    def _borrowed_value(self, ck: tuple) -> tuple[bool, Any, threading.Event | None]:
+        """Like :meth:`_borrowed_rows` for an ``f_val`` key: (found, value, an event to wait for when
+        another kind's value is being asked) (under the lock)."""
         if ck[2] or ck in self._vals:
-            return False, None
+            return False, None, None
         for kind in self._kinds.get((ck[0], ck[1], ck[3]), ()):
             typed = (ck[0], ck[1], kind, *ck[3:])
             if typed in self._vals:
-                return True, self._vals[typed]
-        return False, None
+                return True, self._vals[typed], None
+            if typed in self._inflight_vals:
+                return False, None, self._inflight_vals[typed]
+        return False, None, None
 
     def _release_rows(self, base: tuple, keys: list[str], event: threading.Event) -> None:
         """Drop ``keys``' in-flight marks that are ``event``'s (under the lock)."""
@@ -189,8 +208,10 @@ class NeuralCache:
         base = self._question(backend_id, request)
         event = threading.Event()
         with self._lock:
-            if self._borrowed_rows(base, list(dict.fromkeys(request.keys))) is not None:
-                return Reservation(base, [], event)  # answered already, as another kind
+            borrowed, waits = self._borrowed_rows(base, list(dict.fromkeys(request.keys)))
+            if borrowed is not None or waits:
+                return Reservation(base, [], event)  # answered already (or being asked) as another kind
+            self._note_kind(base)
             rows = self._rows.get(base, {})
             inflight = self._inflight_rows.setdefault(base, {})
             mine = [k for k in dict.fromkeys(request.keys) if k not in rows and k not in inflight]
@@ -226,11 +247,10 @@ class NeuralCache:
         cached: list[str] = []
         computed: list[NeuralAnswer] = []
         distinct = list(dict.fromkeys(request.keys))
-        with self._lock:
-            borrowed = self._borrowed_rows(base, distinct)
-            if borrowed is not None:
-                self.stats.row_hits += len(distinct)
+        borrowed = self._borrowable_rows(base, distinct) if not base[2] else None
         if borrowed is not None:  # any answer suits this request, and another kind's cover its rows
+            with self._lock:
+                self.stats.row_hits += len(distinct)
             return Resolution(borrowed, None, distinct, True, [])
         pending = distinct
         for _attempt in range(3):  # a row another request failed on is asked again by us
@@ -296,10 +316,18 @@ class NeuralCache:
         ck = (*self._question(backend_id, request), tuple(request.keys))
         while True:
             with self._lock:
-                found, value = self._borrowed_value(ck)
+                found, value, other = self._borrowed_value(ck)
                 if found:  # any answer suits this request: another kind's, asked already
                     self.stats.val_hits += 1
                     return Resolution({}, value, [], True, [])
+            if other is not None:  # another kind's value is being asked: wait for it, then look again
+                other.wait()
+                with self._lock:
+                    found, value, _ = self._borrowed_value(ck)
+                    if found:
+                        self.stats.val_hits += 1
+                        return Resolution({}, value, [], True, [])
+            with self._lock:
                 if ck in self._vals:
                     self.stats.val_hits += 1
                     return Resolution({}, self._vals[ck], [], True, [])
@@ -307,6 +335,7 @@ class NeuralCache:
                 if event is None:
                     event = threading.Event()
                     self._inflight_vals[ck] = event
+                    self._note_kind(ck)  # (a request of no particular kind may wait for it)
                     self.stats.val_misses += 1
                     self.stats.backend_calls += 1
                     owner = True
@@ -323,7 +352,6 @@ class NeuralCache:
                 answer = compute(request)
                 with self._lock:
                     self._vals[ck] = answer.value
-                    self._note_kind(ck)
                 return Resolution({}, answer.value, [], False, [answer])
             finally:
                 with self._lock:

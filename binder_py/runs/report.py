@@ -177,14 +177,30 @@ def recorded_scores(record: dict[str, Any]) -> dict[tuple[str, ...], float]:
 
 def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k: int) -> list[VoteCandidate]:
     """Candidate ``i`` as it stood with only the first ``k`` sampled programs: a sample or a linked
-    version cut to its positions below ``k``; a repair or a rescope sibling (whose own position comes
-    after the ``n`` samples) whole when the sample it comes from is among them, else not at all."""
-    if str(candidates[i].get("origin")) in ("repair", "rescope"):
+    version of one cut to its positions below ``k``; a repair or a rescope sibling, or a linked version
+    of one (whose own position comes after the ``n`` samples), whole when the sample it comes from is
+    among them, else not at all."""
+    if _from_after_the_samples(candidates, i):
         root = _sample_root(candidates, i)
         if root is not None:
             first = every[root].sample_orders or (every[root].order,)
             return [every[i]] if min(first) < k else []
     return sample_prefix([every[i]], k)
+
+
+def _from_after_the_samples(candidates: list[Any], i: int) -> bool:
+    """Whether candidate ``i`` is a repair or a rescope sibling, or derived from one (a linked repair)."""
+    seen = set()
+    while i not in seen and 0 <= i < len(candidates):
+        seen.add(i)
+        origin = str(candidates[i].get("origin"))
+        if origin in ("repair", "rescope"):
+            return True
+        source = candidates[i].get("repaired_from")
+        if origin not in DERIVED_ORIGINS or type(source) is not int:
+            return False
+        i = source
+    return False
 
 
 def _sample_root(candidates: list[Any], i: int) -> int | None:

@@ -518,3 +518,37 @@ def test_a_list_of_cells_as_context_says_they_are_cells_not_column_names(runner,
     assert "df['made in']" in r.error.message
     r = run(runner, 'f_col("Is it formal?", ["style"])', shirts, lambda request: "x")
     assert not r.ok and "not a column name" not in r.error.message  # no cell holds it: the columns are listed
+
+
+def test_a_free_text_call_waits_for_another_kind_s_rows_in_flight_instead_of_asking_again():
+    """Two programs at once: the yes/no call is being answered when the free-text call over the same rows
+    comes; it waits and reads those answers (one backend call), as it would from the cache."""
+    from binder_py.neural.answer_types import META_KEY, TEXT, YES_NO
+    from binder_py.neural.backends import NeuralAnswer
+
+    started, release = threading.Event(), threading.Event()
+    asked = []
+
+    def compute(request):
+        asked.append(request.meta[META_KEY].kind.value)
+        started.set()
+        release.wait(5)
+        return NeuralAnswer(answers={k: "yes" for k in request.keys})
+
+    cache = NeuralCache()
+
+    def req(kind):
+        return NeuralRequest("col", "Is it big?", ["c"], [["a"], ["b"]], ["a", "b"], meta={META_KEY: kind})
+
+    typed = threading.Thread(target=lambda: cache.resolve_col("b", req(YES_NO), compute))
+    typed.start()
+    started.wait(5)
+    results = []
+    free = threading.Thread(target=lambda: results.append(cache.resolve_col("b", req(TEXT), compute)))
+    free.start()
+    free.join(0.3)
+    assert free.is_alive()  # waiting for the yes/no rows, not asking
+    release.set()
+    typed.join(5)
+    free.join(5)
+    assert asked == ["yes_no"] and results[0].answers == {"a": "yes", "b": "yes"} and results[0].from_cache

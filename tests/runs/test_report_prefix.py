@@ -37,3 +37,16 @@ def test_a_repair_whose_source_the_record_does_not_name_keeps_its_own_position()
     result = record_vote(broken, 3, CONFIG)
     assert {s.key[0]: s.count for s in result.distribution} == {"lima": 2}
     assert {s.key[0]: s.count for s in record_vote(broken, 10**6, CONFIG).distribution} == {"oslo": 2, "lima": 2}
+
+
+def test_a_linked_version_of_a_repair_votes_with_the_sample_the_repair_comes_from() -> None:
+    """A repair that selected nothing and its linked version (which answered, so it stands for the repair)
+    sit at the repair's position, after the n samples: the re-vote at k = n is still the run's own."""
+    linked = {**RECORD, "candidates": [dict(c) for c in RECORD["candidates"][:2]] + [
+        {"program": "p0 fixed", "ok": True, "value": [], "count": 1, "sample_orders": [3], "origin": "repair",
+         "repaired_from": 0},
+        {"program": "p0 fixed, linked", "ok": True, "value": "oslo", "count": 1, "sample_orders": [3],
+         "origin": "link", "repaired_from": 2},
+    ]}
+    assert {s.key[0]: s.count for s in record_vote(linked, 3, CONFIG).distribution} == {"oslo": 1, "lima": 1}
+    assert {s.key[0]: s.count for s in record_vote(linked, 1, CONFIG).distribution} == {"oslo": 1}
