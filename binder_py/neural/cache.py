@@ -163,6 +163,8 @@ class NeuralCache:
 
     def _borrowable_rows(self, base: tuple, keys: list[str]) -> dict[str, Any] | None:
         """:meth:`_borrowed_rows`, waiting once (outside the lock) for another kind's rows in flight."""
+        if base[2]:  # a typed request reads only its own kind's answers
+            return None
         with self._lock:
             borrowed, waits = self._borrowed_rows(base, keys)
         if waits:
@@ -184,6 +186,18 @@ class NeuralCache:
             if typed in self._inflight_vals:
                 return False, None, self._inflight_vals[typed]
         return False, None, None
+
+    def _borrowable_value(self, ck: tuple) -> tuple[bool, Any]:
+        """:meth:`_borrowed_value`, waiting once (outside the lock) for another kind's value in flight."""
+        if ck[2]:  # a typed request reads only its own kind's answer
+            return False, None
+        with self._lock:
+            found, value, other = self._borrowed_value(ck)
+        if other is not None:
+            other.wait()
+            with self._lock:
+                found, value, _ = self._borrowed_value(ck)
+        return found, value
 
     def _release_rows(self, base: tuple, keys: list[str], event: threading.Event) -> None:
         """Drop ``keys``' in-flight marks that are ``event``'s (under the lock)."""
@@ -247,7 +261,7 @@ class NeuralCache:
         cached: list[str] = []
         computed: list[NeuralAnswer] = []
         distinct = list(dict.fromkeys(request.keys))
-        borrowed = self._borrowable_rows(base, distinct) if not base[2] else None
+        borrowed = self._borrowable_rows(base, distinct)
         if borrowed is not None:  # any answer suits this request, and another kind's cover its rows
             with self._lock:
                 self.stats.row_hits += len(distinct)
@@ -314,19 +328,12 @@ class NeuralCache:
                                                "keys name"])
             return Resolution({}, answer.value, [], False, [answer])
         ck = (*self._question(backend_id, request), tuple(request.keys))
-        while True:
+        found, value = self._borrowable_value(ck)
+        if found:  # any answer suits this request: another kind's, asked already
             with self._lock:
-                found, value, other = self._borrowed_value(ck)
-                if found:  # any answer suits this request: another kind's, asked already
-                    self.stats.val_hits += 1
-                    return Resolution({}, value, [], True, [])
-            if other is not None:  # another kind's value is being asked: wait for it, then look again
-                other.wait()
-                with self._lock:
-                    found, value, _ = self._borrowed_value(ck)
-                    if found:
-                        self.stats.val_hits += 1
-                        return Resolution({}, value, [], True, [])
+                self.stats.val_hits += 1
+            return Resolution({}, value, [], True, [])
+        while True:
             with self._lock:
                 if ck in self._vals:
                     self.stats.val_hits += 1

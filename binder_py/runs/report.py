@@ -180,49 +180,38 @@ def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k:
     version of one cut to its positions below ``k``; a repair or a rescope sibling, or a linked version
     of one (whose own position comes after the ``n`` samples), whole when the sample it comes from is
     among them, else not at all."""
-    if _from_after_the_samples(candidates, i):
-        root = _sample_root(candidates, i)
-        if root is not None:
-            first = every[root].sample_orders or (every[root].order,)
-            return [every[i]] if min(first) < k else []
+    chain = _derivation(candidates, i)
+    if chain is not None and any(str(candidates[j].get("origin")) in ("repair", "rescope") for j in chain):
+        root = every[chain[-1]]
+        return [every[i]] if min(root.sample_orders or (root.order,)) < k else []
     return sample_prefix([every[i]], k)
 
 
-def _from_after_the_samples(candidates: list[Any], i: int) -> bool:
-    """Whether candidate ``i`` is a repair or a rescope sibling, or derived from one (a linked repair)."""
-    seen = set()
-    while i not in seen and 0 <= i < len(candidates):
-        seen.add(i)
-        origin = str(candidates[i].get("origin"))
-        if origin in ("repair", "rescope"):
-            return True
-        source = candidates[i].get("repaired_from")
-        if origin not in DERIVED_ORIGINS or type(source) is not int:
-            return False
-        i = source
-    return False
-
-
-def _sample_root(candidates: list[Any], i: int) -> int | None:
-    """The sampled program candidate ``i`` was derived from (through repairs, links and rescopes);
-    None when the record does not say (a record from before ``repaired_from``, or a broken chain)."""
-    seen = {i}
+def _derivation(candidates: list[Any], i: int) -> list[int] | None:
+    """Candidate ``i`` and the candidates it was derived from (through repairs, links and rescopes), back
+    to the sampled program; None when the record does not say (a record from before ``repaired_from``,
+    or a broken chain)."""
+    chain = [i]
     while str(candidates[i].get("origin")) in DERIVED_ORIGINS:
         source = candidates[i].get("repaired_from")
-        if type(source) is not int or not 0 <= source < len(candidates) or source in seen:
+        if type(source) is not int or not 0 <= source < len(candidates) or source in chain:
             return None
-        seen.add(source)
+        chain.append(source)
         i = source
-    return i
+    return chain
 
 
 def revote(record: dict[str, Any], k: int, config: dict[str, Any], *, scores: bool = True) -> Any:
     """The answer the run would have given with only its first ``k`` sampled programs (``scores=False``:
     and a tie at the top broken as without the model's scores)."""
+    return _reported(record, config, record_vote(record, k, config, scores=scores))
+
+
+def _reported(record: dict[str, Any], config: dict[str, Any], result: Any) -> Any:
+    """The answer a vote's ``result`` gives, as the task reports it."""
     from binder_py.normalize import key_text
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
-    result = record_vote(record, k, config, scores=scores)
     return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
 
 
@@ -239,20 +228,24 @@ def tie_summary(run: Run) -> dict[str, int] | None:
     for record in run.records:
         if record.get("error"):
             continue
-        shares = top_tie(record_vote(record, k, run.config).distribution)
+        result = record_vote(record, k, run.config)
+        shares = top_tie(result.distribution)
         if len(shares) < 2:
             continue
         tied += 1
         if all(share.score is not None for share in shares):
             scored += 1
-            right += score_prediction(run.task, record.get("question") or "", record.get("gold"),
-                                      revote(record, k, run.config), record.get("gold_canon"))[judge]
-            right_unscored += score_prediction(run.task, record.get("question") or "", record.get("gold"),
-                                               revote(record, k, run.config, scores=False),
-                                               record.get("gold_canon"))[judge]
+            right += _right(run, record, result, judge)
+            right_unscored += _right(run, record, record_vote(record, k, run.config, scores=False), judge)
     if not tied:
         return None
     return {"judged_by": judge, "tied": tied, "scored": scored, "right": right, "right_unscored": right_unscored}
+
+
+def _right(run: Run, record: dict[str, Any], result: Any, judge: str) -> bool:
+    """Whether the answer the vote ``result`` gives to ``record``'s question is right by ``judge``."""
+    return score_prediction(run.task, record.get("question") or "", record.get("gold"),
+                            _reported(record, run.config, result), record.get("gold_canon"))[judge]
 
 
 def recorded_sample_positions(run: Run) -> set[int]:
