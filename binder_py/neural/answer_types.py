@@ -159,8 +159,14 @@ def read_value(raw: Any, answer_type: AnswerType | None) -> Any:
     if answer_type is None or answer_type.kind not in _COLUMN_KIND or isinstance(raw, (list, tuple)) \
             or (isinstance(raw, str) and "|" in raw):
         return raw
+    refused, value = _read(raw, answer_type)
+    return raw if refused else value
+
+
+def _read(raw: Any, answer_type: AnswerType) -> tuple[bool, Any]:
+    """(whether ``raw`` is refused as ``answer_type``, what the program gets for it: :func:`_handed_over`)."""
     parsed = parse_typed_answer(raw, answer_type)
-    return raw if parsed.error is not None else _handed_over(raw, parsed, answer_type.kind)
+    return parsed.error is not None, _handed_over(raw, parsed, answer_type.kind)
 
 
 def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[dict[str, Any], list[str]]:
@@ -176,8 +182,7 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
     except TypeError:  # an unhashable answer (a list): read row by row below
         distinct = set()
     for kind_of, raw in distinct:
-        parsed = parse_typed_answer(raw, answer_type)
-        read[kind_of, raw] = (parsed.error is not None, _handed_over(raw, parsed, answer_type.kind))
+        read[kind_of, raw] = _read(raw, answer_type)
     if distinct and all(not bad and value is raw for (_t, raw), (bad, value) in read.items()):
         return dict(answers), []  # every answer is of the type as written (100,000 rows: no pass per row)
     kept: dict[str, Any] = {}
@@ -185,13 +190,10 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
     for key, raw in answers.items():
         try:
             bad, value = read[type(raw), raw]
-        except KeyError:
-            parsed = parse_typed_answer(raw, answer_type)
-            bad, value = read[type(raw), raw] = (parsed.error is not None,
-                                                 _handed_over(raw, parsed, answer_type.kind))
+        except KeyError:  # (the distinct answers could not be found: one of them is unhashable)
+            bad, value = read[type(raw), raw] = _read(raw, answer_type)
         except TypeError:  # an unhashable answer (a list)
-            parsed = parse_typed_answer(raw, answer_type)
-            bad, value = parsed.error is not None, _handed_over(raw, parsed, answer_type.kind)
+            bad, value = _read(raw, answer_type)
         if bad:
             refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
             continue
