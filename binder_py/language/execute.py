@@ -16,10 +16,11 @@ import pandas as pd
 
 from binder_py.errors import ProgramError
 from binder_py.jsonable import cut_note, to_jsonable
-from binder_py.neural.answer_types import META_KEY, AnswerType, enforce, read_value, site_answer_types
+from binder_py.neural.answer_types import (META_KEY, AnswerType, date_column_sites, enforce, read_value,
+                                           site_answer_types)
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
                                       plain_answer)
-from binder_py.language.messages import NeuralCallMessage
+from binder_py.language.messages import NeuralCallMessage, column_reply
 from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
@@ -135,6 +136,8 @@ class _NeuralHandler:
         self.calls: list[NeuralCallTrace] = []
         #: how the program uses each call's result (a mask, a number, ...): the answers' expected kind
         self.answer_types: dict[int, AnswerType] = site_answer_types(parsed)
+        # the date columns the program reads through .dt: handed over as datetime64 columns
+        self.date_columns = date_column_sites(parsed, self.answer_types)
         self._lock = threading.Lock()
         self.prefetches: dict[int, Future] = {}  # site id → Future[Resolution] of its prefetched request
         self._claimed: set[int] = set()
@@ -280,7 +283,8 @@ class _NeuralHandler:
                                           + "; ".join(shown_key(k) for k in missing[:5]))
                 # the answers go back in the order of the request's keys (looked up by key here, so the
                 # worker reads them by position: no keys are sent back), None for a row without one
-                result: Any = _shared_texts(list(map(trace.answers.get, request.keys)))
+                result: Any = column_reply(_shared_texts(list(map(trace.answers.get, request.keys))),
+                                           as_dates=site.id in self.date_columns)
             else:
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")

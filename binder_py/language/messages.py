@@ -1,4 +1,5 @@
-"""The message a neural call sends from the sandbox worker (the bridge) to the parent.
+"""The message a neural call sends from the sandbox worker (the bridge) to the parent, and the
+parent's reply to an ``f_col``.
 
 It crosses the sandbox boundary as plain data (:meth:`NeuralCallMessage.to_wire`). The
 parent rebuilds it with :meth:`NeuralCallMessage.from_wire` and checks every field's type.
@@ -70,6 +71,20 @@ def wire_message(site: int, kind: str, question: str, columns: Sequence[str], ce
     column ``j`` of every row), without a tuple per row."""
     return {"site": site, "kind": kind, "question": question, "columns": list(columns), "cells": cells,
             "keys": list(keys), "n_rows": n_rows}
+
+
+def column_reply(answers: list[Any], *, as_dates: bool) -> Any:
+    """The parent's reply to an ``f_col``: its answers in the order of the keys sent, as a list; when
+    the program reads the column as dates (through ``.dt``), the list inside ``{"dates": ...}`` so that
+    the bridge makes a ``datetime64`` column of it (the parent has read every answer as a date)."""
+    return {"dates": answers} if as_dates else answers
+
+
+def read_column_reply(reply: Any) -> tuple[Any, bool]:
+    """``(answers, as_dates)`` from a reply made by :func:`column_reply`."""
+    if isinstance(reply, dict) and set(reply) == {"dates"}:
+        return reply["dates"], True
+    return reply, False
 
 
 _TEXT = frozenset({str})

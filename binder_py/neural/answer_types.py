@@ -42,8 +42,8 @@ from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWE
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
-           "Usage", "infer_answer_type", "parse_typed_answer", "question_answer_type", "rows_json_schema",
-           "schema_text", "site_answer_types", "typed_column", "usage_of_call"]
+           "Usage", "date_column_sites", "infer_answer_type", "parse_typed_answer", "question_answer_type",
+           "rows_json_schema", "schema_text", "site_answer_types", "typed_column", "usage_of_call"]
 
 #: what a backend writes for "I don't know" (read as missing, not as a failure)
 UNKNOWN = "unknown"
@@ -444,17 +444,37 @@ def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
     (:func:`binder_py.language.program.parse_program`), by site id. A question that is not
     a string literal is typed by its use alone."""
     parents = _parents(parsed.tree)
-    out: dict[int, AnswerType] = {}
-    for node in ast.walk(parsed.tree):
-        site_id = parsed.node_sites.get(id(node)) if isinstance(node, ast.Call) else None
-        if site_id is None:
-            continue
-        name = node.func.id if isinstance(node.func, ast.Name) else ""
-        question_node = _argument(node, 1 if name in ("qa_map", "qa_ans") else 0, "question")
-        question = question_node.value if isinstance(question_node, ast.Constant) \
-            and isinstance(question_node.value, str) else ""
-        out[site_id] = infer_answer_type(question, _followed_uses(node, parsed.tree, parents))
-    return out
+    return {site_id: infer_answer_type(_question_at(node), _followed_uses(node, parsed.tree, parents))
+            for site_id, node in _site_calls(parsed)}
+
+
+#: the use that makes a date column a ``datetime64`` one (:func:`date_column_sites`)
+_THROUGH_DT = Usage("date", "used through .dt")
+
+
+def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
+    """The sites of ``answer_types`` (:func:`site_answer_types`) typed as dates whose column the program
+    reads through ``.dt``: their answers are handed over as a ``datetime64`` column. Other date answers
+    are kept as written, so that a year stays a year."""
+    wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
+    if not wanted:
+        return frozenset()
+    parents = _parents(parsed.tree)
+    return frozenset(site_id for site_id, node in _site_calls(parsed)
+                     if site_id in wanted and _THROUGH_DT in _followed_uses(node, parsed.tree, parents))
+
+
+def _site_calls(parsed: Any) -> list[tuple[int, ast.Call]]:
+    """``(site id, call node)`` of every neural call of a parsed program."""
+    return [(parsed.node_sites[id(node)], node) for node in ast.walk(parsed.tree)
+            if isinstance(node, ast.Call) and id(node) in parsed.node_sites]
+
+
+def _question_at(call: ast.Call) -> str:
+    """A neural call's question when it is a string literal, else ``""``."""
+    name = call.func.id if isinstance(call.func, ast.Name) else ""
+    node = _argument(call, 1 if name in ("qa_map", "qa_ans") else 0, "question")
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
 
 
 def _argument(call: ast.Call, position: int, keyword: str) -> ast.AST | None:

@@ -74,3 +74,12 @@ def test_bridge_reads_answers_by_position_of_the_keys_it_sent_and_refuses_any_ot
     for wrong in ({"oslo": "yes", "rome": "no", "lima": "yes"}, ["yes", "no"], None):
         with pytest.raises(NeuralCallError, match="not one answer per row sent"):
             make_bridge(lambda wire, w=wrong: w)(0, "f_col", "Is it a capital?", "city", df)
+
+
+def test_a_column_reply_says_when_its_answers_are_dates():
+    from binder_py.language.messages import column_reply, read_column_reply
+
+    assert read_column_reply(column_reply(["a", None], as_dates=False)) == (["a", None], False)
+    assert read_column_reply(column_reply(["1979", None], as_dates=True)) == (["1979", None], True)
+    # a plain list whose answers happen to look like the marker is still a list
+    assert read_column_reply([{"dates": []}]) == ([{"dates": []}], False)

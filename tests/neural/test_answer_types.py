@@ -7,9 +7,9 @@ import pytest
 
 from binder_py.grammar.gbnf import gbnf_accepts, parse_gbnf
 from binder_py.language.program import parse_program
-from binder_py.neural.answer_types import (DATE, NUMBER, TEXT, YES_NO, AnswerKind, AnswerType, infer_answer_type,
-                                           parse_typed_answer, question_answer_type, rows_json_schema,
-                                           site_answer_types, typed_column)
+from binder_py.neural.answer_types import (DATE, NUMBER, TEXT, YES_NO, AnswerKind, AnswerType, date_column_sites,
+                                           infer_answer_type, parse_typed_answer, question_answer_type,
+                                           rows_json_schema, site_answer_types, typed_column)
 
 CHOICE = AnswerType(AnswerKind.CHOICE, ("the last ferry", "harbour lights"))
 
@@ -81,6 +81,40 @@ def test_assigned_results_are_followed_to_their_uses():
     assert types["where is it made?"].kind is AnswerKind.YES_NO
     assert types["weight?"].kind is AnswerKind.NUMBER
     assert types["release?"].kind is AnswerKind.DATE
+
+
+def test_date_columns_read_through_dt_are_the_ones_handed_over_as_datetimes():
+    parsed = parse_program('a = f_col("when was it released?", ["film"])\n'
+                           'df["b"] = f_col("opening?", ["film"])\n'
+                           'a.dt.year.max() + df["b"].dt.month.min()\n'
+                           'f_col("when did it close?", ["film"]).dt.year\n'
+                           'df[f_col("when was it built?", ["film"]) > "1990"]\n'   # a date, kept as written
+                           'pd.to_datetime(f_col("when was it sold?", ["film"]))\n'
+                           'f_col("what is its launch?", ["film"]).dt.year')   # .dt types it a date, whatever the wording
+    types = site_answer_types(parsed)
+    dated = {parsed.sites[i].text.split('"')[1] for i in date_column_sites(parsed, types)}
+    assert dated == {"when was it released?", "opening?", "when did it close?", "what is its launch?"}
+    assert date_column_sites(parse_program('f_col("is it old?", ["film"]).sum()'), {}) == frozenset()
+
+
+def test_a_date_column_read_through_dt_is_a_datetime_column_in_a_run():
+    """`f_col("When was it released?", ["film"]).dt.year` failed: the date answers were handed over as
+    text ("Can only use .dt accessor with datetimelike values")."""
+    from binder_py.language.execute import execute
+    from binder_py.neural import OracleBackend
+
+    films = pd.DataFrame({"film": ["Alien", "Heat", "Ran"]})
+    oracle = OracleBackend({"f_col": {"When was it released?": {"alien": "1979-05-25", "heat": "1995",
+                                                                "ran": "sometime in the eighties"}}})
+    run = execute('d = f_col("When was it released?", ["film"])\n[str(d.dtype), d.dt.year.tolist()]',
+                  films, neural=oracle)
+    assert run.ok, run.error
+    assert run.value[0].startswith("datetime64")
+    assert run.value[1][:2] == [1979, 1995] and pd.isna(run.value[1][2])
+    assert any("not a date" in w and "sometime" in w for w in run.warnings), run.warnings
+    # without .dt a date is kept as written: a year stays a year
+    kept = execute('f_col("When was it released?", ["film"]).iloc[1]', films, neural=oracle)
+    assert kept.ok and kept.value == "1995"
 
 
 def test_weak_uses_pick_by_the_wording():

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from binder_py.language.messages import NeuralCallMessage, rows_to_columns, wire_message
+from binder_py.language.messages import NeuralCallMessage, read_column_reply, rows_to_columns, wire_message
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
+from binder_py.neural.answer_types import DATE, typed_column
 from binder_py.neural.requests import context_rows, distinct_context_columns, type_column, type_value
 
 
@@ -150,20 +151,26 @@ def _with_index_labels(frame: pd.DataFrame) -> pd.DataFrame:
 _TEXT_OR_NONE = frozenset({str, type(None)})
 
 
-def _type_distinct(answers: list[Any]) -> tuple[np.ndarray, pd.Series]:
-    """``(codes, typed)``: ``typed`` types each distinct answer once (:func:`type_column`) and
+def _typed(answers: list[Any], as_dates: bool) -> pd.Series:
+    """The f_col typing rules (:func:`type_column`), or a ``datetime64`` column when the program reads
+    the column as dates (a year alone is its 1 January; an answer that is no date is NaT)."""
+    return typed_column(answers, DATE).series if as_dates else type_column(answers)
+
+
+def _type_distinct(answers: list[Any], as_dates: bool = False) -> tuple[np.ndarray, pd.Series]:
+    """``(codes, typed)``: ``typed`` types each distinct answer once (:func:`_typed`) and
     ``typed.iloc[codes[i]]`` is answer ``i`` typed. Answers are told apart by type and value
     (``1``, ``1.0`` and ``True`` are hashed alike but typed differently)."""
     if set(map(type, answers)) <= _TEXT_OR_NONE:  # the usual case: text never equals None, factorize at C speed
         codes, uniques = pd.factorize(np.asarray(answers, dtype=object), use_na_sentinel=False)
         # (factorize shows None as NaN among the uniques: it was None)
-        return np.asarray(codes, dtype=np.int64), type_column([u if type(u) is str else None for u in uniques])
+        return np.asarray(codes, dtype=np.int64), _typed([u if type(u) is str else None for u in uniques], as_dates)
     index: dict[tuple[type, Any], int] = {}
     try:
         codes = [index.setdefault((type(a), a), len(index)) for a in answers]
     except TypeError:  # an unhashable answer (a list): type every answer
-        return np.arange(len(answers), dtype=np.int64), type_column(answers)
-    return np.asarray(codes, dtype=np.int64), type_column([a for _t, a in index])
+        return np.arange(len(answers), dtype=np.int64), _typed(answers, as_dates)
+    return np.asarray(codes, dtype=np.int64), _typed([a for _t, a in index], as_dates)
 
 
 def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[..., Any]:
@@ -207,7 +214,7 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             # large request (Python's allocator could not give back memory they share pages with)
             del cells
             # the parent answers in the order of the keys sent, having looked each one up by its key
-            answers = neural(wire)
+            answers, as_dates = read_column_reply(neural(wire))
             del wire
             if not isinstance(answers, list) or len(answers) != len(sent_keys):
                 raise NeuralCallError(f"the neural backend answered {form} with {type(answers).__name__}, "
@@ -216,7 +223,7 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
             # typing every row: a column's type depends on the set of answer kinds, not on counts)
             key_answers = answers if sent_keys is keys else list(map(dict(zip(sent_keys, answers)).get, keys))
             del answers, keys, sent_keys
-            answer_codes, typed = _type_distinct(key_answers)
+            answer_codes, typed = _type_distinct(key_answers, as_dates)
             del key_answers
             by_key = typed.array.take(answer_codes)  # one per distinct key: no row-sized index temporary
             series = pd.Series(by_key.take(codes), index=ctx.index, name=question)
