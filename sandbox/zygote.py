@@ -45,7 +45,8 @@ def _pdeathsig_setter():
 #: to_string, stack/unstack, Timestamp.strftime); a worker may not load new code
 #: (the audit hook refuses marshal.loads), so the zygote loads them before forking
 LAZY_MODULES = ("time", "numpy.rec", "pandas.core.methods.to_dict", "pandas.core.reshape.reshape",
-                "pandas.io.formats.string")
+                "pandas.io.formats.string",
+                "pandas.core.arrays.arrow._arrow_utils")  # (`.str.len()` of an Arrow string column)
 
 
 #: a small program that touches what LM programs commonly use (run before forking, and by

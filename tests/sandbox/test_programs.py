@@ -24,6 +24,7 @@ PROGRAMS = [
     ("timestamp_strftime", 'pd.Timestamp("2020-03-04").strftime("%Y/%m")', "2020/03"),
     ("dt_strftime", 'pd.to_datetime(pd.Series(["2020-03-04"])).dt.strftime("%d.%m.%Y").iloc[0]', "04.03.2020"),
     ("to_records", 'len(df.to_records(index=False))', 6),
+    ("arrow_string_len", 'df["name"].astype("string[pyarrow]").str.len().max()', 3),
     ("to_string", 'df[["name"]].head(1).to_string(index=False).split()', ["name", "Ann"]),
     ("to_string_float_format", 'pd.DataFrame({"x": [1.5]}).to_string(index=False, float_format="{:.2f}").split()',
      ["x", "1.50"]),
