@@ -38,7 +38,8 @@ from typing import Any
 import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
-from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, classify, parse_number, shown_key
+from binder_py.neural.requests import (FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, classify, parse_date, parse_number,
+                                      shown_key, timestamp_series)
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
@@ -533,16 +534,10 @@ def _read_number(text: str) -> ParsedAnswer:
 
 
 def _read_date(text: str) -> ParsedAnswer:
-    stripped = text.strip()
-    if re.fullmatch(r"\d{4}", stripped):
-        return ParsedAnswer(pd.Timestamp(year=int(stripped), month=1, day=1))
-    try:
-        value = pd.to_datetime(stripped, errors="raise")
-    except (ValueError, TypeError, OverflowError):
-        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")
-    if pd.isna(value):
-        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")
-    return ParsedAnswer(pd.Timestamp(value))
+    value = parse_date(text)
+    if value is None:
+        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {text.strip()[:80]!r}")
+    return ParsedAnswer(value)
 
 
 def _read_choice(text: str, choices: Sequence[str]) -> ParsedAnswer:
@@ -628,7 +623,7 @@ def typed_column(answers: Sequence[Any], answer_type: AnswerType, *, index: pd.I
         series = pd.Series([None if v is None else (int(v) if integral else float(v)) for v in values],
                            index=index, name=name, dtype=dtype)
     elif kind is AnswerKind.DATE:
-        series = pd.Series(pd.to_datetime(pd.Series(values, dtype=object)).array, index=index, name=name)
+        series = timestamp_series(values, index=index, name=name)
     else:
         series = pd.Series(values, index=index, name=name, dtype="string")
     return TypedColumn(series, failures)

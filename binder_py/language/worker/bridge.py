@@ -20,8 +20,7 @@ import pandas as pd
 
 from binder_py.language.messages import NeuralCallMessage, read_column_reply, rows_to_columns, wire_message
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
-from binder_py.neural.answer_types import DATE, typed_column
-from binder_py.neural.requests import context_rows, distinct_context_columns, type_column, type_value
+from binder_py.neural.requests import context_rows, date_column, distinct_context_columns, type_column, type_value
 
 
 class NeuralCallError(Exception):
@@ -154,7 +153,7 @@ _TEXT_OR_NONE = frozenset({str, type(None)})
 def _typed(answers: list[Any], as_dates: bool) -> pd.Series:
     """The f_col typing rules (:func:`type_column`), or a ``datetime64`` column when the program reads
     the column as dates (a year alone is its 1 January; an answer that is no date is NaT)."""
-    return typed_column(answers, DATE).series if as_dates else type_column(answers)
+    return date_column(answers) if as_dates else type_column(answers)
 
 
 def _type_distinct(answers: list[Any], as_dates: bool = False) -> tuple[np.ndarray, pd.Series]:
