@@ -658,17 +658,22 @@ _SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]|\\(?:u|U0000)[dD][89
 
 
 def _without_surrogates(tree: Any, memo: dict[int, Any]) -> Any:
-    """``tree`` with every text holding a lone surrogate written with a backslash escape instead."""
+    """``tree`` with every text holding a lone surrogate written with a backslash escape instead.
+
+    Each distinct object is rewritten once and the result shared where the object was (texts too): this
+    runs before the parent checks a message's size, and pickle sends a repeated text once, so copying
+    each occurrence made 100,000 escaped copies of one 1,000-surrogate text out of a message of a few
+    hundred kilobytes, 1.3 GB of the parent (red team 11, ``tests/sandbox/test_surrogate_sharing.py``)."""
     t = type(tree)
-    if t is str:
-        return tree.encode("utf-8", "backslashreplace").decode("utf-8")
-    if t is not list and t is not tuple and t is not dict:
+    if t is not str and t is not list and t is not tuple and t is not dict:
         return tree
     hit = memo.get(id(tree))
     if hit is not None and hit[0] is tree:
         return hit[1]
-    if t is dict:
-        out: Any = {_without_surrogates(k, memo): _without_surrogates(v, memo) for k, v in tree.items()}
+    if t is str:
+        out: Any = tree.encode("utf-8", "backslashreplace").decode("utf-8")
+    elif t is dict:
+        out = {_without_surrogates(k, memo): _without_surrogates(v, memo) for k, v in tree.items()}
     else:
         out = t(_without_surrogates(v, memo) for v in tree)
     memo[id(tree)] = (tree, out)
