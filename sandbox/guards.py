@@ -41,6 +41,9 @@ _FORBIDDEN_VALUE_TYPES = (
     # raw memory of any buffer (``ndarray.data``, ``np.float64(1).data``): ``cast`` reinterprets an object
     # array's pointers as integers, which numpy then wraps in a writable array (sandbox.rawmemory)
     memoryview,
+    # a class's property (``pd.Index.names`` read on the class): its fget/fset are the functions behind it,
+    # private ones included (``Index._set_names``), and fset changes objects ``_write_`` refuses (red team 11)
+    property,
 )
 
 _MISSING = object()

@@ -33,3 +33,9 @@ def wait_settled(sb, timeout=10.0):
         if n == sb.pool_size or time.monotonic() > deadline:
             return n
         time.sleep(0.02)
+
+
+def policy_message(outcome):
+    """The message of ``outcome``'s policy failure (asserting that it is one)."""
+    assert outcome.error is not None and outcome.error.kind == "policy", outcome.error or outcome.value
+    return outcome.error.message
