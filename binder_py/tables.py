@@ -65,6 +65,13 @@ Column typing (deterministic, no guessing of dates)
       Dates, times, percentages, currencies stay strings; programs can call
       ``pd.to_datetime`` / ``str.replace`` themselves.
 
+    A column of ``decimal.Decimal`` values (as ``pd.read_sql`` gives a database's NUMERIC
+    column; ``Decimal("NaN")`` and ``None`` are missing) is typed by the same rule, each value
+    read as its fixed-point text (``Decimal("1.50")`` → ``"1.50"``): ``int64``/``float64``, or,
+    when a value needs more than 15 significant digits, a string column of that text. (Left as
+    Decimal objects, ``df["price"] * 1.1`` was a TypeError and a sum answered
+    ``"Decimal('3.75')"``.)
+
 :func:`load_table` reads every cell as text (``dtype=str``, ``""`` for empty
 cells, no ``NA`` guessing) and the header row exactly as written, then calls
 :func:`prepare_table`; so files and DataFrames follow the same rules, with one exception: in a
@@ -94,6 +101,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -362,6 +370,9 @@ def prepare_table(df: pd.DataFrame) -> pd.DataFrame:
         column = df.iloc[:, position]
         values = column.tolist()
         is_text = pd.api.types.is_string_dtype(column.dtype) or column.dtype == object
+        if column.dtype == object and any(isinstance(v, Decimal) for v in values) \
+                and all(_is_missing(v) or isinstance(v, Decimal) for v in values):
+            values = [None if _is_missing(v) or v.is_nan() else format(v, "f") for v in values]
         if is_text and all(_is_missing(v) or isinstance(v, str) for v in values):
             typed = _type_string_column(values)
             if typed is None:

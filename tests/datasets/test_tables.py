@@ -54,6 +54,32 @@ def test_column_typing():
     assert list(out.index) == [0, 1, 2]
 
 
+def test_a_column_of_decimals_is_typed_like_numbers():
+    """pd.read_sql gives a database's NUMERIC column as Decimal objects: they are numbers, not objects whose
+    sum a program answered as the text "Decimal('3.75')" and that `* 1.1` refused."""
+    from decimal import Decimal
+
+    out = prepare_table(pd.DataFrame({"price": [Decimal("1.50"), Decimal("2.25"), None],
+                                      "qty": [Decimal("3"), Decimal("4"), Decimal("5")],
+                                      "gap": [Decimal("1"), Decimal("NaN"), Decimal("2")],
+                                      "id": [Decimal("12345678901234567890"), Decimal("1"), Decimal("2")]}))
+    assert str(out["price"].dtype) == "float64" and out["price"].tolist()[:2] == [1.5, 2.25]
+    assert np.isnan(out["price"][2])
+    assert str(out["qty"].dtype) == "int64" and out["qty"].tolist() == [3, 4, 5]
+    assert str(out["gap"].dtype) == "float64" and np.isnan(out["gap"][1])
+    assert out["id"].tolist() == ["12345678901234567890", "1", "2"]  # would lose digits as a float
+
+
+def test_the_answer_over_a_column_of_decimals_is_a_number():
+    from decimal import Decimal
+
+    from binder_py.language import execute
+
+    table = prepare_table(pd.DataFrame({"item": ["a", "b"], "price": [Decimal("1.50"), Decimal("2.25")]}))
+    run = execute('df["price"].sum() * 2', table, neural=None)
+    assert run.ok and run.value == 7.5
+
+
 def test_string_column_missing_values_become_empty_and_text_is_kept():
     out = prepare_table(pd.DataFrame({"a": [" x ", None, "y"]}))
     assert out["a"].tolist() == [" x ", "", "y"]
