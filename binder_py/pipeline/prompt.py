@@ -2,30 +2,43 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from binder_py.errors import BinderError
 from binder_py.lm.types import LMContextTooLong
 from binder_py.pipeline.state import QuestionState
-from binder_py.prompting import build_e2e_prompt, build_parse_prompt
+from binder_py.prompting import BuiltPrompt, build_e2e_prompt, build_parse_prompt
 
 #: the context window a prompt is fitted to when the model's is not known (a server named without ?ctx=)
 ASSUMED_CONTEXT_WINDOW = 4096
+
+
+def _common(state: QuestionState) -> dict[str, Any]:
+    lm, settings = state.lm, state.settings
+    return dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
+                core=state.profile.effective_core(lm, settings.core_shots, mode=settings.mode),
+                max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
+                count_tokens=lm.count_tokens, context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
+                lowercase=state.lowercased, tables=state.tables or None)
+
+
+def parse_prompt(state: QuestionState, max_output_tokens: int) -> BuiltPrompt:
+    """The question's program-writing prompt, fitted to the context with ``max_output_tokens`` left
+    for what follows it (the repair stage asks for more: the failed program and its error)."""
+    return build_parse_prompt(state.profile.name, state.table, state.question, title=state.title,
+                              mode=state.settings.mode, max_output_tokens=max_output_tokens, **_common(state))
 
 
 def build_prompt(state: QuestionState) -> QuestionState:
     lm, settings = state.lm, state.settings
     if settings.mode == "discriminate":
         return state  # the proposer writes its own prompts
-    common = dict(table_style=settings.table_style, selection=settings.selection, num_shots=state.shots,
-                  core=state.profile.effective_core(lm, settings.core_shots, mode=settings.mode),
-                  max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
-                  count_tokens=lm.count_tokens, context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
-                  lowercase=state.lowercased, tables=state.tables or None)
+    common = _common(state)
     try:
         if settings.mode == "e2e":
             prompt = build_e2e_prompt(state.profile.name, state.table, state.question, state.title, **common)
         else:
-            prompt = build_parse_prompt(state.profile.name, state.table, state.question, title=state.title,
-                                        mode=settings.mode, max_output_tokens=state.max_tokens, **common)
+            prompt = parse_prompt(state, state.max_tokens)
     except LMContextTooLong as error:  # pragma: no cover - the builders count first
         raise BinderError(str(error)) from error
     except BinderError as error:

@@ -11,10 +11,11 @@ from binder_py.errors import BinderError
 from binder_py.pipeline.link import link_from
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.plan import plan_candidates
+from binder_py.pipeline.prompt import parse_prompt
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import complete, program_identity, program_request
 from binder_py.pipeline.state import QuestionState
-from binder_py.prompting import build_repair_prompt, extract_program
+from binder_py.prompting import BuiltPrompt, build_repair_prompt, extract_program
 
 
 def repair_request(error_message: str) -> str:
@@ -36,6 +37,29 @@ def failure_message(candidate: Candidate, state: QuestionState | None = None) ->
         hints = literal_hints(candidate.program, {"df": state.table, "table": state.table, **state.tables})
         message += "".join(f"\n{hint}" for hint in hints)
     return message
+
+
+#: tokens a tokenizer may count more for the prompt and the repair text joined than for the two apart
+_JOIN_TOKENS = 8
+
+
+def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, message: str) -> tuple[BuiltPrompt, str]:
+    """The prompt a failed program is repaired from, and the repair prompt's text. When the question's
+    prompt filled the context (a long table shown to an API model), the failed program and its error do
+    not fit after it: the prompt is fitted again with room for them (fewer rows or exemplars), so that a
+    long table is still repaired."""
+    lm = state.lm
+    window = lm.context_window or None
+    try:
+        return prompt, build_repair_prompt(prompt, program, message, count_tokens=lm.count_tokens,
+                                           context_window=window, max_output_tokens=state.max_tokens)
+    except BinderError:
+        if window is None:
+            raise
+    added = lm.count_tokens(build_repair_prompt(prompt, program, message)) - lm.count_tokens(prompt.text)
+    base = parse_prompt(state, state.max_tokens + added + _JOIN_TOKENS)
+    return base, build_repair_prompt(base, program, message, count_tokens=lm.count_tokens, context_window=window,
+                                     max_output_tokens=state.max_tokens)
 
 
 def repair(state: QuestionState) -> QuestionState:
@@ -63,14 +87,13 @@ def repair(state: QuestionState) -> QuestionState:
     for candidate in failing:
         message = failure_message(candidate, state)
         try:
-            text = build_repair_prompt(prompt, candidate.program, message, count_tokens=lm.count_tokens,
-                                       context_window=lm.context_window or None, max_output_tokens=state.max_tokens)
+            base, text = repair_prompt(state, prompt, candidate.program, message)
         except BinderError as error:
             warnings += (f"repair skipped: {error}",)
             continue
         # a chat model sees its own program as its turn and the error as the user's reply
-        turns = prompt.messages + (("assistant", candidate.program), ("user", repair_request(message))) \
-            if chat else None
+        turns = base.messages + (("assistant", candidate.program), ("user", repair_request(message))) \
+            if chat and base.messages else None
         completion, state = complete(state, program_request(state, text, n=1, temperature=0.0, messages=turns),
                                      "repair")
         program = extract_program(completion.text)

@@ -86,6 +86,21 @@ def test_a_repair_names_the_closest_values_of_a_string_no_row_holds(shirts, orac
     assert answer.value == ["pure cotton oxford shirt", "acrylic knit shirt"]
 
 
+def test_a_long_table_whose_prompt_filled_the_context_is_still_repaired():
+    """An API model's prompt shows as many rows as fit: the failed program and its error then did not fit
+    after it, and every repair was skipped ("repair skipped: the repair prompt needs ..."). The prompt is
+    fitted again with room for them."""
+    table = pd.DataFrame({"city": [f"town number {i}" for i in range(3000)], "sales": list(range(3000))})
+    lm = ScriptedLM(lambda request, purpose: 'df["sales"].max()' if purpose == "repair" else 'df["nope"].max()',
+                    context_window=3000)
+    answer = Binder(lm=lm, task="analyst", n=2, progress=False).ask(table, "what are the most sales?")
+    assert answer.value == 2999, answer.warnings
+    assert not [w for w in answer.warnings if "repair skipped" in w]
+    repairs = [request for request, purpose, _ in lm.calls if purpose == "repair"]
+    assert len(repairs) == 1 and 'df["nope"].max()' in repairs[0].prompt
+    assert lm.count_tokens(repairs[0].prompt) <= 3000
+
+
 def test_no_repair_when_enough_programs_succeed(shirts, oracle_spec):
     lm = scripted([PLAIN_PROGRAM] * 3 + [BROKEN_PROGRAM])
     Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
