@@ -11,7 +11,8 @@ its comparisons also accept text:
 * ``== 'yes'``/``'true'`` is ``== True`` and ``== 'no'``/``'false'`` is ``== False``
   (case, surrounding spaces and one trailing ``.`` ignored); ``!=`` likewise;
 * any other text is equal to no row (``== 'maybe'`` is all False, ``!=`` all True);
-* ``isin([...])`` reads its text items the same way;
+* ``isin([...])`` reads its text items the same way, and so does ``map({'yes': 1, 'no': 0})``
+  its keys;
 * a missing answer stays ``<NA>``: unselected by a mask, in both ``x == 'yes'`` and
   ``x == 'no'`` (pandas' nullable semantics);
 * ``<``/``>`` with text raise ``TypeError`` (an ordering of yes and no means nothing).
@@ -150,6 +151,20 @@ class YesNoArray(BooleanArray):
         if isinstance(result, BooleanArray) and not isinstance(result, YesNoArray):
             return YesNoArray(result._data, result._mask)
         return result
+
+    def map(self, mapper: Any, na_action: Any = None) -> Any:
+        """``map({'yes': 1, 'no': 0})`` (a dict or Series keyed by text, as the original Binder's
+        "yes"/"no" columns were mapped) reads its yes/no keys as True/False; without this every row
+        mapped to NaN, and a ``.sum()`` over it answered 0."""
+        if isinstance(mapper, pd.Series) and mapper.index.is_unique:
+            mapper = dict(zip(mapper.index, mapper.tolist()))
+        if isinstance(mapper, dict) and any(isinstance(key, str) for key in mapper):
+            read: dict[Any, Any] = {}
+            for key, value in mapper.items():
+                word = _read_yes_no(key) if isinstance(key, str) else _NOT_YES_NO
+                read.setdefault(key if word is _NOT_YES_NO else word, value)
+            mapper = read
+        return super().map(mapper, na_action=na_action)
 
     def isin(self, values: Any) -> BooleanArray:
         wanted = {v for v in (_read_yes_no(x) for x in _iterable(values)) if isinstance(v, bool)}

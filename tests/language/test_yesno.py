@@ -86,6 +86,16 @@ def test_isin_and_elementwise_text(table):
     assert (col == other).isna().tolist()[4]
 
 
+def test_map_reads_yes_and_no_keys(table):
+    """The original's "yes"/"no" columns were mapped by text: every row mapped to NaN, and a sum gave 0."""
+    col = table["is it a loss?"]
+    assert col.map({"yes": 1, "no": 0}).tolist()[:4] == [1, 0, 0, 1]
+    assert col.map({"Yes": 1, "No": 0}).sum() == 2
+    assert col.map(pd.Series({"yes": "L", "no": "W"})).tolist()[:4] == ["L", "W", "W", "L"]
+    assert col.map({True: 1, False: 0}).tolist()[:4] == [1, 0, 0, 1]
+    assert col.map({"maybe": 1}).isna().all()
+
+
 def test_ordering_against_text_is_an_error(table):
     with pytest.raises(TypeError, match="cannot be ordered"):
         _ = table["is it a loss?"] < "yes"
@@ -156,6 +166,9 @@ def test_f_col_answers_compare_with_yes_in_the_sandbox():
         run_ = execute(program, shirts, neural=backend)
         assert run_.ok, (program, run_.error)
         assert run_.value in (["a", "c"], 1), program
+    mapped = execute('f_col("Is it in North America?", ["made in"]).map({"yes": 1, "no": 0}).sum()', shirts,
+                     neural=backend)
+    assert mapped.ok and mapped.value == 2, mapped.error
 
 
 def test_a_yes_no_index_is_looked_up_by_true_and_false(table):
