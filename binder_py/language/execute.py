@@ -492,7 +492,11 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
             # df["country"] where only another table has it: say which (the bare KeyError said nothing)
             return replace(outcome, error=replace(error, message=message + _owners_hint(key, owners)))
         if key is not None and any(key in t.columns for t in (table, *named.values())):
-            return outcome  # a column that exists: the KeyError is about something else (a row label, a dict)
+            # a column of some tables only (orders.merge(customers, on="Customer") where customers has
+            # "customer"): say which lack it; else the KeyError is about something else (a row label, a dict)
+            lacking = [name for name, other in named.items() if key not in other.columns]
+            return replace(outcome, error=replace(error, message=message + _lacking_hint(key, named, lacking))) \
+                if lacking else outcome
         if number is not None and not any(number in t.columns for t in (table, *named.values())):
             return outcome  # df[0] where a column is named "0" reads as a column; any other number is a row label
     elif error.exception_type != "AttributeError" or "'DataFrame' object has no attribute" not in message:
@@ -514,6 +518,18 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
         hint = "; the tables' columns are " + "; ".join(
             f"{name}{' (df)' if other is table else ''}: {shown(other)}" for name, other in named.items())
     return replace(outcome, error=replace(error, message=message + hint))
+
+
+def _lacking_hint(key: str, named: Mapping[str, pd.DataFrame], lacking: list[str]) -> str:
+    having = [name for name in named if name not in lacking]
+
+    def close(other: pd.DataFrame) -> str:
+        near = [c for c in other.columns if str(c).strip().lower() == key.strip().lower()]
+        return f" (it has {', '.join(map(repr, near))})" if near else ""
+
+    return (f"; {key!r} is a column of {' and '.join(having)} but not of "
+            + " and ".join(f"{name}{close(named[name])}" for name in lacking)
+            + ": to join on columns named differently, use merge(..., left_on=..., right_on=...)")
 
 
 _NO_CONTEXT_COLUMN = re.compile(r"^NeuralCallError: no column (['\"])(?P<key>.*)\1 in the table;", re.DOTALL)

@@ -135,6 +135,20 @@ def test_a_column_of_another_table_read_on_df_says_which_table_has_it(orders, cu
     assert "the tables' columns are orders (df)" in result.error.message and "not of df" not in result.error.message
 
 
+def test_a_join_on_a_column_one_table_lacks_says_which_table_lacks_it(orders):
+    """`sales.merge(customers, on="Customer")` where customers spells it "customer" (the embedded model wrote
+    it) failed with a bare "KeyError: 'Customer'", which told the user and the repair prompt nothing."""
+    clients = pd.DataFrame({"Customer_ID": [10, 20, 30], "country": ["Germany", "United Kingdom", "Sweden"]})
+    result = execute('orders.merge(clients, on="customer_id")["country"].tolist()', orders,
+                     tables={"orders": orders, "clients": clients}, neural=None)
+    assert not result.ok
+    assert result.error.message.startswith("KeyError: 'customer_id'; 'customer_id' is a column of orders but not "
+                                           "of clients (it has 'Customer_ID')")
+    assert "left_on=..., right_on=..." in result.error.message
+    alone = execute('df.set_index("amount").loc[5]', orders, neural=None)  # one table: a row label, as before
+    assert alone.error.message == "KeyError: 5"
+
+
 def test_an_f_col_filtering_a_merged_table_reads_its_column_names_there(orders, customers):
     """`merged = orders.merge(customers, ...)` then `merged[f_col(q, ["country"])]` (the embedded model
     wrote it) failed with "no column 'country' in the table": the names were read in df (orders),
