@@ -25,6 +25,7 @@ from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
 from binder_py.language.columns import ColumnFix, resolve_columns
+from binder_py.language.joined_text import refuse_joined_text
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
 from binder_py.neural.requests import NeuralRequest, context_keys, keys_name_rows, shown_key
@@ -428,7 +429,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
-    outcome = name_the_columns(outcome, table, named)
+    outcome = refuse_joined_text(name_the_columns(outcome, table, named), table, named)
     if parsed.sites:
         outcome = explain_text_use_of_yes_no(outcome)
     calls = list(handler.calls) + handler.unused_prefetches()

@@ -315,6 +315,23 @@ def test_an_answer_that_is_no_value_fails_saying_what_to_finish(real_sandbox, sh
     assert "the program's answer is " + says in r.error.message, r.error.message
 
 
+def test_an_answer_that_joins_a_text_columns_cells_fails_saying_to_convert_them(runner):
+    """`df["Amount"].sum()` over "$1,234.50"-like text answered the cells joined ("$1,234.50$987.00..."),
+    and the embedded model's programs voted it in; it now fails with what to write, for the repair prompt."""
+    table = pd.DataFrame({"customer": ["Acme", "Beta", "Acme"], "amount": ["$1,234.50", "$987.00", "$2,500"]})
+    for program in ('df["amount"].sum()', 'df[df["customer"] == "Acme"]["amount"].sum()',
+                    'df.groupby("customer")["amount"].sum().loc["Acme"]'):
+        r = run(runner, program, table, None)
+        assert not r.ok and r.error.kind == "runtime", program
+        assert "is the text cells of column 'amount' of df joined together" in r.error.message
+        assert "pd.to_numeric(df['amount'].str.replace(" in r.error.message
+    for program, value in (('df[df["customer"] == "Beta"]["amount"].sum()', "$987.00"),  # one cell is a value
+                           ('df["customer"].iloc[0] + " and " + df["customer"].iloc[1]', "Acme and Beta"),
+                           ('", ".join(df["customer"])', "Acme, Beta, Acme")):
+        r = run(runner, program, table, None)
+        assert r.ok and r.value == value, (program, r.error)
+
+
 def test_values_that_are_answers_still_are(real_sandbox, shirts):
     for program in ("df.price.sum()", 'df.groupby("made in")["price"].sum()', "df", "df.index", "df.dtypes",
                     'df.shirt.astype("category")', "df.price.describe()"):
