@@ -16,8 +16,8 @@ import pandas as pd
 
 from binder_py.errors import ProgramError
 from binder_py.jsonable import cut_note, to_jsonable
-from binder_py.neural.answer_types import (META_KEY, AnswerType, date_column_sites, enforce, read_value,
-                                           site_answer_types)
+from binder_py.neural.answer_types import (META_KEY, AnswerType, date_column_sites, date_column_texts, enforce,
+                                           read_value, site_answer_types)
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
                                       plain_answer)
 from binder_py.language.messages import NeuralCallMessage, column_reply
@@ -284,7 +284,12 @@ class _NeuralHandler:
                                           + "; ".join(shown_key(k) for k in missing[:5]))
                 # the answers go back in the order of the request's keys (looked up by key here, so the
                 # worker reads them by position: no keys are sent back), None for a row without one
-                result: Any = column_reply(_shared_texts(list(map(trace.answers.get, request.keys))),
+                sent = trace.answers
+                if site.id in self.date_columns:  # read through .dt: ISO texts, made datetimes by the bridge
+                    sent, unread = date_column_texts(trace.answers)
+                    trace.warnings.extend(unread)
+                    trace.answers = {k: v for k, v in trace.answers.items() if k in sent}
+                result: Any = column_reply(_shared_texts(list(map(sent.get, request.keys))),
                                            as_dates=site.id in self.date_columns)
             else:
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing

@@ -38,12 +38,11 @@ from typing import Any
 import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
-from binder_py.neural.requests import (FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, classify, parse_date, parse_number,
-                                      shown_key, timestamp_series)
+from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, classify, parse_number, shown_key
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
-           "Usage", "date_column_sites", "infer_answer_type", "parse_typed_answer", "question_answer_type",
+           "Usage", "date_column_sites", "date_column_texts", "infer_answer_type", "parse_typed_answer", "question_answer_type",
            "rows_json_schema", "schema_text", "site_answer_types", "typed_column", "usage_of_call"]
 
 #: what a backend writes for "I don't know" (read as missing, not as a failure)
@@ -205,6 +204,43 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
     return kept, warnings
 
 
+#: a date a column read through ``.dt`` takes names its year (not "5 May", "1/2", "today")
+_HAS_YEAR = re.compile(r"\d{4}")
+
+
+def date_column_texts(answers: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Accepted answers of a column the program reads through ``.dt`` (:func:`enforce`'s, by row key)
+    as ISO 8601 texts of naive timestamps, for the bridge to make a ``datetime64`` column of; an answer
+    that names no year (``"5 May"``, ``"today"``: pandas would invent one) is left out, with one warning."""
+    read: dict[tuple[type, Any], str | None] = {}
+    texts: dict[str, str] = {}
+    refused: list[str] = []
+    for key, raw in answers.items():
+        try:
+            text = read[type(raw), raw]
+        except KeyError:
+            text = read[type(raw), raw] = _iso_date(raw)
+        except TypeError:  # unhashable
+            text = _iso_date(raw)
+        if text is None:
+            refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
+        else:
+            texts[key] = text
+    warnings = [f"{len(refused)} answer(s) are not a date with its year (used through .dt); those rows are NA: "
+                + "; ".join(refused[:5])] if refused else []
+    return texts, warnings
+
+
+def _iso_date(raw: Any) -> str | None:
+    if isinstance(raw, str) and not _HAS_YEAR.search(raw):
+        return None
+    parsed = parse_typed_answer(raw, DATE)
+    if parsed.error is not None or parsed.missing or not isinstance(parsed.value, pd.Timestamp):
+        return None
+    value = parsed.value.tz_localize(None) if parsed.value.tzinfo is not None else parsed.value
+    return value.isoformat()
+
+
 YES_NO = AnswerType(AnswerKind.YES_NO)
 NUMBER = AnswerType(AnswerKind.NUMBER)
 DATE = AnswerType(AnswerKind.DATE)
@@ -296,6 +332,10 @@ class Usage:
     detail: str
 
 
+#: the use that makes a date column a ``datetime64`` one (:func:`date_column_sites`)
+THROUGH_DT = Usage("date", "used through .dt")
+
+
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
@@ -350,7 +390,7 @@ def _usage_at(node: ast.AST, parents: Mapping[int, ast.AST]) -> Usage:
         return Usage("none", "compared with an expression")
     if isinstance(parent, ast.Attribute) and parent.value is node:
         if parent.attr == "dt":
-            return Usage("date", "used through .dt")
+            return THROUGH_DT
         if parent.attr == "str":
             return Usage("text", "used through .str")
         if parent.attr in ("sum", "any", "all"):
@@ -449,8 +489,6 @@ def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
             for site_id, node in _site_calls(parsed)}
 
 
-#: the use that makes a date column a ``datetime64`` one (:func:`date_column_sites`)
-_THROUGH_DT = Usage("date", "used through .dt")
 
 
 def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
@@ -462,7 +500,7 @@ def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> fr
         return frozenset()
     parents = _parents(parsed.tree)
     return frozenset(site_id for site_id, node in _site_calls(parsed)
-                     if site_id in wanted and _THROUGH_DT in _followed_uses(node, parsed.tree, parents))
+                     if site_id in wanted and THROUGH_DT in _followed_uses(node, parsed.tree, parents))
 
 
 def _site_calls(parsed: Any) -> list[tuple[int, ast.Call]]:
@@ -534,10 +572,16 @@ def _read_number(text: str) -> ParsedAnswer:
 
 
 def _read_date(text: str) -> ParsedAnswer:
-    value = parse_date(text)
-    if value is None:
-        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {text.strip()[:80]!r}")
-    return ParsedAnswer(value)
+    stripped = text.strip()
+    if re.fullmatch(r"\d{4}", stripped):
+        return ParsedAnswer(pd.Timestamp(year=int(stripped), month=1, day=1))
+    try:
+        value = pd.to_datetime(stripped, errors="raise")
+    except (ValueError, TypeError, OverflowError):
+        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")
+    if pd.isna(value):
+        return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")
+    return ParsedAnswer(pd.Timestamp(value))
 
 
 def _read_choice(text: str, choices: Sequence[str]) -> ParsedAnswer:
@@ -623,7 +667,7 @@ def typed_column(answers: Sequence[Any], answer_type: AnswerType, *, index: pd.I
         series = pd.Series([None if v is None else (int(v) if integral else float(v)) for v in values],
                            index=index, name=name, dtype=dtype)
     elif kind is AnswerKind.DATE:
-        series = timestamp_series(values, index=index, name=name)
+        series = pd.Series(pd.to_datetime(pd.Series(values, dtype=object)).array, index=index, name=name)
     else:
         series = pd.Series(values, index=index, name=name, dtype="string")
     return TypedColumn(series, failures)

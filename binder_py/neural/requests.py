@@ -357,31 +357,10 @@ def parse_number(text: str) -> int | float | None:
     return value
 
 
-_YEAR = re.compile(r"\d{4}")
-
-
-def parse_date(text: str) -> pd.Timestamp | None:
-    """``"1979-05-25"`` → that day, ``"1979"`` → 1 January 1979, any other text pandas reads as a date
-    → it; ``None`` when it is no date."""
-    stripped = text.strip()
-    if _YEAR.fullmatch(stripped):
-        return pd.Timestamp(year=int(stripped), month=1, day=1)
-    try:
-        value = pd.to_datetime(stripped, errors="raise")
-    except (ValueError, TypeError, OverflowError):
-        return None
-    return None if pd.isna(value) else pd.Timestamp(value)
-
-
-def date_column(answers: list[Any], index: pd.Index | None = None, name: Any = None) -> pd.Series:
-    """Raw answers (one per row) as a ``datetime64`` Series (:func:`parse_date`; NaT for a missing
-    answer or one that is no date): an ``f_col`` column the program reads as dates."""
-    return timestamp_series([parse_date(a) if isinstance(a, str) else None for a in answers], index=index, name=name)
-
-
-def timestamp_series(values: list[pd.Timestamp | None], index: pd.Index | None = None, name: Any = None) -> pd.Series:
-    """Timestamps (``None``: NaT) as a ``datetime64`` Series."""
-    return pd.Series(pd.to_datetime(pd.Series(values, dtype=object)).array, index=index, name=name)
+def date_column(texts: list[Any], index: pd.Index | None = None, name: Any = None) -> pd.Series:
+    """The ISO 8601 texts the parent wrote for an ``f_col`` column the program reads through ``.dt``
+    (``None``: NaT) as a ``datetime64`` Series."""
+    return pd.Series(pd.to_datetime(pd.Series(texts, dtype=object), format="ISO8601").array, index=index, name=name)
 
 
 def _common_type(kinds: list[str]) -> str:

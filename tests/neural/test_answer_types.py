@@ -117,6 +117,26 @@ def test_a_date_column_read_through_dt_is_a_datetime_column_in_a_run():
     assert kept.ok and kept.value == "1995"
 
 
+def test_a_date_column_read_through_dt_takes_dates_of_any_form_and_refuses_dates_without_a_year():
+    """Numbers and timestamps a callable backend returns are dates too (they were NaT); an answer with
+    a time zone is read at its wall time (mixed zones made the call fail); "today" or "5 May" names no
+    year, which pandas would invent: refused, with a warning, like any answer of the wrong kind."""
+    from binder_py.language.execute import execute
+    from binder_py.neural import CallableBackend
+
+    films = pd.DataFrame({"film": ["a", "b", "c", "d", "e", "f"]})
+    answers = {"a": 1979, "b": pd.Timestamp("1985-07-01"), "c": "2020-01-01T10:00:00+02:00", "d": "1999",
+               "e": "today", "f": "5 May"}
+    backend = CallableBackend.per_row(lambda q, row: answers[row["film"]])
+    run = execute('d = f_col("When was it released?", ["film"])\n[d.dt.year.tolist(), d.dt.hour.tolist()]',
+                  films, neural=backend)
+    assert run.ok, run.error
+    years, hours = run.value
+    assert years[:4] == [1979, 1985, 2020, 1999] and all(pd.isna(y) for y in years[4:])
+    assert hours[2] == 10
+    assert any("not a date with its year" in w and "today" in w and "5 May" in w for w in run.warnings), run.warnings
+
+
 def test_weak_uses_pick_by_the_wording():
     assert _types('f_col("is it a win?", "score").sum()')["is it a win?"].kind is AnswerKind.YES_NO
     assert _types('f_col("how many goals?", "score").sum()')["how many goals?"].kind is AnswerKind.NUMBER

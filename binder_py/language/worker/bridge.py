@@ -151,8 +151,8 @@ _TEXT_OR_NONE = frozenset({str, type(None)})
 
 
 def _typed(answers: list[Any], as_dates: bool) -> pd.Series:
-    """The f_col typing rules (:func:`type_column`), or a ``datetime64`` column when the program reads
-    the column as dates (a year alone is its 1 January; an answer that is no date is NaT)."""
+    """The f_col typing rules (:func:`type_column`), or a ``datetime64`` column of the ISO texts the parent
+    wrote when the program reads the column as dates (:func:`date_column`)."""
     return date_column(answers) if as_dates else type_column(answers)
 
 
