@@ -434,7 +434,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
-    outcome = refuse_joined_text(name_the_columns(outcome, table, named), table, named)
+    outcome = refuse_joined_text(name_the_columns(outcome, table, named, program), table, named)
     if parsed.sites:
         outcome = explain_text_use_of_yes_no(outcome)
     calls = list(handler.calls) + handler.unused_prefetches()
@@ -471,11 +471,13 @@ _SERIES_ONLY = re.compile(r"'DataFrame' object has no attribute '([A-Za-z_]\w*)'
 _COLUMNS_SHOWN = 30
 
 
-def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, pd.DataFrame]) -> Outcome:
+def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, pd.DataFrame],
+                     program: str = "") -> Outcome:
     """A program that read a column no table has (``df["nope"]`` fails with a bare ``KeyError: 'nope'``,
     ``df.nope`` with an AttributeError): its error message also lists the tables' columns, for the
     user and for the repair prompt, which quotes it; a method of a Series called on a table
-    (``df[["a"]].tolist()``) says to select one column instead."""
+    (``df[["a"]].tolist()``) says to select one column instead. ``program`` (its text) tells a join's
+    KeyError from a column read from the wrong table."""
     error = outcome.error
     if outcome.ok or error is None or error.kind != "runtime":
         return outcome
@@ -501,8 +503,9 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
             # a column of some tables only (orders.merge(customers, on="Customer") where customers has
             # "customer"): say which lack it; else the KeyError is about something else (a row label, a dict)
             lacking = [name for name, other in named.items() if key not in other.columns]
-            return replace(outcome, error=replace(error, message=message + _lacking_hint(key, named, lacking))) \
-                if lacking else outcome
+            having = [name for name, other in named.items() if key in other.columns] or ["df"]
+            hint = _lacking_hint(key, named, having, lacking, _joins(program, error.line))
+            return replace(outcome, error=replace(error, message=message + hint)) if lacking else outcome
         if number is not None and not any(number in t.columns for t in (table, *named.values())):
             return outcome  # df[0] where a column is named "0" reads as a column; any other number is a row label
     elif error.exception_type != "AttributeError" or "'DataFrame' object has no attribute" not in message:
@@ -526,16 +529,26 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
     return replace(outcome, error=replace(error, message=message + hint))
 
 
-def _lacking_hint(key: str, named: Mapping[str, pd.DataFrame], lacking: list[str]) -> str:
-    having = [name for name in named if name not in lacking]
-
+def _lacking_hint(key: str, named: Mapping[str, pd.DataFrame], having: list[str], lacking: list[str],
+                  joins: bool) -> str:
+    """Which tables have the column ``key`` and which lack it; for a join (``merge``/``join`` on the failing
+    line), how to join on columns named differently, else where to read the column from."""
     def close(other: pd.DataFrame) -> str:
         near = [c for c in other.columns if str(c).strip().lower() == key.strip().lower()]
         return f" (it has {', '.join(map(repr, near))})" if near else ""
 
-    return (f"; {key!r} is a column of {' and '.join(having)} but not of "
-            + " and ".join(f"{name}{close(named[name])}" for name in lacking)
-            + ": to join on columns named differently, use merge(..., left_on=..., right_on=...)")
+    told = (f"; {key!r} is a column of {' and '.join(having)} but not of "
+            + " and ".join(f"{name}{close(named[name])}" for name in lacking))
+    if joins:
+        return told + ": to join on columns named differently, use merge(..., left_on=..., right_on=...)"
+    return told + f": read it from a table that has it, as {having[0]}[{key!r}]"
+
+
+def _joins(program: str, line: int | None) -> bool:
+    """Whether the failing line of ``program`` (all of it when the line is unknown) joins tables."""
+    lines = program.splitlines()
+    text = lines[line - 1] if line is not None and 0 < line <= len(lines) else program
+    return bool(re.search(r"\.(merge|join)\(|\bpd\.merge\(", text))
 
 
 _NO_CONTEXT_COLUMN = re.compile(r"^NeuralCallError: no column (['\"])(?P<key>.*)\1 in the table;", re.DOTALL)

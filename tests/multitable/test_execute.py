@@ -149,6 +149,20 @@ def test_a_join_on_a_column_one_table_lacks_says_which_table_lacks_it(orders):
     assert alone.error.message == "KeyError: 5"
 
 
+def test_a_column_read_from_a_table_that_lacks_it_says_where_to_read_it_not_how_to_join(orders, customers):
+    """`customers["amount"].sum()` got the join advice (merge with left_on/right_on), which the repair
+    prompt quotes; the column is to be read from the table that has it. A df that is none of the named
+    tables is named df."""
+    tables = {"orders": orders, "customers": customers}
+    result = execute('customers["amount"].sum()', orders, tables=tables, neural=None)
+    assert not result.ok
+    message = result.error.message
+    assert "'amount' is a column of orders but not of customers" in message
+    assert "orders['amount']" in message and "merge" not in message
+    unnamed = execute('customers["amount"].sum()', orders, tables={"customers": customers}, neural=None)
+    assert "'amount' is a column of df but not of customers" in unnamed.error.message
+
+
 def test_an_f_col_filtering_a_merged_table_reads_its_column_names_there(orders, customers):
     """`merged = orders.merge(customers, ...)` then `merged[f_col(q, ["country"])]` (the embedded model
     wrote it) failed with "no column 'country' in the table": the names were read in df (orders),
