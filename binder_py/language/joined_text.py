@@ -7,8 +7,10 @@ model wrote that program for "what is the total amount of all orders?", 4 of 5 s
 answer is made a runtime error that says to convert the column to numbers first, for the user and
 for the repair prompt, which quotes it.
 
-The rule: the answer is text made of two or more non-empty cells of one text column of a table,
-in row order (a sum over all rows or over a row selection), and is longer than any one cell.
+The rule: the answer is text made of two or more cells of one text column of a table, each of two
+characters or more, in row order (a sum over all rows or over a row selection), it is longer than any
+one cell, and no cell of any table column reads it. So ``str(len(df))`` answering ``"10"`` beside a
+column of ``"1"`` and ``"0"``, or ``"WL"`` that is a cell elsewhere, stands.
 """
 
 from __future__ import annotations
@@ -30,11 +32,14 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
         return outcome
     tables = dict(named) or {"df": table}
     for name, other in tables.items():
-        for column in other.columns:
-            cells = other[column]
+        for position, column in enumerate(other.columns):
+            cells = other.iloc[:, position]  # (by position: a table may have two columns of one name)
             if not pd.api.types.is_string_dtype(cells.dtype) or not len(value) > cells.str.len().max():
                 continue  # (most answers are no longer than a cell: no row is read one by one)
-            if _joins(value, cells.tolist()):
+            lengths = {int(n) for n in cells.str.len().dropna().unique() if n >= _SHORTEST_CELL}
+            if not cells.isin([value[:n] for n in lengths]).any():
+                continue  # (no cell starts the answer: no row is read one by one)
+            if _joins(value, cells.tolist()) and not _a_cell(value, tables):
                 return replace(outcome, ok=False, value=None, error=ProgramFailure(
                     kind="runtime", exception_type="TypeError", message=(
                         f"TypeError: the answer {_shown(value)} is the text cells of column {column!r} of {name} "
@@ -44,11 +49,21 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
     return outcome
 
 
+#: the shortest cell counted as joined ("1" and "0" make "10", which a count written as text may be)
+_SHORTEST_CELL = 2
+
+
+def _a_cell(value: str, tables: Mapping[str, pd.DataFrame]) -> bool:
+    """Whether some cell of some table column is ``value`` (then the answer may be that cell)."""
+    return any(bool((other.iloc[:, i] == value).any()) for other in tables.values() for i in range(other.shape[1])
+               if pd.api.types.is_string_dtype(other.iloc[:, i].dtype) or other.iloc[:, i].dtype == object)
+
+
 def _joins(value: str, cells: list[object]) -> bool:
     """Whether ``value`` is two or more of ``cells`` (non-empty text), in order, joined."""
     position = used = 0
     for cell in cells:
-        if isinstance(cell, str) and cell and value.startswith(cell, position):
+        if isinstance(cell, str) and len(cell) >= _SHORTEST_CELL and value.startswith(cell, position):
             position += len(cell)
             used += 1
             if position == len(value):

@@ -331,6 +331,17 @@ def test_an_answer_that_joins_a_text_columns_cells_fails_saying_to_convert_them(
         r = run(runner, program, table, None)
         assert r.ok and r.value == value, (program, r.error)
 
+    # a count written as text beside a column of one-character cells, a value that is a cell of another
+    # column, and a table with two columns of one name: answers, not joined cells (nor a crash)
+    goals = pd.DataFrame({"goals": ["1", "2", "-", "0", "1"], "result": ["W", "L", "W", "WL", "L"]})
+    for program, value in (('str(len(df) * 2)', "10"), ('df["result"].iloc[3]', "WL"),
+                           ('df["result"].iloc[0] + df["result"].iloc[1]', "WL")):
+        r = run(runner, program, goals, None)
+        assert r.ok and r.value == value, (program, r.error)
+    twice = pd.DataFrame([["$1.00", "$2.00"], ["$3.00", "$4.00"]], columns=["amount", "amount"])
+    r = run(runner, 'df.iloc[:, 0].sum()', twice, None)
+    assert not r.ok and "joined together" in r.error.message
+
 
 def test_values_that_are_answers_still_are(real_sandbox, shirts):
     for program in ("df.price.sum()", 'df.groupby("made in")["price"].sum()', "df", "df.index", "df.dtypes",
