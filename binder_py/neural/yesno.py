@@ -163,13 +163,25 @@ class YesNoArray(BooleanArray):
             for key, value in mapper.items():
                 word = _read_yes_no(key) if isinstance(key, str) else _NOT_YES_NO
                 read.setdefault(key if word is _NOT_YES_NO else word, value)
-            mapper = read
+            # a defaultdict or Counter keeps its default for the keys it lacks
+            mapper = _KeysRead(read, mapper) if hasattr(type(mapper), "__missing__") else read
         return super().map(mapper, na_action=na_action)
 
     def isin(self, values: Any) -> BooleanArray:
         wanted = {v for v in (_read_yes_no(x) for x in _iterable(values)) if isinstance(v, bool)}
         data = np.array([bool(x) in wanted for x in self._data], dtype=bool) & ~self._mask
         return BooleanArray(data, np.zeros(len(self), dtype=bool))
+
+
+class _KeysRead(dict):  # type: ignore[type-arg]
+    """A mapper's entries with its yes/no keys read as True/False, and its own default for the others."""
+
+    def __init__(self, read: dict[Any, Any], original: dict[Any, Any]):
+        super().__init__(read)
+        self._original = original
+
+    def __missing__(self, key: Any) -> Any:
+        return self._original[key]
 
 
 def _iterable(values: Any) -> Iterable[Any]:

@@ -94,6 +94,9 @@ def test_map_reads_yes_and_no_keys(table):
     assert col.map(pd.Series({"yes": "L", "no": "W"})).tolist()[:4] == ["L", "W", "W", "L"]
     assert col.map({True: 1, False: 0}).tolist()[:4] == [1, 0, 0, 1]
     assert col.map({"maybe": 1}).isna().all()
+    # a mapping with a default keeps it for the keys it lacks
+    from collections import defaultdict
+    assert col.map(defaultdict(lambda: -1, {"yes": 1})).tolist()[:4] == [1, -1, -1, 1]
 
 
 def test_ordering_against_text_is_an_error(table):
