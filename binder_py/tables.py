@@ -57,8 +57,9 @@ Column typing (deterministic, no guessing of dates)
         - ``int64`` when there are no empty cells and every value is integral
           (``"3"``, ``"1,234"``, ``"2.0"``) and fits in int64;
         - otherwise ``float64``, with empty cells as ``NaN``.
-        - If a value needs more than 15 significant digits to survive the
-          conversion to float (e.g. a 20-digit id), the column stays a string column.
+        - If an integral value has more digits than a float keeps exactly (above
+          10**15, e.g. a 20-digit id), the column stays a string column; a
+          fractional value is read as the nearest float.
 
     * Otherwise the column stays a string column: every cell is the original
       text (not stripped), and missing values (``None``/NaN) become ``""``.
@@ -67,8 +68,9 @@ Column typing (deterministic, no guessing of dates)
 
     A column of ``decimal.Decimal`` values (as ``pd.read_sql`` gives a database's NUMERIC
     column; ``Decimal("NaN")`` and ``None`` are missing) is typed by the same rule, each value
-    read as its fixed-point text (``Decimal("1.50")`` → ``"1.50"``): ``int64``/``float64``, or,
-    when a value needs more than 15 significant digits, a string column of that text. (Left as
+    read as its fixed-point text (``Decimal("1.50")`` → ``"1.50"``; one whose exponent is beyond
+    ±30 as its own text, ``"1E+20000000"``, which is not numeric): ``int64``/``float64``, or, as
+    for text, a string column when an integral value has more digits than a float keeps. (Left as
     Decimal objects, ``df["price"] * 1.1`` was a TypeError and a sum answered
     ``"Decimal('3.75')"``.)
 
@@ -372,7 +374,7 @@ def prepare_table(df: pd.DataFrame) -> pd.DataFrame:
         is_text = pd.api.types.is_string_dtype(column.dtype) or column.dtype == object
         if column.dtype == object and any(isinstance(v, Decimal) for v in values) \
                 and all(_is_missing(v) or isinstance(v, Decimal) for v in values):
-            values = [None if _is_missing(v) or v.is_nan() else format(v, "f") for v in values]
+            values = [None if _is_missing(v) or v.is_nan() else _decimal_text(v) for v in values]
         if is_text and all(_is_missing(v) or isinstance(v, str) for v in values):
             typed = _type_string_column(values)
             if typed is None:
@@ -383,6 +385,11 @@ def prepare_table(df: pd.DataFrame) -> pd.DataFrame:
     result = pd.DataFrame(columns)
     result.index = pd.RangeIndex(len(result))
     return result
+
+
+def _decimal_text(value: Decimal) -> str:
+    """A Decimal as fixed-point text, or as its own text when that would be huge (``1E+20000000``)."""
+    return format(value, "f") if value.is_finite() and abs(value.adjusted()) <= 30 else str(value)
 
 
 # --------------------------------------------------------------------------- load

@@ -70,6 +70,14 @@ def test_a_column_of_decimals_is_typed_like_numbers():
     assert out["id"].tolist() == ["12345678901234567890", "1", "2"]  # would lose digits as a float
 
 
+def test_a_decimal_with_a_huge_exponent_stays_text():
+    """Decimal("1E+20000000") as fixed-point text is 20 million digits, and reading it was a bare ValueError."""
+    from decimal import Decimal
+
+    out = prepare_table(pd.DataFrame({"x": [Decimal("1E+20000000"), Decimal("2"), Decimal("Infinity")]}))
+    assert out["x"].tolist() == ["1E+20000000", "2", "Infinity"]
+
+
 def test_the_answer_over_a_column_of_decimals_is_a_number():
     from decimal import Decimal
 
