@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from binder_py.datasets.tabfact import MAX_EXAMPLES_BYTES
+from binder_py.errors import BinderError
+from binder_py.jsonfile import read_json
+from binder_py.safefiles import contained_path
 
 SOURCES = """\
 Where to get the data (put both folders under one directory, e.g. ../shared/data next to the repository,
@@ -37,9 +41,17 @@ class Check:
 
 
 def _count_lines(path: Path, header: bool) -> int:
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:  # a data directory may come from someone else
         n = sum(1 for line in f if line.strip())
     return n - 1 if header else n
+
+
+def _inside(root: Path, relative: str) -> Path | None:
+    """``root / relative`` when it stays inside ``root`` (symlinks followed), else None."""
+    try:
+        return contained_path(root, relative, what="data check")
+    except (BinderError, OSError, ValueError):  # ValueError: a NUL in the name
+        return None
 
 
 def check_data_dir(root: Path) -> list[Check]:
@@ -66,14 +78,16 @@ def check_data_dir(root: Path) -> list[Check]:
         contexts: set[str] = set()
         for rel in ("data/random-split-1-dev.tsv", "data/pristine-unseen-tables.tsv"):
             if (w / rel).is_file():
-                lines = (w / rel).read_text(encoding="utf-8").splitlines()[1:]
+                lines = (w / rel).read_text(encoding="utf-8", errors="replace").splitlines()[1:]
                 contexts |= {line.split("\t")[2] for line in lines if line.count("\t") >= 3}
         if contexts:
-            tables = [w / (c[:-4] + ".tsv") for c in contexts]
-            pages = [w / "page" / Path(c).parts[1].replace("-csv", "-page") / (Path(c).stem + ".json")
-                     for c in contexts]
-            have_t = sum(p.is_file() for p in tables)
-            have_p = sum(p.is_file() for p in pages)
+            # a context names csv/<folder>/<file>.csv; one of another form, or one that leads outside the
+            # folder (an IndexError and a look at other files, before), counts as a table not present
+            tables = [_inside(w, c[:-4] + ".tsv") for c in contexts]
+            pages = [_inside(w, str(Path("page", Path(c).parts[1].replace("-csv", "-page"), Path(c).stem + ".json")))
+                     if len(Path(c).parts) == 3 else None for c in contexts]
+            have_t = sum(p is not None and p.is_file() for p in tables)
+            have_p = sum(p is not None and p.is_file() for p in pages)
             checks.append(Check("wikitq", "csv/*/*.tsv tables", have_t == len(tables),
                                 f"{have_t} of {len(tables)} referenced tables present"))
             checks.append(Check("wikitq", "page/*/*.json titles", have_p == len(pages),
@@ -87,14 +101,15 @@ def check_data_dir(root: Path) -> list[Check]:
             checks.append(Check("tabfact", "tokenized_data/small_test_examples.json", False, "missing"))
         else:
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = read_json(path, dict, max_bytes=MAX_EXAMPLES_BYTES, what="TabFact examples file")
                 n = sum(len(v[0]) for v in data.values())
                 checks.append(Check("tabfact", "tokenized_data/small_test_examples.json", n == 1998,
                                     f"{n} statements over {len(data)} tables (expected 1998 over 298)"))
-                have = sum((t / "data/all_csv" / k).is_file() for k in data)
+                found = [_inside(t / "data/all_csv", k) for k in data]
+                have = sum(p is not None and p.is_file() for p in found)
                 checks.append(Check("tabfact", "data/all_csv/ tables", have == len(data),
                                     f"{have} of {len(data)} referenced tables present"))
-            except (ValueError, TypeError, IndexError, AttributeError) as error:
+            except (BinderError, ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
                 checks.append(Check("tabfact", "tokenized_data/small_test_examples.json", False,
                                     f"unreadable ({error})"))
     return checks

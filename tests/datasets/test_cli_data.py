@@ -45,3 +45,21 @@ def test_data_dir_that_is_a_file(tmp_path, capsys):
     assert main(["data", "--data-dir", str(a_file)]) == 1
     err = capsys.readouterr().err
     assert "is a file, not a directory" in err and "does not exist" not in err
+
+
+def test_data_check_of_a_crafted_directory_is_lines_not_tracebacks(tmp_path, capsys):
+    """Red team 12: a received data directory made `binder-py data` end in a traceback (a context of one
+    part: IndexError; a byte that is not UTF-8: UnicodeDecodeError; a deeply nested TabFact file:
+    RecursionError), and its contexts and table ids named files outside the folder that it looked at."""
+    (tmp_path / "wikitq" / "data").mkdir(parents=True)
+    (tmp_path / "wikitq" / "data" / "random-split-1-dev.tsv").write_bytes(
+        b"id\tutterance\tcontext\ttargetValue\nnu-0\tq\tabc\tx\xff\nnu-1\tq\t../../../../etc/hostname.csv\tx\n")
+    (tmp_path / "tabfact" / "tokenized_data").mkdir(parents=True)
+    (tmp_path / "tabfact" / "tokenized_data" / "small_test_examples.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["data", "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "0 of 2 referenced tables present" in out and "nested deeper" in out
+    (tmp_path / "tabfact" / "tokenized_data" / "small_test_examples.json").write_text(
+        '{"/etc/hostname": [["s"], [1], "c"], "x": {"a": 1}}')
+    assert main(["data", "--data-dir", str(tmp_path)]) == 1
+    assert "small_test_examples.json" in capsys.readouterr().out
