@@ -174,6 +174,7 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise TableError(f"WikiTQ table {path} is empty")
     width = max(len(row) for row in rows)
     limits.check_columns(path, width)
+    limits.check_filled(path, len(rows), width)  # short rows are filled out to the widest one below
     limits.check_cells(path, rows)
     rows = [row + [""] * (width - len(row)) for row in rows]
     header = [normalize_header(name) for name in rows[0]]
