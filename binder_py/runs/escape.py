@@ -27,6 +27,14 @@ def markdown_text(value: object) -> str:
     return "".join(_HTML.get(ch, ch) for ch in text)
 
 
+#: a plot label is cut to this many characters (a label of a million characters is laid out in full)
+MAX_PLOT_LABEL = 80
+
+
 def plot_label(value: object) -> str:
-    """``str(value)`` as literal text in a matplotlib label (``$`` escaped, one line)."""
-    return _NEWLINES.sub(" ", str(value)).replace("$", r"\$")
+    """``str(value)`` as literal text in a matplotlib label (``$`` escaped, one line, at most
+    :data:`MAX_PLOT_LABEL` characters and an ellipsis)."""
+    text = _NEWLINES.sub(" ", str(value))
+    if len(text) > MAX_PLOT_LABEL:
+        text = text[:MAX_PLOT_LABEL - 1] + "…"
+    return text.replace("$", r"\$")

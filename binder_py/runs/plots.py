@@ -11,6 +11,11 @@ from binder_py.runs.escape import plot_label
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 
+#: the accuracy-by-subset plot shows "all" and at most this many subsets less one (a run's records name its
+#: subsets, and a run directory may come from someone else; the markdown table lists them all)
+MAX_PLOTTED_SUBSETS = 24
+
+
 def _pyplot() -> Any:
     import matplotlib
 
@@ -30,6 +35,12 @@ def plot_accuracy_by_subset(runs: Sequence[Any], metrics: Sequence[dict[str, Any
     (official, binder, semantic), TabFact's one accuracy shown in each."""
     plt = _pyplot()
     subsets = ["all"] + sorted({s for m in metrics for s in m["accuracy"] if s != "all"})
+    shown_note = ""
+    if len(subsets) > MAX_PLOTTED_SUBSETS:  # the figure's width grows with them (3,000 names: 68 s, 2.8 GB)
+        size = {s: sum((m["accuracy"].get(s) or {}).get("total", 0) for m in metrics) for s in subsets[1:]}
+        kept = sorted(subsets[1:], key=lambda s: (-size[s], s))[:MAX_PLOTTED_SUBSETS - 1]
+        shown_note = f" ({len(kept)} of {len(subsets) - 1} subsets: those with the most questions)"
+        subsets = ["all"] + sorted(kept)
     tabfact_only = all(task_profile(m["task"]).evaluator == "label" for m in metrics)
     panels = ([("correct_accuracy", "accuracy")] if tabfact_only else
               [("official_accuracy", "official evaluator"), ("binder_accuracy", "Binder's evaluator"),
@@ -55,7 +66,7 @@ def plot_accuracy_by_subset(runs: Sequence[Any], metrics: Sequence[dict[str, Any
         ax.set_xticklabels([plot_label(s) for s in subsets])
         ax.set_ylim(0, 115)
         ax.set_ylabel("accuracy (%)")
-        ax.set_title(f"Accuracy by subset and mode — {title}", fontsize=10)
+        ax.set_title(f"Accuracy by subset and mode — {title}{shown_note}", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
     axes[0, 0].legend(fontsize=8, loc="upper right")

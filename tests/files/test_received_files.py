@@ -683,3 +683,22 @@ def test_an_xlsx_of_short_rows_under_a_wide_first_row_is_refused(tmp_path):
                 book.active.cell(row, column, f"v{row}.{column}")
     book.save(tmp_path / "sparse.xlsx")
     assert load_table(tmp_path / "sparse.xlsx").shape == (198, 8)
+
+
+def test_a_run_naming_thousands_of_subsets_draws_a_plot_of_bounded_size(tmp_path):
+    # red team 12: the accuracy-by-subset figure was 0.78 inches wide per subset the records name, so a
+    # results.jsonl of one record naming 3,000 subsets (30 kB) cost `report --plots` 68 s and 2.8 GB
+    import struct
+    from types import SimpleNamespace
+
+    from binder_py.runs.plots import MAX_PLOTTED_SUBSETS, plot_accuracy_by_subset
+
+    figures = {"total": 1, "official_accuracy": 1.0, "binder_accuracy": 1.0, "semantic_accuracy": 1.0}
+    accuracy = {"all": {**figures, "total": 3000}, **{f"s{i}": dict(figures) for i in range(3000)},
+                "big": {**figures, "total": 5}}
+    metrics = [{"task": "wikitq", "accuracy": accuracy}]
+    started = time.monotonic()
+    path = plot_accuracy_by_subset([SimpleNamespace(label="x" * 100_000)], metrics, tmp_path / "a.png")
+    assert time.monotonic() - started < 30
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    assert width <= 120 * (1.2 + 1.3 * MAX_PLOTTED_SUBSETS * 0.6) + 1, (width, height)
