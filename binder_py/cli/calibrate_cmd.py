@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from binder_py.cli.terminal import terminal_text
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -35,6 +37,6 @@ def run(args: argparse.Namespace) -> int:
         fit.calibrator.save(out)
     except OSError as error:
         raise BinderError(f"--out {out}: cannot write the file ({error.strerror or error})") from None
-    print(fit.summary())
+    print(terminal_text(fit.summary()))  # it names the runs' models, from their config.json
     print(f"written to {args.out}")
     return 0

@@ -8,6 +8,7 @@ import json
 
 from binder_py.cli.options import (add_engine_options, add_model_options, add_sampling_options, eval_extra_settings,
                                    refuse_unused_neural)
+from binder_py.cli.terminal import terminal_json, terminal_text
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 from binder_py.datasets.wikitq import split_answer
 from binder_py.errors import BinderError
@@ -95,12 +96,13 @@ def run(args: argparse.Namespace) -> int:
             write_judgements(report, args.scores)
         except OSError as error:
             raise BinderError(f"cannot write --scores {args.scores}: {error.strerror}; check the path") from None
+    # subset names, questions, golds and predictions come from the file: no control reaches the terminal
     if args.json:
-        print(json.dumps(report.as_dict(), indent=2))
+        print(terminal_json(json.dumps(report.as_dict(), indent=2)))
     else:
-        print(report.format())
+        print(terminal_text(report.format()))
     for wrong in report.wrong[: max(args.show_wrong, 0)]:
-        print(json.dumps(wrong, ensure_ascii=False, default=str))
+        print(terminal_json(json.dumps(wrong, ensure_ascii=False, default=str)))
     return 0
 
 
@@ -253,9 +255,9 @@ def run_report_command(args: argparse.Namespace) -> int:
 
     result = report(args.runs, out=args.out, plots_dir=args.plots)
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2))
+        print(terminal_json(json.dumps(result.as_dict(), indent=2)))
     else:
-        print(result.markdown)
+        print(terminal_text(result.markdown))
     for path in result.plots:
         print(f"wrote {path}", file=__import__("sys").stderr)
     return 0

@@ -702,3 +702,21 @@ def test_a_run_naming_thousands_of_subsets_draws_a_plot_of_bounded_size(tmp_path
     assert time.monotonic() - started < 30
     width, height = struct.unpack(">II", path.read_bytes()[16:24])
     assert width <= 120 * (1.2 + 1.3 * MAX_PLOTTED_SUBSETS * 0.6) + 1, (width, height)
+
+
+def test_received_predictions_and_runs_print_no_terminal_controls(tmp_path, capsys):
+    # red team 12: `binder-py evaluate FILE` printed a subset name's ESC (clear the screen, OSC 52 sets the
+    # clipboard) as it was, and --show-wrong and `report` the C1 controls (U+009B: CSI) and bidi overrides
+    from binder_py.cli import main
+    from binder_py.runs.escape import markdown_text
+
+    hostile = "s\x1b[2J\x1b]52;c;aGk=\x07\x9b2J\u202ex"
+    path = tmp_path / "predictions.jsonl"
+    path.write_text(json.dumps({"id": "a", "gold": ["1"], "prediction": hostile, "question": hostile,
+                                "subsets": [hostile]}) + "\n")
+    for extra in ([], ["--json"]):
+        assert main(["evaluate", str(path), "--show-wrong", "3", *extra]) == 0
+        out = capsys.readouterr().out
+        assert not any(ch in out for ch in "\x1b\x07\x9b\u202e"), repr(out)
+        assert "2J" in out
+    assert markdown_text(hostile) == r"s\[2J\]52;c;aGk=2Jx"
