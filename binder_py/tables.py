@@ -452,6 +452,11 @@ def _header_from_first_row(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 #: an .xlsx file is a zip archive of XML: its members may unpack to at most this many times the size limit
 XLSX_UNPACKED_FACTOR = 10
+#: ... and to at most this many times the file's size (Excel's and openpyxl's workbooks, even of one repeated
+#: cell, compress 8 to 13 times; an archive of repeated XML 400 times and more) ...
+XLSX_COMPRESSION_RATIO = 100
+#: ... unless it unpacks to at most this many bytes
+XLSX_SMALL_UNPACKED = 10 * 1024 * 1024
 
 
 def _check_xlsx_extent(path: Path, limits: TableLimits) -> None:
@@ -470,6 +475,13 @@ def _check_xlsx_extent(path: Path, limits: TableLimits) -> None:
         raise TableError(f"{path}: the workbook unpacks to {unpacked:,} bytes, more than {XLSX_UNPACKED_FACTOR} times "
                          f"the table limit of {limits.max_bytes:,} bytes; raise it with BINDER_MAX_TABLE_BYTES if "
                          "the file is trusted")
+    size = path.stat().st_size
+    if unpacked > max(XLSX_SMALL_UNPACKED, XLSX_COMPRESSION_RATIO * size):
+        # what is not cells costs too: openpyxl parses every string of the shared-string table (a 170 kB
+        # workbook of two cells unpacked to 68 MB of strings, 75 s and 0.5 GB) and every empty cell
+        raise TableError(f"{path}: the workbook's {size:,} bytes unpack to {unpacked:,}, more than "
+                         f"{XLSX_COMPRESSION_RATIO} times its size (workbooks compress about 10 times): the file is "
+                         "crafted or damaged; save the sheet as CSV if it is trusted")
     import openpyxl
     from openpyxl.worksheet._reader import WorkSheetParser
 

@@ -720,3 +720,35 @@ def test_received_predictions_and_runs_print_no_terminal_controls(tmp_path, caps
         assert not any(ch in out for ch in "\x1b\x07\x9b\u202e"), repr(out)
         assert "2J" in out
     assert markdown_text(hostile) == r"s\[2J\]52;c;aGk=2Jx"
+
+
+def test_an_xlsx_whose_shared_strings_unpack_hugely_is_refused_before_parsing(tmp_path):
+    # red team 12: the cells' extent was checked, but openpyxl parses the whole shared-string table first (and
+    # pandas again): a 170 kB workbook of two cells whose table held 4 million strings (68 MB) cost 75 s and
+    # 0.5 GB, and the members could unpack to 10 times the table limit (1 GB)
+    import zipfile
+
+    import openpyxl
+
+    from binder_py.tables import load_table
+
+    base, bomb = tmp_path / "base.xlsx", tmp_path / "bomb.xlsx"
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["A2"] = "h", "v"
+    book.save(base)
+    n = 1_000_000
+    with zipfile.ZipFile(base) as source, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "[Content_Types].xml":
+                data = data.replace(b"</Types>", b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+                                    b'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>')
+            target.writestr(item, data, compress_type=zipfile.ZIP_DEFLATED)
+        target.writestr("xl/sharedStrings.xml", b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/'
+                        b'main">' + b"<si><t>a</t></si>" * n + b"</sst>", compress_type=zipfile.ZIP_DEFLATED)
+    started = time.monotonic()
+    with pytest.raises(TableError, match="more than 100 times its size") as error:
+        load_table(bomb)
+    one_line(error.value)
+    assert time.monotonic() - started < 5
+    assert load_table(base).shape == (1, 1)  # a small workbook, however well it compresses, is read
