@@ -564,10 +564,50 @@ def _check_parquet_extent(path: Path, limits: TableLimits) -> None:
     limits.check_cell_count(path, metadata.num_rows, metadata.num_columns)
 
 
+#: Parquet is decoded this many rows at a time, each batch's text counted before the next is read
+PARQUET_BATCH_ROWS = 4096
+
+
+def _read_parquet_table(path: Path, limits: TableLimits) -> pd.DataFrame:
+    """The file as pandas reads it, decoded a batch at a time, refused as soon as its text passes what a CSV file
+    within the size limit holds (``limits.max_bytes``) or a value passes the cell limit (as UTF-8 bytes).
+
+    A dictionary-encoded column stores a value once and each row's index into the dictionary: 300 rows of one
+    value of a million characters made a 463-byte file that pandas decoded into 1.2 GB before the cell limit
+    was checked. Text columns are read as dictionaries here (nothing expanded) and their decoded size is
+    counted from the indices."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    schema = pq.ParquetFile(path).schema_arrow
+    texts = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+             or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+    source = pq.ParquetFile(path, read_dictionary=texts)
+    longest = 4 * limits.max_cell_chars  # a character is at most 4 bytes of UTF-8
+    total, batches = 0, []
+    for batch in source.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        for column in batch.columns:
+            if pa.types.is_dictionary(column.type):
+                lengths = pc.binary_length(column.dictionary) if len(column.dictionary) else pa.array([], pa.int64())
+                if len(lengths) and (pc.max(lengths).as_py() or 0) > longest:
+                    limits.check_cells(path, [[column.dictionary[pc.index(lengths, pc.max(lengths)).as_py()].as_py()]])
+                total += (pc.sum(pc.take(lengths, column.indices)).as_py() or 0) if len(column) else 0
+            else:  # numbers, dates, ...: 8 bytes a cell, where a CSV file spends one or more
+                total += column.nbytes // 8
+        if total > limits.max_bytes:
+            raise TableError(f"{path}: the Parquet file decodes to more than {limits.max_bytes:,} bytes, more than a table "
+                             "file within the limit can hold; raise it with BINDER_MAX_TABLE_BYTES if the file is trusted")
+        batches.append(batch)
+    table = pa.Table.from_batches(batches, schema=batches[0].schema) if batches else source.read()
+    table = table.replace_schema_metadata(schema.metadata)
+    return table.to_pandas()
+
+
 def _read_parquet(path: Path, limits: TableLimits) -> pd.DataFrame:
     try:
         _check_parquet_extent(path, limits)
-        df = pd.read_parquet(path)
+        df = _read_parquet_table(path, limits)
     except ImportError as error:
         raise TableError(f"{path}: reading Parquet needs 'pyarrow' ({error}); install it (pip install pyarrow) "
                          "or save the table as CSV") from None

@@ -752,3 +752,28 @@ def test_an_xlsx_whose_shared_strings_unpack_hugely_is_refused_before_parsing(tm
     one_line(error.value)
     assert time.monotonic() - started < 5
     assert load_table(base).shape == (1, 1)  # a small workbook, however well it compresses, is read
+
+
+def test_a_parquet_file_whose_dictionary_repeats_a_long_value_is_refused_before_it_is_expanded(tmp_path):
+    # red team 12: a dictionary-encoded column keeps a value once: 300 rows of one value of a million characters
+    # made a 463-byte file that pandas decoded into 1.2 GB before the cell limit refused it
+    import resource
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from binder_py.tables import TableLimits, load_table
+
+    path = tmp_path / "long.parquet"
+    pq.write_table(pa.table({"h": pa.array(["a" * 1_000_000] * 300)}), path, compression="zstd")
+    assert path.stat().st_size < 5_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(TableError, match="1,000,000 characters") as error:
+        load_table(path)
+    one_line(error.value)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # kB
+    many = tmp_path / "many.parquet"  # short values, many rows: more text than the byte limit allows
+    pq.write_table(pa.table({"h": pa.array(["a" * 1000] * 3000)}), many, compression="zstd")
+    with pytest.raises(TableError, match="decodes to more than"):
+        load_table(many, limits=TableLimits(max_bytes=1_000_000))
+    assert load_table(many).shape == (3000, 1)
