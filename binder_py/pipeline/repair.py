@@ -43,11 +43,17 @@ def failure_message(candidate: Candidate, state: QuestionState | None = None) ->
 _JOIN_TOKENS = 8
 
 
-def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, message: str) -> tuple[BuiltPrompt, str]:
+#: a refitted prompt leaves room in steps of this many tokens, so the failed programs of a question share
+#: a few refits instead of one each
+_REFIT_STEP = 256
+
+
+def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, message: str,
+                  refits: dict[int, BuiltPrompt] | None = None) -> tuple[BuiltPrompt, str]:
     """The prompt a failed program is repaired from, and the repair prompt's text. When the question's
     prompt filled the context (a long table shown to an API model), the failed program and its error do
     not fit after it: the prompt is fitted again with room for them (fewer rows or exemplars), so that a
-    long table is still repaired."""
+    long table is still repaired. ``refits`` (by room left) keeps the refitted prompts of one question."""
     lm = state.lm
     window = lm.context_window or None
     try:
@@ -57,7 +63,9 @@ def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, messa
         if window is None:
             raise
     added = lm.count_tokens(build_repair_prompt(prompt, program, message)) - lm.count_tokens(prompt.text)
-    base = parse_prompt(state, state.max_tokens + added + _JOIN_TOKENS)
+    room = -(-(state.max_tokens + added + _JOIN_TOKENS) // _REFIT_STEP) * _REFIT_STEP
+    refits = {} if refits is None else refits
+    base = refits[room] if room in refits else refits.setdefault(room, parse_prompt(state, room))
     return base, build_repair_prompt(base, program, message, count_tokens=lm.count_tokens, context_window=window,
                                      max_output_tokens=state.max_tokens)
 
@@ -84,10 +92,11 @@ def repair(state: QuestionState) -> QuestionState:
     order = n
     warnings = state.warnings
     unused = 0  # repair requests whose program was empty or one already tried
+    refits: dict[int, BuiltPrompt] = {}  # the question's prompt fitted again, by room left (long tables)
     for candidate in failing:
         message = failure_message(candidate, state)
         try:
-            base, text = repair_prompt(state, prompt, candidate.program, message)
+            base, text = repair_prompt(state, prompt, candidate.program, message, refits)
         except BinderError as error:
             warnings += (f"repair skipped: {error}",)
             continue

@@ -101,6 +101,25 @@ def test_a_long_table_whose_prompt_filled_the_context_is_still_repaired():
     assert lm.count_tokens(repairs[0].prompt) <= 3000
 
 
+def test_the_failed_programs_of_a_long_table_share_one_refitted_prompt(monkeypatch):
+    """Each failed program fitted the question's prompt again (retrieval and token counting each time)."""
+    import importlib
+
+    repair_stage = importlib.import_module("binder_py.pipeline.repair")
+
+    built = []
+    real = repair_stage.parse_prompt
+    monkeypatch.setattr(repair_stage, "parse_prompt", lambda state, room: built.append(room) or real(state, room))
+    table = pd.DataFrame({"city": [f"town number {i}" for i in range(3000)], "sales": list(range(3000))})
+    broken = ['df["nope1"].max()', 'df["nope2"].max()', 'df["nope3"].max()']
+    lm = ScriptedLM(lambda request, purpose: 'df["sales"].max()' if purpose == "repair" else broken,
+                    context_window=3000)
+    answer = Binder(lm=lm, task="analyst", n=3, temperature=0.0, progress=False).ask(table, "what are the most sales?")
+    assert answer.value == 2999, answer.warnings
+    assert len([p for _, p, _ in lm.calls if p == "repair"]) >= 2
+    assert len(built) == 1
+
+
 def test_no_repair_when_enough_programs_succeed(shirts, oracle_spec):
     lm = scripted([PLAIN_PROGRAM] * 3 + [BROKEN_PROGRAM])
     Binder(lm=lm, neural=oracle_spec, task="analyst", n=4).ask(shirts, QUESTION)
