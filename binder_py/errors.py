@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 class BinderError(Exception):
     """Base of errors caused by input or configuration (files, tables, questions, programs, settings).
@@ -25,3 +27,18 @@ class ProgramError(BinderError):
         self.detail = message
         self.line = line
         self.column = column
+
+
+def env_whole_number(name: str, default: int, error: type[BinderError] = BinderError) -> int:
+    """A positive whole number from the environment variable ``name`` (``default`` when unset or
+    empty); anything else is an ``error`` that names the variable, not a traceback."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise error(f"{name}={text!r} must be a whole number") from None
+    if value <= 0:
+        raise error(f"{name}={text!r} must be positive")
+    return value

@@ -121,11 +121,13 @@ def parse_json(data: bytes | str, where: str, shape: Shape | type | tuple[type, 
 
 
 def read_json(path: str | os.PathLike[str], shape: Shape | type | tuple[type, ...] | None = None, *,
-              max_bytes: int = MAX_FILE_BYTES, what: str = "JSON file", follow_symlinks: bool = False) -> Any:
+              max_bytes: int = MAX_FILE_BYTES, what: str = "JSON file", follow_symlinks: bool = False,
+              hint: str = "") -> Any:
     """Read a whole JSON file (a regular file, at most ``max_bytes``; a symlink only with
-    ``follow_symlinks``, for a file the user named) and check its shape."""
+    ``follow_symlinks``, for a file the user named) and check its shape. ``hint`` ends the
+    message of a file over the limit (how to raise it)."""
     path = Path(path)
-    data = read_regular_bytes(path, max_bytes, what=what, follow_symlinks=follow_symlinks)
+    data = read_regular_bytes(path, max_bytes, what=what, follow_symlinks=follow_symlinks, hint=hint)
     return parse_json(data, str(path), shape)
 
 

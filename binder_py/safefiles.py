@@ -86,16 +86,18 @@ def open_regular(path: str | os.PathLike[str], mode: str = "rb", *, follow_symli
 
 
 def read_regular_bytes(path: str | os.PathLike[str], max_bytes: int, *, what: str = "file",
-                       follow_symlinks: bool = False) -> bytes:
-    """The bytes of a regular file of at most ``max_bytes`` (else a one-line error)."""
+                       follow_symlinks: bool = False, hint: str = "") -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (else a one-line error, ending with
+    ``hint`` when given)."""
     path = Path(path)
+    hint = f"; {hint}" if hint else ""
     with open_regular(path, follow_symlinks=follow_symlinks) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
-            raise BinderError(f"{path}: {what} of {size:,} bytes is larger than the limit of {max_bytes:,} bytes")
+            raise BinderError(f"{path}: {what} of {size:,} bytes is larger than the limit of {max_bytes:,} bytes{hint}")
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:  # grew while being read
-        raise BinderError(f"{path}: {what} is larger than the limit of {max_bytes:,} bytes")
+        raise BinderError(f"{path}: {what} is larger than the limit of {max_bytes:,} bytes{hint}")
     return data
 
 

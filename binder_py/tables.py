@@ -109,7 +109,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from binder_py.errors import TableError
+from binder_py.errors import TableError, env_whole_number
 
 __all__ = [
     "ACCEPTED_EXTENSIONS",
@@ -125,16 +125,7 @@ ACCEPTED_EXTENSIONS = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".xlsx", ".xls
 
 
 def _env_int(name: str, default: int) -> int:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise TableError(f"{name}={text!r} must be a whole number") from None
-    if value <= 0:
-        raise TableError(f"{name}={text!r} must be positive")
-    return value
+    return env_whole_number(name, default, TableError)
 
 
 @dataclass(frozen=True)

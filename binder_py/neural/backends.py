@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from binder_py.errors import BinderError
+from binder_py.errors import BinderError, env_whole_number
 from binder_py.neural.requests import NeuralRequest, normalize_key, plain_scalar, shown_key
 from binder_py.lm.types import Usage
 
@@ -72,8 +72,8 @@ class PlanningBackend(NeuralBackend, Protocol):
     def pack_values(self, groups: Sequence[Sequence[NeuralRequest]], vals: Sequence[NeuralRequest]) -> list[int]: ...
 
 
-#: the largest oracle file read (raise with BINDER_MAX_ORACLE_BYTES)
-MAX_ORACLE_BYTES = int(os.environ.get("BINDER_MAX_ORACLE_BYTES", 256 * 1024 * 1024))
+#: the largest oracle file read (raise with BINDER_MAX_ORACLE_BYTES, read when a file is)
+MAX_ORACLE_BYTES = 256 * 1024 * 1024
 
 
 def backend_cache_id(backend: NeuralBackend) -> str:
@@ -133,7 +133,8 @@ class OracleBackend:
 
         shape = Shape(dict, {"f_col": Shape((dict, type(None))), "f_val": Shape((dict, type(None)))})
         try:
-            data = read_json(path, shape, max_bytes=MAX_ORACLE_BYTES, what="oracle file", follow_symlinks=True)
+            data = read_json(path, shape, max_bytes=env_whole_number("BINDER_MAX_ORACLE_BYTES", MAX_ORACLE_BYTES),
+                             what="oracle file", follow_symlinks=True, hint="raise it with BINDER_MAX_ORACLE_BYTES")
         except FileNotFoundError:
             raise BinderError(f"cannot read oracle answers {str(path)!r}: no such file") from None
         for question, table in (data.get("f_col") or {}).items():

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from binder_py.errors import BinderError
+from binder_py.errors import BinderError, env_whole_number
 from binder_py.jsonfile import Shape, check_shape, iter_json_lines, read_json
 from binder_py.lm.spec import answering_spec
 from binder_py.pipeline.settings import SAMPLING_MODES
@@ -45,7 +45,15 @@ ANSWER_KEYS = ("task", "split", "mode", "lm", "neural", "n", "seed", "vote", "ne
 
 #: size limits of the files of a run directory (a results line holds one question's candidates and prompt)
 MAX_CONFIG_BYTES = 1024 * 1024
-MAX_RESULT_LINE_BYTES = int(os.environ.get("BINDER_MAX_RESULT_LINE_BYTES", 64 * 1024 * 1024))
+MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024  # BINDER_MAX_RESULT_LINE_BYTES overrides it: max_result_line_bytes()
+
+
+def max_result_line_bytes() -> int:
+    """The longest results line read or written: ``BINDER_MAX_RESULT_LINE_BYTES``, else
+    :data:`MAX_RESULT_LINE_BYTES` (a bad value is a one-line error, not a traceback at import)."""
+    return env_whole_number("BINDER_MAX_RESULT_LINE_BYTES", MAX_RESULT_LINE_BYTES)
+
+
 #: a recorded sample position or count above this is not one a run can have made
 MAX_SAMPLES = 10_000
 #: the settings a replay takes over from the recorded config, and the largest value each may have
@@ -122,7 +130,7 @@ def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> Resul
     pending = None  # a broken line: fine only if nothing but blank lines follows it
     good_end = 0
     try:
-        for line in iter_json_lines(path, max_line_bytes=MAX_RESULT_LINE_BYTES):
+        for line in iter_json_lines(path, max_line_bytes=max_result_line_bytes()):
             if pending is not None:
                 raise BinderError(f"{path}, line {pending.number}: not a JSON object with an 'id' "
                                   f"({pending.error or 'no final newline'}); results.jsonl must not be edited by "
@@ -204,7 +212,7 @@ def shortened_record(record: dict[str, Any]) -> dict[str, Any]:
     of the run stopped at it (red team 7)."""
     budget = [KEPT_TEXT_TOTAL, KEPT_ITEMS_TOTAL]
     short = {key: _shortened(value, budget) for key, value in record.items()}  # every field stays
-    short["cut"] = (f"this line was cut to be read back (written whole it was longer than {MAX_RESULT_LINE_BYTES:,} "
+    short["cut"] = (f"this line was cut to be read back (written whole it was longer than {max_result_line_bytes():,} "
                     f"bytes): each text to {KEPT_TEXT:,} characters, {KEPT_TEXT_TOTAL:,} in all, and "
                     f"{KEPT_ITEMS_TOTAL:,} list items and entries in all")
     return short
@@ -215,7 +223,7 @@ def result_ids(path: str | os.PathLike[str]) -> set[str]:
     4,344-question test run); lines that do not parse are passed over."""
     ids: set[str] = set()
     try:
-        for line in iter_json_lines(path, max_line_bytes=MAX_RESULT_LINE_BYTES):
+        for line in iter_json_lines(path, max_line_bytes=max_result_line_bytes()):
             if line.error is None and line.complete and isinstance(line.value, dict) and "id" in line.value:
                 ids.add(str(line.value["id"]))
     except FileNotFoundError:
@@ -232,17 +240,17 @@ class ResultsWriter:
         self._lock = threading.Lock()
 
     def append(self, record: dict[str, Any]) -> None:
-        data = _line(record)
-        if len(data) > MAX_RESULT_LINE_BYTES:
+        data, limit = _line(record), max_result_line_bytes()
+        if len(data) > limit:
             short = shortened_record(record)
             data = _line(short)
-            if len(data) > MAX_RESULT_LINE_BYTES:  # still too long (a lower limit set by the environment): the
+            if len(data) > limit:  # still too long (a lower limit set by the environment): the
                 # fields that make a line long are emptied and named in the note; id, gold and scores stay
                 bulky = [name for name in BULKY_FIELDS if name in record]
                 emptied = {name: type(record[name])() if isinstance(record[name], (list, dict, str)) else None
                            for name in bulky}
                 data = _line({**short, **emptied, "cut": f"left out: {', '.join(bulky)} (the line was longer than "
-                                                        f"{MAX_RESULT_LINE_BYTES:,} bytes even with its texts cut)"})
+                                                        f"{limit:,} bytes even with its texts cut)"})
         with self._lock:
             self._file.write(data)
             self._file.flush()
