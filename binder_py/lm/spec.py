@@ -34,6 +34,8 @@ ACCEPTED_FORMS = ("openai:MODEL, openai:MODEL@http://HOST:PORT/v1, openai-comple
                   "(options may follow after '?', e.g. openai:gpt-4o-mini?rpm=500&concurrency=8)")
 #: options that pace requests (how many at once, how fast, how long to wait), not what the model answers
 PACING_OPTIONS = ("concurrency", "rpm", "tpm", "timeout", "retries")
+#: options of the embedded model's runtime only (a server's threads and slots are set where it runs)
+LOCAL_OPTIONS = ("threads", "slots")
 DEFAULT_TIMEOUT = 60.0
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 
@@ -73,13 +75,15 @@ def parse_spec(spec: str) -> LMSpec:
             try:
                 number = OPTION_KEYS[key](value)
             except ValueError:
-                raise LMConfigError(f"option {key} in --lm {spec!r} needs a number, not {value!r}") from None
+                kind = "a whole number" if OPTION_KEYS[key] is int else "a number"
+                raise LMConfigError(f"option {key} in --lm {spec!r} needs {kind}, not {value!r}") from None
             least = 0 if key == "retries" else 1 if OPTION_KEYS[key] is int else None
             if (not math.isfinite(number) or (number < least if least is not None else number <= 0)):
                 wanted = f"a whole number of at least {least}" if least is not None else "a positive number"
                 # concurrency=0 waited forever for a free slot; rpm=-1 failed with an IndexError
                 raise LMConfigError(f"option {key} in --lm {spec!r} must be {wanted}, not {value!r}")
             options[key] = number
+    _check_options_apply(provider, options, spec)
     base_url = None
     if provider in ("openai", "openai-completions", "azure"):
         m = re.match(r"^(.*?)@(https?://.+)$", rest)
@@ -145,6 +149,23 @@ def open_store(path: str | Path, *, readonly: bool = False) -> LMStore:
         if store is None:
             store = _stores[key] = LMStore(path, readonly=readonly)
         return store
+
+
+def _check_options_apply(provider: str, options: dict[str, Any], spec: str) -> None:
+    """An option the provider's client never reads (``local?timeout=300``, ``openai:M?threads=4``)
+    is refused, not ignored without a word."""
+    if provider == "local":
+        unused = [key for key in options if key in PACING_OPTIONS]
+        if unused:
+            raise LMConfigError(f"option {', '.join(unused)} in --lm {spec!r} paces requests to a model server "
+                                f"(openai:, azure:); the embedded model serves one call at a time and takes "
+                                f"ctx, {', '.join(LOCAL_OPTIONS)}")
+    else:
+        unused = [key for key in options if key in LOCAL_OPTIONS]
+        if unused:
+            raise LMConfigError(f"option {', '.join(unused)} in --lm {spec!r} sets the embedded model's runtime "
+                                f"(local); a server's threads and slots are set where it runs; this spec takes "
+                                f"ctx, {', '.join(PACING_OPTIONS)}")
 
 
 def lm_from_spec(spec: str | None = None, *, cache: bool = True, cache_path: str | Path | None = None,

@@ -107,3 +107,22 @@ def test_spec_options_out_of_range_are_refused(option):
 def test_spec_options_in_range_are_kept():
     assert parse_spec("openai:m@http://h/v1?retries=0&rpm=0.5&timeout=2.5").options == {
         "retries": 0, "rpm": 0.5, "timeout": 2.5}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("openai:m@http://h/v1?threads=4", r"option threads in .* sets the embedded model's runtime \(local\)"),
+    ("azure:d@https://x.openai.azure.com?slots=2", "option slots in .* embedded model's runtime"),
+    ("local?timeout=300", r"option timeout in .* paces requests to a model server"),
+    ("local:1.5b?rpm=5&concurrency=2", "option rpm, concurrency in .* takes ctx, threads, slots"),
+])
+def test_an_option_the_provider_never_reads_is_refused(text, message):
+    """local?timeout=300 and openai:M?threads=4 were accepted and did nothing (docs/LM.md: threads
+    and slots are the embedded model's, the pacing options a server's)."""
+    with pytest.raises(LMConfigError, match=message):
+        parse_spec(text)
+
+
+def test_a_count_that_is_not_whole_says_so():
+    with pytest.raises(LMConfigError, match="concurrency .* needs a whole number, not '1.5'"):
+        parse_spec("openai:m@http://h/v1?concurrency=1.5")
+    assert parse_spec("local?ctx=4096&threads=2&slots=4").options == {"ctx": 4096, "threads": 2, "slots": 4}
