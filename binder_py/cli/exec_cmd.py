@@ -35,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--neural", metavar="BACKEND",
                         help="who answers f_col/f_val: oracle:FILE.json (answers you wrote: "
                              '{"f_col": {question: {row key: answer}}, "f_val": {question: answer}}) or lm '
-                             "(the language model of --lm; lm-rows / lm-table choose its prompt). "
-                             "Default: lm when --lm is given, else none")
+                             "(the language model of --lm, else the default model: BINDER_LM, OPENAI_API_KEY's, "
+                             "the embedded one; lm-rows / lm-table choose its prompt; lm:SPEC names the model "
+                             "instead of --lm). Default: lm when --lm is given, else none")
     parser.add_argument("--lm", metavar="SPEC", help="the language model for neural calls (see docs/LM.md)")
     parser.add_argument("--title", help="the table's title shown to the LM (default: the file name)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -47,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "name_2, ...) or tabfact (a #-separated TabFact table), text cells lower-cased as the "
                              "task does; one table")
     parser.add_argument("--no-neural", action="store_true",
-                        help="pure-Python mode: a program with a neural call is a policy error")
+                        help="pure-Python mode: a program with a neural call is a policy error "
+                             "(not with --neural or --lm)")
     parser.add_argument("--json", action="store_true", help="print the whole trace as JSON")
     parser.set_defaults(func=run)
 
@@ -56,6 +58,11 @@ def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> 
     """The neural backend named on the command line (None when there is none)."""
     from binder_py.neural.backends import OracleBackend
 
+    if lm_spec and neural is not None and (neural.startswith("oracle:") or neural.startswith("lm:")):
+        # which one answered went unsaid: the oracle (--lm unused), or --lm (the lm:SPEC unused)
+        other = "the oracle answers every neural call" if neural.startswith("oracle:") else \
+            f"--neural {neural} names the model too"
+        raise BinderError(f"--lm {lm_spec} is not used: {other}; give one of them")
     if neural is None:
         neural = "lm" if lm_spec else None
     if neural is None:
@@ -72,7 +79,7 @@ def make_backend(neural: str | None, lm_spec: str | None, title: str | None) -> 
 
         spec = lm_spec if lm_spec else (neural[3:] or None if neural.startswith("lm:") else None)
         return lm_backend(lm_from_spec(spec), LM_SPECS.get(neural), title=title)
-    raise BinderError(f"unknown --neural {neural!r}; use oracle:FILE.json, lm, lm-rows or lm-table")
+    raise BinderError(f"unknown --neural {neural!r}; use oracle:FILE.json, lm, lm-rows, lm-table or lm:SPEC")
 
 
 def _read_program(path: str) -> str:
@@ -134,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
         table = next(iter(loaded.values()))
         named = loaded if len(loaded) > 1 else None  # one table is df only, as in binder-py ask
     title = args.title or (Path(args.tables[0]).stem.replace("_", " ") if named is None else None)
+    if args.no_neural and (args.neural is not None or args.lm):
+        given = " and ".join(f"--{name} {value}" for name, value in (("neural", args.neural), ("lm", args.lm)) if value)
+        raise BinderError(f"--no-neural runs the program without neural calls, so {given} would answer none; "
+                          "leave out one or the other")
     backend = make_backend(args.neural, args.lm, title)
     limits = None
     if args.timeout is not None:

@@ -201,3 +201,19 @@ def test_exec_task_reads_a_benchmark_table_as_eval_does(capsys, tmp_path):
     assert capsys.readouterr().out.strip() == "52"
     assert main(["exec", "--task", "tabfact", str(tabfact), str(tabfact), str(program)]) == 2
     assert "reads one benchmark table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--neural", "ORACLE", "--no-neural"], "--no-neural runs the program without neural calls, so --neural oracle:"),
+    (["--lm", "openai:m@http://127.0.0.1:9/v1", "--no-neural"], "so --lm openai:m@http://127.0.0.1:9/v1 would answer none"),
+    (["--neural", "ORACLE", "--lm", "openai:m@http://127.0.0.1:9/v1"], "is not used: the oracle answers every neural call"),
+    (["--neural", "lm:openai:a@http://127.0.0.1:9/v1", "--lm", "openai:m@http://127.0.0.1:9/v1"],
+     "--lm openai:m@http://127.0.0.1:9/v1 is not used: --neural lm:openai:a@http://127.0.0.1:9/v1 names the model too"),
+])
+def test_exec_refuses_options_that_would_go_unused(files, capsys, extra, message):
+    """--no-neural beside --neural/--lm, and --lm beside an oracle or an lm:SPEC, were accepted and
+    one of them silently did nothing (--lm even won over --neural lm:SPEC)."""
+    table, oracle, program = files
+    argv = [a.replace("ORACLE", f"oracle:{oracle}") for a in extra]
+    assert main(["exec", str(table), str(program), *argv]) == 2
+    assert message in capsys.readouterr().err
