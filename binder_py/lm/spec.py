@@ -101,6 +101,12 @@ def parse_spec(spec: str) -> LMSpec:
     elif provider == "replay":
         if not rest:
             raise LMConfigError("--lm replay:DIR needs the directory a run was recorded into")
+        directory, _, query = rest.rpartition("?")
+        pairs = [pair.partition("=") for pair in query.split("&")] if directory else []
+        if pairs and all(eq and key in OPTION_KEYS for key, eq, _ in pairs):
+            # replay:runs/r1?rpm=5 looked for runs/r1?rpm=5/lm.sqlite and said nothing was recorded there
+            raise LMConfigError(f"--lm {spec!r}: replay answers from its recording and takes no options "
+                                f"(?{query}); give replay:{directory}")
     return LMSpec(provider, rest or None, base_url, options, text)
 
 

@@ -126,3 +126,12 @@ def test_a_count_that_is_not_whole_says_so():
     with pytest.raises(LMConfigError, match="concurrency .* needs a whole number, not '1.5'"):
         parse_spec("openai:m@http://h/v1?concurrency=1.5")
     assert parse_spec("local?ctx=4096&threads=2&slots=4").options == {"ctx": 4096, "threads": 2, "slots": 4}
+
+
+def test_replay_takes_no_options():
+    """replay:runs/r1?rpm=5 (pacing options may change on resume) looked for runs/r1?rpm=5/lm.sqlite
+    and said no answers were recorded there."""
+    with pytest.raises(LMConfigError, match=r"replay answers from its recording and takes no options \(\?rpm=5\); "
+                                            r"give replay:runs/r1"):
+        parse_spec("replay:runs/r1?rpm=5")
+    assert parse_spec("replay:runs/what?").model == "runs/what?"  # a directory name may hold a '?'
