@@ -303,10 +303,18 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         replayed_config = (read_config(replayed) if replayed.is_dir() else None) or {}
         # settings that default from the model (n, shots) default from the recorded run instead, so
         # the replayed requests are the recorded ones
-        if n is None and replayed_config.get("n") and replayed_config.get("mode") == mode and mode in SAMPLING_MODES:
-            n = int(replayed_config["n"])
-        if shots is None and replayed_config.get("shots_effective"):
-            shots = int(replayed_config["shots_effective"])
+        recorded_n = replayed_config.get("n") if replayed_config.get("mode") == mode and mode in SAMPLING_MODES \
+            else None
+        recorded_shots = replayed_config.get("shots_effective")
+        for option, given, recorded in (("--n", n, recorded_n), ("--shots", shots, recorded_shots)):
+            if given is not None and recorded and int(given) != int(recorded):  # said under --quiet too
+                print(f"binder-py eval: warning: {option} {given} differs from the recorded run's {recorded}: the "
+                      f"requests differ from the recorded ones and replay misses; leave {option} out to take the "
+                      "recorded value", file=sys.stderr)
+        if n is None and recorded_n:
+            n = int(recorded_n)
+        if shots is None and recorded_shots:
+            shots = int(recorded_shots)
         recorded_code = replayed_config.get("code")
         if recorded_code and recorded_code != code_fingerprint():  # said under --quiet too: not progress
             print(f"binder-py eval: warning: the code changed since {replayed} was recorded (prompts or request "

@@ -664,6 +664,21 @@ def test_quiet_keeps_the_warnings_about_the_results(fake_examples, tmp_path, cap
     assert "warning: the code changed since" in capsys.readouterr().err
 
 
+def test_a_replay_given_another_n_says_up_front_that_it_will_miss(fake_examples, tmp_path, capsys):
+    """A replay takes the recorded run's n when --n is left out; given another n, every question missed
+    with nothing said up front."""
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=1, n=3)
+    (out / "lm.sqlite").touch()  # not a recording: refused after the warnings
+    with pytest.raises(LMConfigError):
+        e2e_run(fake_examples, tmp_path / "replay", lm=f"replay:{out}", limit=1, n=5)
+    err = capsys.readouterr().err
+    assert "warning: --n 5 differs from the recorded run's 3" in err and "leave --n out" in err
+    with pytest.raises(LMConfigError):
+        e2e_run(fake_examples, tmp_path / "replay2", lm=f"replay:{out}", limit=1, n=3)
+    assert "differs from the recorded run" not in capsys.readouterr().err
+
+
 def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_examples, tmp_path, monkeypatch, capsys):
     """'eval wikitq --lm replay:runs/X' without the recorded run's --split/--sample went through the
     whole selection writing one 'replay miss' error line per question (2,731 of dev's 2,831 for a
