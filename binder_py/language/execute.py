@@ -137,7 +137,7 @@ class _NeuralHandler:
         self.calls: list[NeuralCallTrace] = []
         #: how the program uses each call's result (a mask, a number, ...): the answers' expected kind
         self.answer_types: dict[int, AnswerType] = site_answer_types(parsed)
-        # the date columns the program reads through .dt: handed over as datetime64 columns
+        # the date columns the program reads through .dt or pd.to_datetime: handed over as datetime64 columns
         self.date_columns = date_column_sites(parsed, self.answer_types)
         self._lock = threading.Lock()
         self.prefetches: dict[int, Future] = {}  # site id → Future[Resolution] of its prefetched request
@@ -285,7 +285,7 @@ class _NeuralHandler:
                 # the answers go back in the order of the request's keys (looked up by key here, so the
                 # worker reads them by position: no keys are sent back), None for a row without one
                 sent = trace.answers
-                if site.id in self.date_columns:  # read through .dt: ISO texts, made datetimes by the bridge
+                if site.id in self.date_columns:  # read as dates: ISO texts, made datetimes by the bridge
                     sent, unread = date_column_texts(trace.answers)
                     trace.warnings.extend(unread)
                     trace.answers = {k: v for k, v in trace.answers.items() if k in sent}

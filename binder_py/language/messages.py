@@ -75,7 +75,7 @@ def wire_message(site: int, kind: str, question: str, columns: Sequence[str], ce
 
 def column_reply(answers: list[Any], *, as_dates: bool) -> Any:
     """The parent's reply to an ``f_col``: its answers in the order of the keys sent, as a list; when
-    the program reads the column as dates (through ``.dt``), ISO 8601 texts (the parent has read every
+    the program reads the column as dates (through ``.dt`` or ``pd.to_datetime``), ISO 8601 texts (the parent has read every
     answer as a date) inside ``{"dates": ...}``, so that the bridge makes a ``datetime64`` column of them."""
     return {"dates": answers} if as_dates else answers
 

@@ -209,7 +209,7 @@ _HAS_YEAR = re.compile(r"\d{4}")
 
 
 def date_column_texts(answers: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """Accepted answers of a column the program reads through ``.dt`` (:func:`enforce`'s, by row key)
+    """Accepted answers of a column the program reads as dates (:func:`date_column_sites`; :func:`enforce`'s, by row key)
     as ISO 8601 texts of naive timestamps, for the bridge to make a ``datetime64`` column of; an answer
     that names no year (``"5 May"``, ``"today"``: pandas would invent one) is left out, with one warning."""
     read: dict[tuple[type, Any], str | None] = {}
@@ -226,7 +226,7 @@ def date_column_texts(answers: Mapping[str, Any]) -> tuple[dict[str, str], list[
             refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
         else:
             texts[key] = text
-    warnings = [f"{len(refused)} answer(s) are not a date with its year (used through .dt); those rows are NA: "
+    warnings = [f"{len(refused)} answer(s) are not a date with its year (read as dates: .dt or pd.to_datetime); those rows are NA: "
                 + "; ".join(refused[:5])] if refused else []
     return texts, warnings
 
@@ -332,8 +332,13 @@ class Usage:
     detail: str
 
 
-#: the use that makes a date column a ``datetime64`` one (:func:`date_column_sites`)
+#: the uses that make a date column a ``datetime64`` one (:func:`date_column_sites`): ``.dt``, and
+#: ``pd.to_datetime``, which failed on answers written in several formats ("March 3, 2001" beside
+#: "1999-07-14": pandas reads every answer by the first one's format) or, with ``errors="coerce"``,
+#: made them NaT without a word
 THROUGH_DT = Usage("date", "used through .dt")
+TO_DATETIME = Usage("date", "passed to to_datetime()")
+_READ_AS_DATETIMES = (THROUGH_DT, TO_DATETIME)
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
@@ -405,7 +410,7 @@ def _usage_at(node: ast.AST, parents: Mapping[int, ast.AST]) -> Usage:
         if name in ("to_numeric", "int", "float", "sum", "abs", "round"):
             return Usage("number", f"passed to {name}()")
         if name == "to_datetime":
-            return Usage("date", "passed to to_datetime()")
+            return TO_DATETIME
         if name in ("bool",):
             return Usage("mask", "passed to bool()")
         if name in ("max", "min", "sorted"):
@@ -493,14 +498,15 @@ def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
 
 def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
     """The sites of ``answer_types`` (:func:`site_answer_types`) typed as dates whose column the program
-    reads through ``.dt``: their answers are handed over as a ``datetime64`` column. Other date answers
-    are kept as written, so that a year stays a year."""
+    reads through ``.dt`` or passes to ``pd.to_datetime``: their answers are handed over as a ``datetime64``
+    column. Other date answers are kept as written, so that a year stays a year."""
     wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
     if not wanted:
         return frozenset()
     parents = _parents(parsed.tree)
     return frozenset(site_id for site_id, node in _site_calls(parsed)
-                     if site_id in wanted and THROUGH_DT in _followed_uses(node, parsed.tree, parents))
+                     if site_id in wanted and any(use in _READ_AS_DATETIMES
+                                                  for use in _followed_uses(node, parsed.tree, parents)))
 
 
 def _site_calls(parsed: Any) -> list[tuple[int, ast.Call]]:

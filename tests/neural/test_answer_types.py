@@ -93,7 +93,8 @@ def test_date_columns_read_through_dt_are_the_ones_handed_over_as_datetimes():
                            'f_col("what is its launch?", ["film"]).dt.year')   # .dt types it a date, whatever the wording
     types = site_answer_types(parsed)
     dated = {parsed.sites[i].text.split('"')[1] for i in date_column_sites(parsed, types)}
-    assert dated == {"when was it released?", "opening?", "when did it close?", "what is its launch?"}
+    assert dated == {"when was it released?", "opening?", "when did it close?", "what is its launch?",
+                     "when was it sold?"}
     assert date_column_sites(parse_program('f_col("is it old?", ["film"]).sum()'), {}) == frozenset()
 
 
@@ -115,6 +116,23 @@ def test_a_date_column_read_through_dt_is_a_datetime_column_in_a_run():
     # without .dt a date is kept as written: a year stays a year
     kept = execute('f_col("When was it released?", ["film"]).iloc[1]', films, neural=oracle)
     assert kept.ok and kept.value == "1995"
+
+
+def test_a_date_column_passed_to_to_datetime_is_a_datetime_column_whatever_the_answers_formats():
+    """`pd.to_datetime(f_col("When was it released?", ...))` failed when the answers were written in
+    several formats (pandas reads all by the first one's: 'time data "1999-07-14" doesn't match format
+    "%B %d, %Y"'), and with errors="coerce" made them NaT without a word, so a sort picked the wrong film."""
+    from binder_py.language.execute import execute
+    from binder_py.neural import OracleBackend
+
+    films = pd.DataFrame({"film": ["Alien", "Heat", "Ran"]})
+    oracle = OracleBackend({"f_col": {"When was it released?": {"alien": "May 25, 1979", "heat": "1995-12-15",
+                                                                "ran": "1 June 1985"}}})
+    for coerce in ("", ', errors="coerce"'):
+        run = execute(f'df["d"] = pd.to_datetime(f_col("When was it released?", ["film"]){coerce})\n'
+                      'df.sort_values("d")["film"].tolist()', films, neural=oracle)
+        assert run.ok, run.error
+        assert run.value == ["Alien", "Ran", "Heat"]
 
 
 def test_a_date_column_read_through_dt_takes_dates_of_any_form_and_refuses_dates_without_a_year():
