@@ -437,10 +437,11 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
-    outcome = refuse_joined_text(name_the_columns(outcome, table, named, program), table, named)
+    calls = list(handler.calls) + handler.unused_prefetches()
+    outcome = refuse_joined_text(name_the_columns(outcome, table, named, program), table, named,
+                                 [(call.question, list(call.answers.values())) for call in calls if call.kind == "col"])
     if parsed.sites:
         outcome = explain_text_use_of_yes_no(outcome)
-    calls = list(handler.calls) + handler.unused_prefetches()
     return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,
                       rewritten_code=rewritten_source(module), title=title, backend=backend_name,
                       seconds=time.perf_counter() - start, column_fixes=column_fixes)

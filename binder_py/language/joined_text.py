@@ -11,11 +11,16 @@ The rule: the answer is text made of two or more cells of one text column of a t
 characters or more, in row order (a sum over all rows or over a row selection), it is longer than any
 one cell, and no cell of any table column reads it. So ``str(len(df))`` answering ``"10"`` beside a
 column of ``"1"`` and ``"0"``, or ``"WL"`` that is a cell elsewhere, stands.
+
+The same holds for the text answers of one ``f_col`` call (a column the model made: ``df["bo"] =
+f_col("What is the box office?", ...)`` then ``df["bo"].sum()`` answered ``"$1.2 billion850 million…"``),
+in any order (the parent knows each distinct row's answer, not the rows' order), when the answer is no
+answer of that call itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -25,11 +30,22 @@ from sandbox.outcome import Outcome, ProgramFailure
 __all__ = ["refuse_joined_text"]
 
 
-def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, pd.DataFrame]) -> Outcome:
-    """``outcome`` made a failure when its answer is a text column's cells joined (module docstring)."""
+def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, pd.DataFrame],
+                       answers: Sequence[tuple[str, Sequence[object]]] = ()) -> Outcome:
+    """``outcome`` made a failure when its answer is a text column's cells joined, or the text answers
+    of one ``f_col`` call (``answers``: each call's question and answers) joined (module docstring)."""
     value = outcome.value
     if not outcome.ok or not isinstance(value, str) or not value:
         return outcome
+    for question, texts in answers:
+        pieces = {text.strip() for text in texts if isinstance(text, str) and len(text.strip()) >= _SHORTEST_CELL}
+        if pieces and len(value) > max(map(len, pieces)) and _split_into(value, pieces):  # (so two or more)
+            return replace(outcome, ok=False, value=None, error=ProgramFailure(
+                kind="runtime", exception_type="TypeError", message=(
+                    f"TypeError: the answer {_shown(value)} is the text answers of f_col({question!r}, ...) joined "
+                    "together (sum() of a text column joins its text); to add numbers, have them read as "
+                    "numbers: pd.to_numeric(f_col(...), errors='coerce') asks for a number and reads \"$25 "
+                    "million\" as 25000000")))
     tables = dict(named) or {"df": table}
     for name, other in tables.items():
         for position, column in enumerate(other.columns):
@@ -68,6 +84,25 @@ def _joins(value: str, cells: list[object]) -> bool:
             used += 1
             if position == len(value):
                 return used >= 2
+    return False
+
+
+def _split_into(value: str, pieces: set[str]) -> bool:
+    """Whether ``value`` is ``pieces`` (each any number of times, in any order) joined; only the positions
+    where a piece ends are visited, so an answer that no piece starts costs one look."""
+    lengths = sorted({len(piece) for piece in pieces})
+    seen, todo = {0}, [0]
+    while todo:
+        start = todo.pop()
+        for n in lengths:
+            end = start + n
+            if end > len(value):
+                break
+            if end not in seen and value[start:end] in pieces:
+                if end == len(value):
+                    return True
+                seen.add(end)
+                todo.append(end)
     return False
 
 

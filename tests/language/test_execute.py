@@ -343,6 +343,28 @@ def test_an_answer_that_joins_a_text_columns_cells_fails_saying_to_convert_them(
     assert not r.ok and "joined together" in r.error.message
 
 
+def test_an_answer_that_joins_an_f_col_columns_text_answers_fails_saying_to_read_them_as_numbers(runner):
+    """`df["bo"] = f_col("What is the box office?", ...)` then `df["bo"].sum()` answered the answers joined
+    ("$1.2 billion850 million$45 million...") without a word: only the table's own columns were checked."""
+    films = pd.DataFrame({"film": ["a", "b", "c", "d"]})
+    oracle = OracleBackend({"f_col": {"What is the box office?": {
+        "a": "$1.2 billion", "b": "850 million", "c": "$45 million", "d": "850 million"}}})
+    for program in ('df["bo"] = f_col("What is the box office?", ["film"])\ndf["bo"].sum()',
+                    'f_col("What is the box office?", ["film"]).iloc[::-1].sum()'):  # any order, repeated
+        r = run(runner, program, films, oracle)
+        assert not r.ok and r.error.kind == "runtime", (program, r.value)
+        assert "is the text answers of f_col('What is the box office?', ...) joined" in r.error.message
+        assert "pd.to_numeric(f_col(...), errors='coerce')" in r.error.message
+    for program, value in (('import pandas as pd\n'
+                             'pd.to_numeric(f_col("What is the box office?", ["film"]), errors="coerce").sum()',
+                            2_945_000_000),  # the advice: read as numbers
+                           ('f_col("What is the box office?", ["film"]).iloc[0]', "$1.2 billion"),
+                           ('", ".join(f_col("What is the box office?", ["film"]).iloc[:2])',
+                            "$1.2 billion, 850 million")):
+        r = run(runner, program, films, oracle)
+        assert r.ok and r.value == value, (program, r.error)
+
+
 def test_values_that_are_answers_still_are(real_sandbox, shirts):
     for program in ("df.price.sum()", 'df.groupby("made in")["price"].sum()', "df", "df.index", "df.dtypes",
                     'df.shirt.astype("category")', "df.price.describe()"):
