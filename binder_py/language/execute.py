@@ -469,6 +469,10 @@ _MISSING_KEY = re.compile(r"^KeyError: (?:"
                           r"""(['"])(?P<key>.*)\1"""  # one key: 'nope'
                           r'|"None of \[.*\] are in the \[columns\]"|"\[.*\] not in index"'  # pandas', for columns
                           r"|(?P<number>-?\d+))$", re.DOTALL)  # a number: df[0]
+#: pandas' KeyError for a list of columns ("['a'] not in index", "None of [Index(['a'], ...)] are in the [columns]")
+#: and the column names it lists
+_LIST_FORM = re.compile(r"\[.*\] not in index|None of \[.*\] are in the \[columns\]", re.DOTALL)
+_LISTED_KEYS = re.compile(r"""'((?:[^'\\]|\\.)*)'(?=[,\]])""")
 #: the attribute a DataFrame lacks, in pandas' AttributeError
 _SERIES_ONLY = re.compile(r"'DataFrame' object has no attribute '([A-Za-z_]\w*)'")
 #: the most columns listed per table after such an error
@@ -500,6 +504,15 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
         if match is None:
             return outcome
         key, number = match.group("key"), match.group("number")
+        listed = _LISTED_KEYS.findall(key) if key is not None and _LIST_FORM.fullmatch(key) else []
+        if listed and all(k in table.columns for k in listed):
+            # g[["Director"]] in df.groupby("Director").apply(...): the list of the table's columns that
+            # followed ("the table's columns are ..., 'Director', ...") contradicted the error
+            these = ", ".join(map(repr, listed))
+            return replace(outcome, error=replace(error, message=message + (
+                f"; {these} {'is a column' if len(listed) == 1 else 'are columns'} of {'df' if named else 'the table'}"
+                ", but not of the DataFrame this line reads from, which no longer has it: a selection of other "
+                "columns, or a group of groupby(...).apply(...), which holds no grouping column")))
         if key is not None and key not in table.columns and (owners := _other_owners(key, table, named)):
             # df["country"] where only another table has it: say which (the bare KeyError said nothing)
             return replace(outcome, error=replace(error, message=message + _owners_hint(key, owners)))

@@ -76,6 +76,24 @@ def test_a_column_no_table_has_is_an_error_that_lists_the_columns(program):
     assert error.kind == "runtime" and error.message.endswith("; the table's columns are 'shirt', 'price'")
 
 
+@pytest.mark.parametrize("program, missing", [
+    ('df.groupby("shirt").apply(lambda g: g[["shirt", "price"]].iloc[0])', "'shirt' is a column"),
+    ('df[["shirt"]][["price"]]', "'price' is a column"),
+    ('df[["shirt"]][["shirt", "price"]]', "'price' is a column"),
+    ('df[["price"]][["shirt", "price"]]', "'shirt' is a column"),
+])
+def test_a_column_of_the_table_that_a_selection_lacks_is_not_said_missing_from_the_table(program, missing):
+    """In pandas 3 a group of groupby(...).apply(...) holds no grouping column, so `g[["Director", ...]]`
+    failed with "['Director'] not in index; the table's columns are ..., 'Director', ...", which
+    contradicted itself (and the repair prompt quoted it)."""
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [1, 2]})
+    error = execute(program, table, neural=None).outcome.error
+    assert error.kind == "runtime" and "columns are" not in error.message, error.message
+    assert error.message.endswith(f"; {missing} of the table, but not of the DataFrame this line reads from, which "
+                                  "no longer has it: a selection of other columns, or a group of "
+                                  "groupby(...).apply(...), which holds no grouping column")
+
+
 def test_the_columns_of_every_named_table_are_listed():
     orders = pd.DataFrame({"id": [1], "customer": ["x"]})
     customers = pd.DataFrame({"name": ["x"], "country": ["y"]})
