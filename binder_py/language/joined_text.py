@@ -47,15 +47,21 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
                     "numbers: pd.to_numeric(f_col(...), errors='coerce') asks for a number and reads \"$25 "
                     "million\" as 25000000")))
     tables = dict(named) or {"df": table}
+    a_cell: bool | None = None  # whether some cell is the answer: the same for every column, so found once
     for name, other in tables.items():
         for position, column in enumerate(other.columns):
             cells = other.iloc[:, position]  # (by position: a table may have two columns of one name)
-            if not pd.api.types.is_string_dtype(cells.dtype) or not len(value) > cells.str.len().max():
+            lengths_of = _text_lengths(cells)
+            if lengths_of is None or not len(value) > lengths_of.max():
                 continue  # (most answers are no longer than a cell: no row is read one by one)
-            lengths = {int(n) for n in cells.str.len().dropna().unique() if n >= _SHORTEST_CELL}
+            lengths = {int(n) for n in lengths_of.dropna().unique() if n >= _SHORTEST_CELL}
             if not cells.isin([value[:n] for n in lengths]).any():
                 continue  # (no cell starts the answer: no row is read one by one)
-            if _joins(value, cells.tolist()) and not _a_cell(value, tables):
+            if not _joins(value, cells.tolist()):
+                continue
+            if a_cell is None:  # (once per answer: per joined column, it made the parent's work grow with the
+                a_cell = _a_cell(value, tables)  # square of the columns; red team 13)
+            if not a_cell:
                 return replace(outcome, ok=False, value=None, error=ProgramFailure(
                     kind="runtime", exception_type="TypeError", message=(
                         f"TypeError: the answer {_shown(value)} is the text cells of column {column!r} of {name} "
@@ -67,6 +73,18 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
 
 #: the shortest cell counted as joined ("1" and "0" make "10", which a count written as text may be)
 _SHORTEST_CELL = 2
+
+
+def _text_lengths(cells: pd.Series) -> pd.Series | None:
+    """The lengths of a text column's cells (NaN for a cell that is not text), or None when the column holds
+    no text: an object column of dates or numbers (a DataFrame a caller passed, which :func:`binder_py.tables.prepare_table`
+    keeps as it is) made ``.str`` raise, and every text answer a traceback in the parent (red team 13)."""
+    if not pd.api.types.is_string_dtype(cells.dtype):
+        return None
+    try:
+        return cells.str.len()
+    except (AttributeError, TypeError):  # ("Can only use .str accessor with string values")
+        return None
 
 
 def _a_cell(value: str, tables: Mapping[str, pd.DataFrame]) -> bool:

@@ -602,3 +602,37 @@ def test_a_free_text_call_waits_for_another_kind_s_rows_in_flight_instead_of_ask
     typed.join(5)
     free.join(5)
     assert asked == ["yes_no"] and results[0].answers == {"a": "yes", "b": "yes"} and results[0].from_cache
+
+
+def test_the_joined_text_check_reads_no_table_once_per_joined_column(monkeypatch):
+    """Red team 13: whether a cell is the answer was asked again for every column whose cells the answer
+    joins, each time over every column of every table: a 3 MB table of 1,000 columns of "ab"/"cd" with
+    "abcd" in its last column made `df.iloc[0, 0] + df.iloc[1, 0]` cost the parent 3 minutes (300 columns:
+    21 s), growing with the square of the columns. It is asked once per answer."""
+    from binder_py.language import joined_text
+    from sandbox.outcome import Outcome
+
+    columns = {f"c{i}": ["ab", "cd"] * 5 for i in range(40)}
+    columns["last"] = ["zz"] * 9 + ["abcd"]
+    table = pd.DataFrame(columns, dtype=str)
+    asked = []
+    real = joined_text._a_cell
+    monkeypatch.setattr(joined_text, "_a_cell", lambda *a: asked.append(1) or real(*a))
+    outcome = joined_text.refuse_joined_text(Outcome(ok=True, value="abcd"), table, {})
+    assert outcome.ok and outcome.value == "abcd"  # a cell of the last column: an answer
+    assert len(asked) == 1
+
+
+def test_a_text_answer_beside_an_object_column_of_dates_is_an_answer(runner):
+    """Red team 13: a table a caller passes may keep an object column of dates or numbers
+    (`prepare_table` types text columns only); the joined-text check read every text-typed column with
+    `.str`, which raises for such a column, so every text answer was a traceback out of `execute` (and
+    `ask`) in the parent."""
+    import datetime
+
+    table = pd.DataFrame({"day": pd.Series([datetime.date(2020, 1, 1), datetime.date(2021, 1, 1)], dtype=object),
+                          "n": pd.Series([1, 2], dtype=object), "name": ["ab", "cd"]})
+    r = run(runner, '"hello world"', table, None)
+    assert r.ok and r.value == "hello world", r.error
+    r = run(runner, 'df["name"].sum()', table, None)
+    assert not r.ok and "joined together" in r.error.message
