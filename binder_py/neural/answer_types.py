@@ -282,6 +282,13 @@ _STRONG_CHOICE_LEAD = re.compile(r"(?::|\bbetween\b|\bof\b|\b(?:is|was|are|were)
 _WEAK_CHOICE_LEAD = re.compile(r"(?:\bwhich\b|\bwho\b|\bis\b|\bwas\b|\bare\b|\bwere\b)\s+", re.I)
 
 
+#: what separates a question's choices: a comma (and "or"), or "or" between spaces; a run of spaces is tried
+#: from its start only (``(?<!\s)``): tried from each of its spaces, as ``\s+or\s+`` alone was, a question
+#: literal of a program with 20,000 spaces before "or" cost the parent 1.8 s, with 200,000 three minutes,
+#: before the program ran (red team 13)
+_CHOICE_SEPARATOR = re.compile(r",\s*(?:or\s+)?|(?<!\s)\s+or\s+", re.I)
+
+
 def _choices(question: str) -> tuple[str, ...]:
     """The choices a question offers ("…, A or B?", "is it A, B or C?", "which is it: A or B?")."""
     text = question.strip().rstrip("?.! ").strip()
@@ -297,7 +304,7 @@ def _choices(question: str) -> tuple[str, ...]:
     else:
         weak = list(_WEAK_CHOICE_LEAD.finditer(before))
         tail = text[weak[-1].end():] if weak else text
-    parts = [p.strip(" '\"") for p in re.split(r",\s*(?:or\s+)?|\s+or\s+", tail, flags=re.I)]
+    parts = [p.strip(" '\"") for p in _CHOICE_SEPARATOR.split(tail)]
     parts = [p for p in parts if p]
     if not 2 <= len(parts) <= 6 or any(len(p.split()) > 6 for p in parts) or len(set(parts)) < len(parts):
         return ()
@@ -426,8 +433,72 @@ def _usage_at(node: ast.AST, parents: Mapping[int, ast.AST]) -> Usage:
     return Usage("none", "no telling use")
 
 
-def _followed_uses(call: ast.Call, tree: ast.AST, parents: Mapping[int, ast.AST]) -> list[Usage]:
+class _Uses:
+    """Where a program reads names and columns, found in one walk of its tree: :func:`_followed_uses` walked
+    the whole tree again for every call assigned to a name or a column, so a program of many such calls cost
+    the parent (before the program ran, outside its limits) a time growing with their square (red team 13:
+    2,000 lines ``aN = f_col('qN', 'c')``, a 54 kB program, took 46 s). The uses found for a name or a column
+    are kept once each, the first use of each kind only (all :func:`infer_answer_type` reads) and every
+    date use (:func:`date_column_sites` looks for ``.dt``), so many calls assigned to one name, read in many
+    places, do not make the same long list for every call either."""
+
+    def __init__(self, tree: ast.AST, parents: Mapping[int, ast.AST]):
+        self.parents = parents
+        self._names: dict[str, list[ast.AST]] = {}
+        self._columns: dict[Any, list[ast.AST | str]] = {}  # a column's reads, or the text of a sort by it
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                self._names.setdefault(n.id, []).append(n)
+            elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and isinstance(n.slice, ast.Constant) \
+                    and _hashable(n.slice.value):
+                self._columns.setdefault(n.slice.value, []).append(n)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr in ("sort_values", "nlargest", "nsmallest"):
+                for a in [*n.args, *(k.value for k in n.keywords)]:
+                    if isinstance(a, ast.Constant) and _hashable(a.value):
+                        self._columns.setdefault(a.value, []).append("sort")
+        self._of_name: dict[str, list[Usage]] = {}
+        self._of_column: dict[str, list[Usage]] = {}
+
+    def of_name(self, name: str) -> list[Usage]:
+        found = self._of_name.get(name)
+        if found is None:
+            found = self._of_name[name] = _telling([_usage_at(n, self.parents) for n in self._names.get(name, ())])
+        return found
+
+    def of_column(self, column: str) -> list[Usage]:
+        found = self._of_column.get(column)
+        if found is None:
+            found = self._of_column[column] = _telling([
+                Usage("order", f"sorted by {column!r}") if isinstance(n, str) else _usage_at(n, self.parents)
+                for n in self._columns.get(column, ())])
+        return found
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _telling(uses: list[Usage]) -> list[Usage]:
+    """``uses`` in order, the first of each kind and every date use kept (what :func:`infer_answer_type`
+    and :func:`date_column_sites` read: the first use of a kind decides, and ``.dt`` is looked for)."""
+    seen: set[Any] = set()
+    kept = []
+    for use in uses:
+        mark = use if use.kind == "date" else use.kind
+        if mark not in seen:
+            seen.add(mark)
+            kept.append(use)
+    return kept
+
+
+def _followed_uses(call: ast.Call, uses_of: _Uses) -> list[Usage]:
     """Uses of the call's result itself and, when it is assigned to a name or a table column, of that."""
+    parents = uses_of.parents
     uses = [_usage_at(call, parents)]
     parent = parents.get(id(call))
     if not isinstance(parent, ast.Assign) or parent.value is not call:
@@ -435,26 +506,16 @@ def _followed_uses(call: ast.Call, tree: ast.AST, parents: Mapping[int, ast.AST]
     uses.pop()
     for target in parent.targets:
         if isinstance(target, ast.Name):
-            uses += [_usage_at(n, parents) for n in ast.walk(tree)
-                     if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)]
+            uses += uses_of.of_name(target.id)
         elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
                 and isinstance(target.slice.value, str):
-            column = target.slice.value
-            for n in ast.walk(tree):
-                if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) \
-                        and isinstance(n.slice, ast.Constant) and n.slice.value == column:
-                    uses.append(_usage_at(n, parents))
-                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
-                        and n.func.attr in ("sort_values", "nlargest", "nsmallest") and any(
-                            isinstance(a, ast.Constant) and a.value == column
-                            for a in [*n.args, *(k.value for k in n.keywords)]):
-                    uses.append(Usage("order", f"sorted by {column!r}"))
+            uses += uses_of.of_column(target.slice.value)
     return uses or [Usage("none", "assigned, never read")]
 
 
 def usage_of_call(call: ast.Call, tree: ast.AST) -> list[Usage]:
     """How the program uses the result of ``call`` (an ``ast.Call`` inside ``tree``)."""
-    return _followed_uses(call, tree, _parents(tree))
+    return _followed_uses(call, _Uses(tree, _parents(tree)))
 
 
 def infer_answer_type(question: str, usages: Iterable[Usage] = ()) -> AnswerType:
@@ -496,11 +557,9 @@ def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
     """The answer type of every neural call site of a parsed program
     (:func:`binder_py.language.program.parse_program`), by site id. A question that is not
     a string literal is typed by its use alone."""
-    parents = _parents(parsed.tree)
-    return {site_id: infer_answer_type(_question_at(node), _followed_uses(node, parsed.tree, parents))
+    uses_of = _Uses(parsed.tree, _parents(parsed.tree))
+    return {site_id: infer_answer_type(_question_at(node), _followed_uses(node, uses_of))
             for site_id, node in _site_calls(parsed)}
-
-
 
 
 def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
@@ -510,10 +569,9 @@ def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> fr
     wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
     if not wanted:
         return frozenset()
-    parents = _parents(parsed.tree)
+    uses_of = _Uses(parsed.tree, _parents(parsed.tree))
     return frozenset(site_id for site_id, node in _site_calls(parsed)
-                     if site_id in wanted and any(use in _READ_AS_DATETIMES
-                                                  for use in _followed_uses(node, parsed.tree, parents)))
+                     if site_id in wanted and any(use in _READ_AS_DATETIMES for use in _followed_uses(node, uses_of)))
 
 
 def sorted_date_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
@@ -524,10 +582,9 @@ def sorted_date_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> fr
     wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
     if not wanted:
         return frozenset()
-    parents = _parents(parsed.tree)
+    uses_of = _Uses(parsed.tree, _parents(parsed.tree))
     return frozenset(site_id for site_id, node in _site_calls(parsed)
-                     if site_id in wanted and any(use.kind == "order"
-                                                  for use in _followed_uses(node, parsed.tree, parents))
+                     if site_id in wanted and any(use.kind == "order" for use in _followed_uses(node, uses_of))
                      ) - date_column_sites(parsed, answer_types)
 
 

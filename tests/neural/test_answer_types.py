@@ -343,3 +343,46 @@ def test_a_refused_answer_says_why_its_type_was_expected():
     assert "not a date (the question asks when)" in by_wording
     _, [by_use] = enforce({"a": "maybe"}, _types('df[f_col("capital?", "team")]')["capital?"])
     assert "not yes/no (used as a row filter)" in by_use
+
+
+def test_a_program_of_many_assigned_calls_is_typed_in_linear_time(monkeypatch):
+    """Red team 13: every call assigned to a name or a column walked the whole program again for that name's
+    or column's reads, in the parent before the program ran: 2,000 lines `aN = f_col('qN', 'c')` (54 kB) took
+    46 s, and calls assigned to one name read in as many places made a list of every read for every call.
+    The reads are found in one walk and each name's uses are read once."""
+    import time
+
+    from binder_py.neural import answer_types
+
+    many = "".join(f"a{i} = f_col('how many q{i}?', 'c')\ndf['x{i}'] = f_col('when q{i}?', 'c')\n"
+                   for i in range(1500)) + "a0 + 1\ndf['x0'].dt.year\n"
+    start = time.perf_counter()
+    parsed = parse_program(many)
+    types = site_answer_types(parsed)
+    dated = date_column_sites(parsed, types)
+    assert time.perf_counter() - start < 15  # (46 s for 2,000 of the first kind alone before)
+    assert len(types) == 3000 and len(dated) == 1
+
+    read = []
+    real = answer_types._usage_at
+    monkeypatch.setattr(answer_types, "_usage_at", lambda *a: read.append(1) or real(*a))
+    same = "".join(f"a = f_col('q{i}?', 'c')\nb = a + {i}\n" for i in range(300)) + "a.dt.year\n"
+    parsed = parse_program(same)
+    types = site_answer_types(parsed)
+    assert {t.kind for t in types.values()} == {AnswerKind.NUMBER}  # (the first telling use: arithmetic)
+    assert len(date_column_sites(parsed, {i: DATE for i in types})) == 300
+    assert len(read) < 3 * 301 * 2  # once per read of `a` per analysis, not once per read per call
+
+
+def test_a_question_with_a_long_run_of_spaces_is_read_in_linear_time():
+    """Red team 13: the choices of a question were split with `\\s+or\\s+`, tried from every space of a run:
+    a program's question literal of 20,000 spaces before "or" cost the parent 1.8 s, 200,000 about three
+    minutes, before the program ran."""
+    import time
+
+    start = time.perf_counter()
+    assert question_answer_type("a" + " " * 200_000 + "b or c").kind is AnswerKind.CHOICE
+    assert question_answer_type("is it x" + " \t" * 100_000 + "or" + " " * 100_000 + "y?").kind is AnswerKind.CHOICE
+    assert time.perf_counter() - start < 5
+    assert question_answer_type("is it red  or   blue?").choices == ("red", "blue")
+    assert question_answer_type("which is it: gold,  or silver or bronze?").choices == ("gold", "silver", "bronze")
