@@ -77,8 +77,9 @@ _SHORTEST_CELL = 2
 
 def _text_lengths(cells: pd.Series) -> pd.Series | None:
     """The lengths of a text column's cells (NaN for a cell that is not text), or None when the column holds
-    no text: an object column of dates or numbers (a DataFrame a caller passed, which :func:`binder_py.tables.prepare_table`
-    keeps as it is) made ``.str`` raise, and every text answer a traceback in the parent (red team 13)."""
+    no text: an object column of dates or numbers (a DataFrame a caller passed, which
+    :func:`binder_py.tables.prepare_table` keeps as it is) made ``.str`` raise, and every text answer a
+    traceback in the parent (red team 13)."""
     if not pd.api.types.is_string_dtype(cells.dtype):
         return None
     try:

@@ -658,9 +658,9 @@ def _read_number(text: str) -> ParsedAnswer:
 
 def _read_date(text: str) -> ParsedAnswer:
     stripped = text.strip()
-    if re.fullmatch(r"\d{4}", stripped):
-        return ParsedAnswer(pd.Timestamp(year=int(stripped), month=1, day=1))
     try:
+        if re.fullmatch(r"\d{4}", stripped):  # ("0000" is out of range: one such answer failed the whole call)
+            return ParsedAnswer(pd.Timestamp(year=int(stripped), month=1, day=1))
         value = pd.to_datetime(stripped, errors="raise")
     except (ValueError, TypeError, OverflowError):
         return ParsedAnswer(error=f"expected a date (YYYY-MM-DD), got {stripped[:80]!r}")

@@ -8,6 +8,7 @@ import pytest
 from binder_py.grammar.gbnf import gbnf_accepts, parse_gbnf
 from binder_py.language.program import parse_program
 from binder_py.neural.answer_types import (DATE, NUMBER, TEXT, YES_NO, AnswerKind, AnswerType, date_column_sites,
+                                           enforce,
                                            infer_answer_type, parse_typed_answer, question_answer_type,
                                            rows_json_schema, site_answer_types, sorted_date_sites,
                                            typed_column)
@@ -386,3 +387,12 @@ def test_a_question_with_a_long_run_of_spaces_is_read_in_linear_time():
     assert time.perf_counter() - start < 5
     assert question_answer_type("is it red  or   blue?").choices == ("red", "blue")
     assert question_answer_type("which is it: gold,  or silver or bronze?").choices == ("gold", "silver", "bronze")
+
+
+def test_a_year_out_of_range_is_one_refused_answer_not_a_failed_call():
+    """Red team 13: a date answer "0000" (a model's, perhaps told so by a cell) raised ValueError out of the
+    typing, so the call failed for every row, in every candidate that asked the question (the raw answers are
+    shared); it is that row's refused answer."""
+    kept, refused = enforce({"a": "0000", "b": "1999"}, DATE)
+    assert list(kept) == ["b"] and refused and "0000" in refused[0]
+    assert parse_typed_answer("0000", DATE).error is not None
