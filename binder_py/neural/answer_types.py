@@ -42,8 +42,9 @@ from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWE
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
-           "Usage", "date_column_sites", "date_column_texts", "infer_answer_type", "parse_typed_answer", "question_answer_type",
-           "rows_json_schema", "schema_text", "site_answer_types", "sorted_date_sites", "typed_column", "usage_of_call"]
+           "Usage", "as_choice", "date_column_sites", "date_column_texts", "infer_answer_type", "parse_typed_answer",
+           "question_answer_type", "rows_json_schema", "schema_text", "site_answer_types", "sorted_date_sites",
+           "typed_column", "usage_of_call"]
 
 #: what a backend writes for "I don't know" (read as missing, not as a failure)
 UNKNOWN = "unknown"
@@ -156,11 +157,23 @@ def read_value(raw: Any, answer_type: AnswerType | None) -> Any:
     """An ``f_val`` answer as the program gets it: as :func:`_handed_over` says when it reads as the
     call's yes/no or number type ("2 teams" for "how many …?" used in arithmetic was text, and
     ``+ 1`` a TypeError), else as written (an ``f_val`` answer is not refused; a list is kept)."""
+    if answer_type is not None and answer_type.kind is AnswerKind.CHOICE:
+        return as_choice(raw, answer_type.choices)
     if answer_type is None or answer_type.kind not in _COLUMN_KIND or isinstance(raw, (list, tuple)) \
             or (isinstance(raw, str) and "|" in raw):
         return raw
     refused, value = _read(raw, answer_type)
     return raw if refused else value
+
+
+def as_choice(raw: Any, choices: Sequence[str]) -> Any:
+    """An answer that reads as exactly one of ``choices`` ("Drama.", "a drama" for drama or comedy) as
+    that choice, spelled as the question offers it (so ``== "drama"`` selects it); any other as written
+    (a choice question may be answered otherwise, and "unknown" stays missing)."""
+    if not isinstance(raw, str):
+        return raw
+    parsed = _read_choice(raw, choices)
+    return raw if parsed.error is not None else parsed.value
 
 
 def _read(raw: Any, answer_type: AnswerType) -> tuple[bool, Any]:
@@ -172,7 +185,12 @@ def _read(raw: Any, answer_type: AnswerType) -> tuple[bool, Any]:
 def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[dict[str, Any], list[str]]:
     """``answers`` (row key → raw answer) read as ``answer_type``: an answer of the wrong kind is
     left out (the row is NA: never selected by a mask), with one warning naming the rows; an
-    accepted one is kept as :func:`_handed_over` says."""
+    accepted one is kept as :func:`_handed_over` says. A choice question's answers are read as its
+    choices (:func:`as_choice`), none refused."""
+    if answer_type is not None and answer_type.kind is AnswerKind.CHOICE:  # read as the choices, never refused
+        read_as: dict[str, Any] = {}  # one reading per distinct text
+        return {key: (read_as[raw] if raw in read_as else read_as.setdefault(raw, as_choice(raw, answer_type.choices)))
+                if isinstance(raw, str) else raw for key, raw in answers.items()}, []
     if answer_type is None or answer_type.kind not in HINTS:
         return answers, []
     # one parse per distinct answer (told apart by type too: 1 and True differ)

@@ -396,3 +396,23 @@ def test_a_year_out_of_range_is_one_refused_answer_not_a_failed_call():
     kept, refused = enforce({"a": "0000", "b": "1999"}, DATE)
     assert list(kept) == ["b"] and refused and "0000" in refused[0]
     assert parse_typed_answer("0000", DATE).error is not None
+
+
+def test_a_choice_questions_answers_reach_the_program_spelled_as_its_choices():
+    """"What genre is it, drama or comedy?" was typed a choice but its answers passed as written: "Drama",
+    "a drama" and "Comedy." made `== "drama"` miss two of three dramas. An answer that reads as one choice
+    is now that choice; any other stays as written (never refused), and so does an f_val's."""
+    from binder_py.language.execute import execute
+    from binder_py.neural import CallableBackend
+
+    films = pd.DataFrame({"film": ["a", "b", "c", "d", "e"]})
+    answers = {"a": "Drama", "b": "a drama", "c": "Comedy.", "d": "action", "e": "drama"}
+    backend = CallableBackend.per_row(lambda q, row: answers[row["film"]])
+    run = execute('g = f_col("What genre is it, drama or comedy?", ["film"])\n'
+                  '[df[g == "drama"]["film"].tolist(), g.tolist()]', films, neural=backend)
+    assert run.ok, run.error
+    assert run.value == [["a", "b", "e"], ["drama", "drama", "comedy", "action", "drama"]]
+    assert not run.warnings
+    value = execute('f_val("Which came first, the last ferry or harbour lights?", df)', films,
+                    neural=CallableBackend(lambda request: "The Last Ferry."))
+    assert value.ok and value.value == "the last ferry"
