@@ -17,7 +17,7 @@ import pandas as pd
 from binder_py.errors import ProgramError
 from binder_py.jsonable import cut_note, to_jsonable
 from binder_py.neural.answer_types import (META_KEY, AnswerType, date_column_sites, date_column_texts, enforce,
-                                           read_value, site_answer_types, sorted_date_sites)
+                                           read_value, site_answer_types)
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
                                       plain_answer)
 from binder_py.language.messages import NeuralCallMessage, column_reply
@@ -139,8 +139,6 @@ class _NeuralHandler:
         self.answer_types: dict[int, AnswerType] = site_answer_types(parsed)
         # the date columns the program reads through .dt or pd.to_datetime: handed over as datetime64 columns
         self.date_columns = date_column_sites(parsed, self.answer_types)
-        # the other date columns the program orders: handed over as texts that sort as their dates
-        self.sorted_dates = sorted_date_sites(parsed, self.answer_types)
         self._lock = threading.Lock()
         self.prefetches: dict[int, Future] = {}  # site id → Future[Resolution] of its prefetched request
         self._claimed: set[int] = set()
@@ -287,9 +285,8 @@ class _NeuralHandler:
                 # the answers go back in the order of the request's keys (looked up by key here, so the
                 # worker reads them by position: no keys are sent back), None for a row without one
                 sent = trace.answers
-                if site.id in self.date_columns or site.id in self.sorted_dates:
-                    # ISO texts: made datetimes by the bridge (read as dates), or kept as texts (ordered)
-                    sent, unread = date_column_texts(trace.answers, sortable=site.id not in self.date_columns)
+                if site.id in self.date_columns:  # read as dates: ISO texts, made datetimes by the bridge
+                    sent, unread = date_column_texts(trace.answers)
                     trace.warnings.extend(unread)
                     trace.answers = {k: v for k, v in trace.answers.items() if k in sent}
                 result: Any = column_reply(_shared_texts(list(map(sent.get, request.keys))),

@@ -43,7 +43,7 @@ from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
            "Usage", "as_choice", "date_column_sites", "date_column_texts", "infer_answer_type", "parse_typed_answer",
-           "question_answer_type", "rows_json_schema", "schema_text", "site_answer_types", "sorted_date_sites",
+           "question_answer_type", "rows_json_schema", "schema_text", "site_answer_types",
            "typed_column", "usage_of_call"]
 
 #: what a backend writes for "I don't know" (read as missing, not as a failure)
@@ -226,12 +226,11 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
 _HAS_YEAR = re.compile(r"\d{4}")
 
 
-def date_column_texts(answers: Mapping[str, Any], *, sortable: bool = False) -> tuple[dict[str, str], list[str]]:
-    """Accepted answers of a column the program reads as dates or orders (:func:`date_column_sites`;
-    :func:`enforce`'s, by row key) as ISO 8601 texts: of naive timestamps for the bridge to make a
-    ``datetime64`` column of, or with ``sortable`` texts that sort as their dates do and keep a year alone
-    a year (``"1995"``, ``"2001-03-03"``, ``"2001-03-03 10:00:00"``); an answer that names no year
-    (``"5 May"``, ``"today"``: pandas would invent one) is left out, with one warning."""
+def date_column_texts(answers: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Accepted answers of a column the program reads as dates (:func:`date_column_sites`; :func:`enforce`'s,
+    by row key) as ISO 8601 texts of naive timestamps, for the bridge to make a ``datetime64`` column of;
+    an answer that names no year (``"5 May"``, ``"today"``: pandas would invent one) is left out, with one
+    warning."""
     read: dict[tuple[type, Any], str | None] = {}
     texts: dict[str, str] = {}
     refused: list[str] = []
@@ -239,31 +238,26 @@ def date_column_texts(answers: Mapping[str, Any], *, sortable: bool = False) -> 
         try:
             text = read[type(raw), raw]
         except KeyError:
-            text = read[type(raw), raw] = _iso_date(raw, sortable)
+            text = read[type(raw), raw] = _iso_date(raw)
         except TypeError:  # unhashable
-            text = _iso_date(raw, sortable)
+            text = _iso_date(raw)
         if text is None:
             refused.append(f"{shown_key(key)}: {str(raw)[:40]!r}")
         else:
             texts[key] = text
-    use = "ordered as dates" if sortable else "read as dates: .dt or pd.to_datetime"
-    warnings = [f"{len(refused)} answer(s) are not a date with its year ({use}); those rows are NA: "
-                + "; ".join(refused[:5])] if refused else []
+    warnings = [f"{len(refused)} answer(s) are not a date with its year (read as dates: .dt or pd.to_datetime); "
+                "those rows are NA: " + "; ".join(refused[:5])] if refused else []
     return texts, warnings
 
 
-def _iso_date(raw: Any, sortable: bool = False) -> str | None:
+def _iso_date(raw: Any) -> str | None:
     if isinstance(raw, str) and not _HAS_YEAR.search(raw):
         return None
     parsed = parse_typed_answer(raw, DATE)
     if parsed.error is not None or parsed.missing or not isinstance(parsed.value, pd.Timestamp):
         return None
     value = parsed.value.tz_localize(None) if parsed.value.tzinfo is not None else parsed.value
-    if not sortable:
-        return value.isoformat()
-    if re.fullmatch(r"\d{4}", str(raw).strip()):
-        return str(raw).strip()  # a year stays a year
-    return value.isoformat(sep=" ") if value != value.normalize() else value.strftime("%Y-%m-%d")
+    return value.isoformat()
 
 
 YES_NO = AnswerType(AnswerKind.YES_NO)
@@ -370,7 +364,6 @@ class Usage:
 #: made them NaT without a word
 THROUGH_DT = Usage("date", "used through .dt")
 TO_DATETIME = Usage("date", "passed to to_datetime()")
-_READ_AS_DATETIMES = (THROUGH_DT, TO_DATETIME)
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
@@ -582,28 +575,17 @@ def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
 
 def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
     """The sites of ``answer_types`` (:func:`site_answer_types`) typed as dates whose column the program
-    reads through ``.dt`` or passes to ``pd.to_datetime``: their answers are handed over as a ``datetime64``
-    column. Other date answers are kept as written, so that a year stays a year."""
+    reads through ``.dt`` (also through a name or a table column it is assigned to), or that it passes
+    straight to ``pd.to_datetime`` (``pd.to_datetime(f_col(...))``: pandas read every answer by the first
+    one's format): their answers are handed over as a ``datetime64`` column. Other date answers are kept as
+    written, so that a year stays a year, and a column the program converts a copy of stays text."""
     wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
     if not wanted:
         return frozenset()
     uses_of = _Uses(parsed.tree, _parents(parsed.tree))
     return frozenset(site_id for site_id, node in _site_calls(parsed)
-                     if site_id in wanted and any(use in _READ_AS_DATETIMES for use in _followed_uses(node, uses_of)))
-
-
-def sorted_date_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> frozenset[int]:
-    """The sites of ``answer_types`` typed as dates, not :func:`date_column_sites`', whose column the program
-    orders (sorts, takes the max or min of, compares with ``<``): their answers are handed over as texts
-    that sort as their dates do (:func:`date_column_texts` with ``sortable``). As written, "March 3, 2001"
-    sorted after "2005-12-25" and was the max of "1999-07-14" and "2 November 2012"."""
-    wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
-    if not wanted:
-        return frozenset()
-    uses_of = _Uses(parsed.tree, _parents(parsed.tree))
-    return frozenset(site_id for site_id, node in _site_calls(parsed)
-                     if site_id in wanted and any(use.kind == "order" for use in _followed_uses(node, uses_of))
-                     ) - date_column_sites(parsed, answer_types)
+                     if site_id in wanted and (_usage_at(node, uses_of.parents) == TO_DATETIME
+                                               or THROUGH_DT in _followed_uses(node, uses_of)))
 
 
 def _site_calls(parsed: Any) -> list[tuple[int, ast.Call]]:
