@@ -436,7 +436,8 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
             pool.shutdown(wait=True)
     calls = list(handler.calls) + handler.unused_prefetches()
     outcome = refuse_joined_text(name_the_columns(outcome, table, named, program), table, named,
-                                 [(call.question, list(call.answers.values())) for call in calls if call.kind == "col"])
+                                 [(call.question, list(call.answers.values())) for call in handler.calls
+                                  if call.kind == "col"])  # (the calls the program made: no unused prefetch)
     if parsed.sites:
         outcome = explain_text_use_of_yes_no(outcome)
     return ProgramRun(program, outcome, sites=parsed.sites, calls=calls,

@@ -37,16 +37,19 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
     value = outcome.value
     if not outcome.ok or not isinstance(value, str) or not value:
         return outcome
+    tables = dict(named) or {"df": table}
     for question, texts in answers:
         pieces = {text.strip() for text in texts if isinstance(text, str) and len(text.strip()) >= _SHORTEST_CELL}
-        if pieces and len(value) > max(map(len, pieces)) and _split_into(value, pieces):  # (so two or more)
+        # (a sum of the call's answers over a table's rows is no longer than its rows times the longest)
+        longest = max(map(len, pieces), default=0)
+        if pieces and longest < len(value) <= max(len(t) for t in tables.values()) * longest \
+                and _split_into(value, pieces) and not _a_cell(value, tables):  # (so two or more)
             return replace(outcome, ok=False, value=None, error=ProgramFailure(
                 kind="runtime", exception_type="TypeError", message=(
                     f"TypeError: the answer {_shown(value)} is the text answers of f_col({question!r}, ...) joined "
                     "together (sum() of a text column joins its text); to add numbers, have them read as "
                     "numbers: pd.to_numeric(f_col(...), errors='coerce') asks for a number and reads \"$25 "
                     "million\" as 25000000")))
-    tables = dict(named) or {"df": table}
     a_cell: bool | None = None  # whether some cell is the answer: the same for every column, so found once
     for name, other in tables.items():
         for position, column in enumerate(other.columns):

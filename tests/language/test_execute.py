@@ -364,6 +364,12 @@ def test_an_answer_that_joins_an_f_col_columns_text_answers_fails_saying_to_read
         r = run(runner, program, films, oracle)
         assert r.ok and r.value == value, (program, r.error)
 
+    # an answer that is a cell of the table is one, whatever the call's answers could make joined
+    kits = pd.DataFrame({"g": ["a", "b", "c"], "year": ["1999", "2010", "2020"]})
+    codes = OracleBackend({"f_col": {"Kit code?": {"a": "19", "b": "99", "c": "X1"}}})
+    r = run(runner, 'df["k"] = f_col("Kit code?", ["g"])\ndf.loc[df["k"] == "19", "year"].iloc[0]', kits, codes)
+    assert r.ok and r.value == "1999", r.error
+
 
 def test_values_that_are_answers_still_are(real_sandbox, shirts):
     for program in ("df.price.sum()", 'df.groupby("made in")["price"].sum()', "df", "df.index", "df.dtypes",
