@@ -550,7 +550,14 @@ def _check_parquet_extent(path: Path, limits: TableLimits) -> None:
     10 million rows."""
     import pyarrow.parquet as pq
 
-    metadata = pq.ParquetFile(path).metadata
+    import pyarrow as pa
+
+    source = pq.ParquetFile(path)
+    nested = [f.name for f in source.schema_arrow if pa.types.is_nested(f.type)]
+    if nested:  # a table's cells are flat; a list of one repeated long text decodes into gigabytes
+        raise TableError(f"{path}: column {nested[0]!r} holds lists or records, not values; flatten the table "
+                         "(one value a cell) and save it again, or save it as CSV")
+    metadata = source.metadata
     limits.check_columns(path, metadata.num_columns)
     limits.check_cell_count(path, metadata.num_rows, metadata.num_columns)
 

@@ -777,3 +777,22 @@ def test_a_parquet_file_whose_dictionary_repeats_a_long_value_is_refused_before_
     with pytest.raises(TableError, match="decodes to more than"):
         load_table(many, limits=TableLimits(max_bytes=1_000_000))
     assert load_table(many).shape == (3000, 1)
+
+
+def test_a_parquet_file_with_a_column_of_lists_is_refused_before_it_is_decoded(tmp_path):
+    """Only flat text columns were read as dictionaries: a 575-byte file of one list<string> row of 200 copies
+    of a million-character value decoded into 1.15 GB before the cell limit refused it (review)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from binder_py.tables import load_table
+
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"h": pa.array([["a" * 1_000_000] * 200])}), path, compression="zstd")
+    with pytest.raises(TableError, match="holds lists or records") as error:
+        load_table(path)
+    one_line(error.value)
+    records = tmp_path / "records.parquet"
+    pq.write_table(pa.table({"r": pa.array([{"x": 1}])}), records)
+    with pytest.raises(TableError, match="holds lists or records"):
+        load_table(records)
