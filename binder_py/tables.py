@@ -379,8 +379,11 @@ def prepare_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _decimal_text(value: Decimal) -> str:
-    """A Decimal as fixed-point text, or as its own text when that would be huge (``1E+20000000``)."""
-    return format(value, "f") if value.is_finite() and abs(value.adjusted()) <= 30 else str(value)
+    """A Decimal as fixed-point text (at most 30 places for a tiny one), or as its own text when that would
+    be huge (``1E+20000000``)."""
+    if not value.is_finite() or value.adjusted() > 30:
+        return str(value)
+    return format(value, "f") if value.adjusted() >= -30 else format(value, ".30f")  # (1E-40: 0 to 30 places)
 
 
 # --------------------------------------------------------------------------- load

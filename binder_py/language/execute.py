@@ -563,7 +563,7 @@ def _joins(program: str, line: int | None) -> bool:
     """Whether the failing line of ``program`` (all of it when the line is unknown) joins tables."""
     lines = program.splitlines()
     text = lines[line - 1] if line is not None and 0 < line <= len(lines) else program
-    return bool(re.search(r"\.(merge|join)\(|\bpd\.merge\(", text))
+    return bool(re.search(r"(?<![\"'])\.(merge|join)\(|\bpd\.merge\(", text))  # (", ".join( joins text)
 
 
 _NO_CONTEXT_COLUMN = re.compile(r"^NeuralCallError: no column (['\"])(?P<key>.*)\1 in the table;", re.DOTALL)

@@ -307,13 +307,13 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
             else None
         recorded_shots = replayed_config.get("shots_effective")
         for option, given, recorded in (("--n", n, recorded_n), ("--shots", shots, recorded_shots)):
-            if given is not None and recorded and int(given) != int(recorded):  # said under --quiet too
+            if given is not None and recorded is not None and int(given) != int(recorded):  # said under --quiet too
                 print(f"binder-py eval: warning: {option} {given} differs from the recorded run's {recorded}: the "
                       f"requests differ from the recorded ones and replay misses; leave {option} out to take the "
                       "recorded value", file=sys.stderr)
         if n is None and recorded_n:
             n = int(recorded_n)
-        if shots is None and recorded_shots:
+        if shots is None and recorded_shots is not None:  # (a zero-shot run too)
             shots = int(recorded_shots)
         recorded_code = replayed_config.get("code")
         if recorded_code and recorded_code != code_fingerprint():  # said under --quiet too: not progress

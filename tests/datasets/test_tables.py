@@ -76,6 +76,8 @@ def test_a_decimal_with_a_huge_exponent_stays_text():
 
     out = prepare_table(pd.DataFrame({"x": [Decimal("1E+20000000"), Decimal("2"), Decimal("Infinity")]}))
     assert out["x"].tolist() == ["1E+20000000", "2", "Infinity"]
+    tiny = prepare_table(pd.DataFrame({"x": [Decimal("0.5"), Decimal("0E-40"), Decimal("1E-40")]}))
+    assert str(tiny["x"].dtype) == "float64" and tiny["x"].tolist() == [0.5, 0.0, 0.0]
 
 
 def test_the_answer_over_a_column_of_decimals_is_a_number():

@@ -677,6 +677,11 @@ def test_a_replay_given_another_n_says_up_front_that_it_will_miss(fake_examples,
     with pytest.raises(LMConfigError):
         e2e_run(fake_examples, tmp_path / "replay2", lm=f"replay:{out}", limit=1, n=3)
     assert "differs from the recorded run" not in capsys.readouterr().err
+    config = json.loads((out / "config.json").read_text())  # a zero-shot recording: 0 is a value, not unset
+    (out / "config.json").write_text(json.dumps({**config, "shots_effective": 0}))
+    with pytest.raises(LMConfigError):
+        e2e_run(fake_examples, tmp_path / "replay3", lm=f"replay:{out}", limit=1, n=3, shots=2)
+    assert "warning: --shots 2 differs from the recorded run's 0" in capsys.readouterr().err
 
 
 def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_examples, tmp_path, monkeypatch, capsys):
