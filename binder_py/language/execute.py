@@ -503,7 +503,10 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
             return outcome
         key, number = match.group("key"), match.group("number")
         listed = _LISTED_KEYS.findall(key) if key is not None and _LIST_FORM.fullmatch(key) else []
-        if listed and all(k in table.columns for k in listed):
+        # (not when the failing line reads another table that lacks them: customers[["Customer"]] beside df's)
+        other_read = [name for name, other in named.items() if other is not table
+                      and re.search(rf"\b{re.escape(name)}\s*\[", _line(program, error.line))]
+        if listed and all(k in table.columns for k in listed) and not other_read:
             # g[["Director"]] in df.groupby("Director").apply(...): the list of the table's columns that
             # followed ("the table's columns are ..., 'Director', ...") contradicted the error
             these = ", ".join(map(repr, listed))
@@ -559,10 +562,15 @@ def _lacking_hint(key: str, named: Mapping[str, pd.DataFrame], having: list[str]
     return told + f": read it from a table that has it, as {having[0]}[{key!r}]"
 
 
-def _joins(program: str, line: int | None) -> bool:
-    """Whether the failing line of ``program`` (all of it when the line is unknown) joins tables."""
+def _line(program: str, line: int | None) -> str:
+    """The failing line of ``program`` (all of it when the line is unknown)."""
     lines = program.splitlines()
-    text = lines[line - 1] if line is not None and 0 < line <= len(lines) else program
+    return lines[line - 1] if line is not None and 0 < line <= len(lines) else program
+
+
+def _joins(program: str, line: int | None) -> bool:
+    """Whether the failing line of ``program`` joins tables."""
+    text = _line(program, line)
     return bool(re.search(r"(?<![\"'])\.(merge|join)\(|\bpd\.merge\(", text))  # (", ".join( joins text)
 
 

@@ -161,6 +161,9 @@ def test_a_column_read_from_a_table_that_lacks_it_says_where_to_read_it_not_how_
     assert "orders['amount']" in message and "merge" not in message
     unnamed = execute('customers["amount"].sum()', orders, tables={"customers": customers}, neural=None)
     assert "'amount' is a column of df but not of customers" in unnamed.error.message
+    # a list of df's columns read from another table is not "a selection or a groupby group"
+    listed = execute('customers[["amount"]].sum()', orders, tables=tables, neural=None)
+    assert not listed.ok and "apply" not in listed.error.message and "orders (df):" in listed.error.message
     # a line that joins text, not tables, gets no merge advice
     text = execute('", ".join(customers["amount"])', orders, tables=tables, neural=None)
     assert "orders['amount']" in text.error.message and "merge" not in text.error.message
