@@ -63,9 +63,13 @@ def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, messa
         if window is None:
             raise
     added = lm.count_tokens(build_repair_prompt(prompt, program, message)) - lm.count_tokens(prompt.text)
-    room = -(-(state.max_tokens + added + _JOIN_TOKENS) // _REFIT_STEP) * _REFIT_STEP
+    needed = state.max_tokens + added + _JOIN_TOKENS
+    room = -(-needed // _REFIT_STEP) * _REFIT_STEP
     refits = {} if refits is None else refits
-    base = refits[room] if room in refits else refits.setdefault(room, parse_prompt(state, room))
+    try:
+        base = refits[room] if room in refits else refits.setdefault(room, parse_prompt(state, room))
+    except BinderError:  # the rounded room does not fit where the room needed may
+        base = parse_prompt(state, needed)
     return base, build_repair_prompt(base, program, message, count_tokens=lm.count_tokens, context_window=window,
                                      max_output_tokens=state.max_tokens)
 
