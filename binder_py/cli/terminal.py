@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-#: C0 controls but tab and newline; DEL and the C1 controls; the bidirectional marks, embeddings,
-#: overrides and isolates (U+061C, U+200E/F, U+202A-E, U+2066-9)
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_SHOWN = re.compile(f"[{_CONTROLS}]")
+from binder_py.controls import C1_AND_BIDI
+
+#: C0 controls but tab and newline; DEL, the C1 controls and the bidirectional controls (C1_AND_BIDI)
+_SHOWN = re.compile(f"[\x00-\x08\x0b-\x1f{C1_AND_BIDI}]")
 #: in JSON text (``json.dumps`` already escapes the C0 controls): the rest, only ever inside strings
-_JSON_SHOWN = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_JSON_SHOWN = re.compile(f"[{C1_AND_BIDI}]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import re
 
+from binder_py.controls import C1_AND_BIDI
+
 __all__ = ["markdown_text", "plot_label"]
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MARKDOWN = re.compile(r"([\\`*_\[\]|~])")
 _NEWLINES = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
-#: C0 controls but tab and the newlines above, DEL, the C1 controls (U+009B is a terminal's CSI) and the
-#: bidirectional marks, embeddings, overrides and isolates (as binder_py/cli/terminal.py escapes them)
-_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: the C0 controls but tab and the newlines above, and DEL, C1 and the bidirectional controls
+_CONTROL = re.compile(f"[\x00-\x08\x0e-\x1f{C1_AND_BIDI}]")
 
 
 def markdown_text(value: object) -> str:
