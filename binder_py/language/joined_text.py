@@ -38,19 +38,23 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
     if not outcome.ok or not isinstance(value, str) or not value:
         return outcome
     tables = dict(named) or {"df": table}
+    found: list[bool] = []  # whether some cell is the answer: the same for every check, so found once
+
+    def a_cell() -> bool:  # (once per answer: per joined column, it made the parent's work grow with the
+        if not found:      # square of the columns; red team 13)
+            found.append(_a_cell(value, tables))
+        return found[0]
+
     for question, texts in answers:
         pieces = {text.strip() for text in texts if isinstance(text, str) and len(text.strip()) >= _SHORTEST_CELL}
         # (a sum of the call's answers over a table's rows is no longer than its rows times the longest)
         longest = max(map(len, pieces), default=0)
         if pieces and longest < len(value) <= max(len(t) for t in tables.values()) * longest \
-                and _split_into(value, pieces) and not _a_cell(value, tables):  # (so two or more)
-            return replace(outcome, ok=False, value=None, error=ProgramFailure(
-                kind="runtime", exception_type="TypeError", message=(
-                    f"TypeError: the answer {_shown(value)} is the text answers of f_col({question!r}, ...) joined "
-                    "together (sum() of a text column joins its text); to add numbers, have them read as "
-                    "numbers: pd.to_numeric(f_col(...), errors='coerce') asks for a number and reads \"$25 "
-                    "million\" as 25000000")))
-    a_cell: bool | None = None  # whether some cell is the answer: the same for every column, so found once
+                and _split_into(value, pieces) and not a_cell():  # (so two or more)
+            return _refused(outcome, f"TypeError: the answer {_shown(value)} is the text answers of "
+                            f"f_col({question!r}, ...) joined together (sum() of a text column joins its text); to add "
+                            "numbers, have them read as numbers: pd.to_numeric(f_col(...), errors='coerce') asks for "
+                            "a number and reads \"$25 million\" as 25000000")
     for name, other in tables.items():
         for position, column in enumerate(other.columns):
             cells = other.iloc[:, position]  # (by position: a table may have two columns of one name)
@@ -60,17 +64,12 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
             lengths = {int(n) for n in lengths_of.dropna().unique() if n >= _SHORTEST_CELL}
             if not cells.isin([value[:n] for n in lengths]).any():
                 continue  # (no cell starts the answer: no row is read one by one)
-            if not _joins(value, cells.tolist()):
-                continue
-            if a_cell is None:  # (once per answer: per joined column, it made the parent's work grow with the
-                a_cell = _a_cell(value, tables)  # square of the columns; red team 13)
-            if not a_cell:
-                return replace(outcome, ok=False, value=None, error=ProgramFailure(
-                    kind="runtime", exception_type="TypeError", message=(
-                        f"TypeError: the answer {_shown(value)} is the text cells of column {column!r} of {name} "
-                        "joined together (sum() of a text column joins its text); to add numbers written as text "
-                        f"(currencies, percentages), convert them first, e.g. pd.to_numeric({name}[{column!r}]"
-                        ".str.replace(r'[^0-9.\\-]', '', regex=True), errors='coerce').sum()")))
+            if _joins(value, cells.tolist()) and not a_cell():
+                return _refused(outcome, f"TypeError: the answer {_shown(value)} is the text cells of column "
+                                f"{column!r} of {name} joined together (sum() of a text column joins its text); to add "
+                                "numbers written as text (currencies, percentages), convert them first, e.g. "
+                                f"pd.to_numeric({name}[{column!r}].str.replace(r'[^0-9.\\-]', '', regex=True), "
+                                "errors='coerce').sum()")
     return outcome
 
 
@@ -126,6 +125,12 @@ def _split_into(value: str, pieces: set[str]) -> bool:
                 seen.add(end)
                 todo.append(end)
     return False
+
+
+def _refused(outcome: Outcome, message: str) -> Outcome:
+    """``outcome`` as a failed run whose error (a TypeError) is ``message``."""
+    return replace(outcome, ok=False, value=None,
+                   error=ProgramFailure(kind="runtime", exception_type="TypeError", message=message))
 
 
 def _shown(value: str) -> str:

@@ -223,7 +223,7 @@ def enforce(answers: dict[str, Any], answer_type: AnswerType | None) -> tuple[di
 
 
 #: a date a column read through ``.dt`` takes names its year (not "5 May", "1/2", "today")
-_HAS_YEAR = re.compile(r"\d{4}")
+_YEAR = re.compile(r"\d{4}")
 
 
 def date_column_texts(answers: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
@@ -251,7 +251,7 @@ def date_column_texts(answers: Mapping[str, Any]) -> tuple[dict[str, str], list[
 
 
 def _iso_date(raw: Any) -> str | None:
-    if isinstance(raw, str) and not _HAS_YEAR.search(raw):
+    if isinstance(raw, str) and not _YEAR.search(raw):
         return None
     parsed = parse_typed_answer(raw, DATE)
     if parsed.error is not None or parsed.missing or not isinstance(parsed.value, pd.Timestamp):
@@ -659,7 +659,7 @@ def _read_number(text: str) -> ParsedAnswer:
 def _read_date(text: str) -> ParsedAnswer:
     stripped = text.strip()
     try:
-        if re.fullmatch(r"\d{4}", stripped):  # ("0000" is out of range: one such answer failed the whole call)
+        if _YEAR.fullmatch(stripped):  # ("0000" is out of range: one such answer failed the whole call)
             return ParsedAnswer(pd.Timestamp(year=int(stripped), month=1, day=1))
         value = pd.to_datetime(stripped, errors="raise")
     except (ValueError, TypeError, OverflowError):
