@@ -21,10 +21,12 @@ its comparisons also accept text:
 ``boolean`` masks. ``astype(str)`` gives ``"True"``/``"False"`` as a boolean column.
 
 A yes/no index (``f_col(...).value_counts()``, ``df.groupby(f_col(...))``) is looked up by
-``True``/``False`` (``[True]``, ``.loc[False]``) like a ``boolean`` one: the dtype is given
-pandas' masked boolean index engine, which pandas keys by dtype name.
+``True``/``False`` (``[True]``, ``.loc[False]``) like a ``boolean`` one, and by yes/no text
+read as in comparisons (``.get("yes", 0)``, ``["No"]``, ``.loc["yes"]``, ``"yes" in counts``):
+the dtype is given a subclass of pandas' masked boolean index engine, which pandas keys by
+dtype name. A list of text keys (``counts[["yes", "no"]]``) is not read so.
 
-Not covered: a single cell taken out of the column (``s.iloc[0]``, a row in
+Not covered either: a single cell taken out of the column (``s.iloc[0]``, a row in
 ``df.apply(..., axis=1)``) is a plain boolean, so ``s.iloc[0] == 'yes'`` is False.
 """
 
@@ -83,11 +85,34 @@ class YesNoDtype(BooleanDtype):
         return "YesNoDtype()"
 
 
+def _as_index_key(key: Any) -> Any:
+    """A yes/no index's lookup key: ``'yes'``/``'no'``/``'true'``/``'false'`` text read as
+    True/False (as comparisons read it); any other key unchanged."""
+    if isinstance(key, str):
+        value = _read_yes_no(key)
+        if value is not _NOT_YES_NO:
+            return value
+    return key
+
+
+class _YesNoIndexEngine(libindex.MaskedBoolEngine):
+    """pandas' masked boolean index engine, reading text keys as yes/no: so
+    ``f_col(...).value_counts().get("yes", 0)``, ``counts["no"]``, ``.loc["yes"]`` and
+    ``"yes" in counts`` find the True/False entries, as the original's string columns did."""
+
+    def get_loc(self, val: Any) -> Any:
+        return super().get_loc(_as_index_key(val))
+
+    def __contains__(self, val: Any) -> bool:
+        return super().__contains__(_as_index_key(val))
+
+
 # pandas picks a masked array's index engine by dtype name and has none for "yesno": without this,
-# ``f_col(...).value_counts()[True]`` raised "Argument 'values' has incorrect type".
+# ``f_col(...).value_counts()[True]`` raised "Argument 'values' has incorrect type", and
+# ``.get("yes")`` found nothing.
 # (a private table of pandas' (2.2 to 3.x): a pandas without it loses only these lookups, not the import)
 try:
-    index_base._masked_engines.setdefault(YesNoDtype.name, libindex.MaskedBoolEngine)
+    index_base._masked_engines[YesNoDtype.name] = _YesNoIndexEngine
 except AttributeError:  # pragma: no cover - a pandas version outside pyproject's range
     pass
 

@@ -185,3 +185,33 @@ def test_a_yes_no_index_is_looked_up_by_true_and_false(table):
     by_loss = table.groupby(loss)["attendance"].sum()
     assert by_loss[True] == 2000 and by_loss.loc[False] == 5500
     assert pd.Index(loss.array).get_loc(False).tolist() == [False, True, True, False, False]
+
+
+def test_a_yes_no_index_is_looked_up_by_yes_and_no_text(table):
+    """`f_col(...).value_counts().get("yes", 0)` returned 0 (the default) although two rows said
+    yes: the index holds True/False and pandas looked the text up as it was. Text keys are now
+    read as comparisons read them; other keys still miss."""
+    loss = table["is it a loss?"]
+    counts = loss.value_counts()
+    assert counts.get("yes", 0) == 2 and counts.get("No") == 2
+    assert counts["YES"] == 2 and counts.loc["no"] == 2 and counts.at["yes"] == 2
+    assert "yes" in counts and "no" in counts.index
+    assert counts.get("maybe", -1) == -1 and "maybe" not in counts
+    with pytest.raises(KeyError):
+        counts["maybe"]
+    by_loss = table.groupby(loss)["attendance"].sum()
+    assert by_loss["yes"] == 2000 and by_loss.get("no") == 5500
+
+
+def test_yes_no_counts_in_the_original_style_in_the_sandbox():
+    from binder_py.language.execute import execute
+    from binder_py.neural import CallableBackend
+
+    games = pd.DataFrame({"score": ["0-2", "3-1", "1-1", "0-1"]})
+    backend = CallableBackend.per_row(lambda q, row: "yes" if row["score"].startswith("0") else "no")
+    for program, expected in (('f_col("is it a loss?", ["score"]).value_counts().get("yes", 0)', 2),
+                              ('table = qa_map(df, "is it a loss?", ["score"])\n'
+                               'table["is it a loss?"].value_counts()["no"]', 2)):
+        run_ = execute(program, games, neural=backend)
+        assert run_.ok, (program, run_.error)
+        assert run_.value == expected, program
