@@ -109,7 +109,7 @@ class Candidate:
         data: dict[str, Any] = {
             "program": self.program, "count": self.count, "origin": self.origin,
             "sample_orders": list(self.sample_orders), "mean_logprob": self.mean_logprob,
-            "ok": self.ok, "value": to_jsonable(self.value), "answer_key": self.answer_key,
+            "ok": self.ok, "value": to_jsonable(self.value, infinity_as_text=True), "answer_key": self.answer_key,
             "voted": self.voted, "votes": self.votes, "has_neural_calls": self.has_neural_calls,
             "repaired_from": self.repaired_from,
         }
@@ -431,7 +431,7 @@ class Answer:
             # every table the question was asked of, by the name programs see it under, with its shape
             "tables": {name: {"rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns]}
                        for name, frame in self._named_tables().items()},
-            "value": to_jsonable(self.value),
+            "value": to_jsonable(self.value, infinity_as_text=True),
             "confidence": self.confidence, "calibrated": self.calibrated, "mode": self.mode, "task": self.task, "lm": self.lm,
             "neural": self.neural,
             "distribution": [to_jsonable(s.to_dict() if hasattr(s, "to_dict") else vars(s))

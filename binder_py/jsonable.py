@@ -14,16 +14,18 @@ import pandas as pd
 MAX_ITEMS = 10_000
 
 
-def to_jsonable(value: Any, *, max_items: int = MAX_ITEMS) -> Any:
+def to_jsonable(value: Any, *, max_items: int = MAX_ITEMS, infinity_as_text: bool = False) -> Any:
     """A JSON-serialisable copy of ``value``.
 
     Scalars map to JSON scalars (NaN/NA/NaT → None, timestamps → ISO text),
     containers recursively, a Series to a list, a DataFrame to
     ``{"columns": [...], "rows": [[...], ...]}``; anything else to its ``repr``.
-    Collections longer than ``max_items`` are cut.
+    Collections longer than ``max_items`` are cut. JSON has no infinity: ±inf becomes None, or
+    with ``infinity_as_text`` (an answer's value, where None would read as "no answer") the
+    text ``"inf"``/``"-inf"``.
     """
     try:
-        return _convert(value, max_items)
+        return _convert(value, max_items, infinity_as_text)
     except Exception:  # a trace must never fail to serialise
         return repr(value)
 
@@ -42,17 +44,19 @@ def cut_note(value: Any, *, max_items: int = MAX_ITEMS) -> str | None:
     return f"the value has {size:,} {what}; the JSON shows the first {max_items:,}"
 
 
-def _convert(value: Any, max_items: int) -> Any:
+def _convert(value: Any, max_items: int, infinity_as_text: bool) -> Any:
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else value
+        if math.isinf(value):
+            return ("inf" if value > 0 else "-inf") if infinity_as_text else None
+        return None if math.isnan(value) else value
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
-        return _convert(float(value), max_items)
+        return _convert(float(value), max_items, infinity_as_text)
     if isinstance(value, (pd.Timestamp, _dt.datetime, _dt.date)):
         return None if pd.isna(value) else value.isoformat()
     if value is pd.NA or value is pd.NaT:
@@ -60,14 +64,14 @@ def _convert(value: Any, max_items: int) -> Any:
     if isinstance(value, pd.DataFrame):
         rows = value.head(max_items).itertuples(index=False, name=None)
         return {"columns": [str(c) for c in value.columns],
-                "rows": [[_convert(cell, max_items) for cell in row] for row in rows]}
+                "rows": [[_convert(cell, max_items, infinity_as_text) for cell in row] for row in rows]}
     if isinstance(value, (pd.Series, pd.Index, np.ndarray)):
-        return [_convert(item, max_items) for item in list(value)[:max_items]]
+        return [_convert(item, max_items, infinity_as_text) for item in list(value)[:max_items]]
     if isinstance(value, dict):
-        return {str(k): _convert(v, max_items) for k, v in list(value.items())[:max_items]}
+        return {str(k): _convert(v, max_items, infinity_as_text) for k, v in list(value.items())[:max_items]}
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [_convert(item, max_items) for item in list(items)[:max_items]]
+        return [_convert(item, max_items, infinity_as_text) for item in list(items)[:max_items]]
     if hasattr(value, "to_json") and callable(value.to_json):
         return value.to_json()
     return repr(value)

@@ -120,7 +120,7 @@ def format_value(value: Any) -> str:
     if isinstance(value, (list, tuple, dict)):
         from binder_py.jsonable import to_jsonable
 
-        return json.dumps(to_jsonable(value, max_items=sys.maxsize), ensure_ascii=False)
+        return json.dumps(to_jsonable(value, max_items=sys.maxsize, infinity_as_text=True), ensure_ascii=False)
     return str(value)
 
 

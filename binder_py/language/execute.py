@@ -83,7 +83,7 @@ class ProgramRun:
             "backend": self.backend,
             "rewritten_code": self.rewritten_code,
             "ok": self.ok,
-            "value": to_jsonable(self.value),
+            "value": to_jsonable(self.value, infinity_as_text=True),
             "error": failure_json(self.error),
             "stdout": out.stdout,
             "timings": to_jsonable(vars(out.timings)),

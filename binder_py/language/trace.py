@@ -50,8 +50,8 @@ class NeuralCallTrace:
         data = asdict(self)
         data["span"] = list(self.span)
         data["usage"] = self.usage.as_dict()
-        data["answers"] = to_jsonable(self.answers)
-        data["value"] = to_jsonable(self.value)
+        data["answers"] = to_jsonable(self.answers, infinity_as_text=True)
+        data["value"] = to_jsonable(self.value, infinity_as_text=True)
         return data
 
 

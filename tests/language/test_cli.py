@@ -4,6 +4,7 @@ import io
 import json
 import sys
 
+import pandas as pd
 import pytest
 
 from binder_py.cli import main
@@ -217,3 +218,25 @@ def test_exec_refuses_options_that_would_go_unused(files, capsys, extra, message
     argv = [a.replace("ORACLE", f"oracle:{oracle}") for a in extra]
     assert main(["exec", str(table), str(program), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_infinite_answer_is_inf_in_json_not_null(files, capsys, tmp_path):
+    """A division by zero answered `inf`, but `--json` said `"value": null` beside `"ok": true`
+    (and a run's records kept null, which reads as "no answer"): JSON has no infinity, so an
+    answer's ±inf is now the text "inf"/"-inf"; NaN stays null."""
+    table, _, _ = files
+    program = tmp_path / "inf.py"
+    program.write_text('[df["price"].sum() / 0, -df["price"].sum() / 0, float("nan")]\n')
+    assert main(["exec", str(table), str(program)]) == 0
+    assert json.loads(capsys.readouterr().out) == ["inf", "-inf", None]
+    assert main(["exec", str(table), str(program), "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["ok"] and trace["value"] == ["inf", "-inf", None]
+
+
+def test_infinity_as_text_is_only_for_answers():
+    from binder_py.jsonable import to_jsonable
+
+    inf = float("inf")
+    assert to_jsonable({"score": -inf, "x": [inf]}) == {"score": None, "x": [None]}
+    assert to_jsonable(pd.Series([inf, 1.5, -inf]), infinity_as_text=True) == ["inf", 1.5, "-inf"]
