@@ -279,8 +279,12 @@ _YES_NO_START = re.compile(r"^(is|are|was|were|does|do|did|has|have|had|can|coul
                            r"may|might|must|am)\b", re.I)
 #: "how many", "how long", ...: a quantity, in every rule below
 _HOW_QUANTITY = r"how (many|much|long|old|far|tall|high|big|large|heavy|wide|deep)"
+#: "in dollars", "in km": a quantity asked in a unit (only units: "in french", "in 1990" ask no number)
+_IN_UNIT = (r"in (dollars|euros|pounds|yen|usd|eur|gbp|cents|percent|km|kilomet(er|re)s|miles|met(er|re)s|feet|"
+            r"inches|cm|mm|kg|kilograms|grams|tons|tonnes|lbs|hours|minutes|seconds|days|weeks|months|years|mph|"
+            r"km/h|km2|sq km|square (kilomet(er|re)s|miles|met(er|re)s|feet)|acres|hectares|degrees|points|goals|votes)")
 _NUMBER_CUE = re.compile(rf"\b({_HOW_QUANTITY}|number of|count of|total|sum of|average|percentage|percent|"
-                         r"what (year|age|rank|number|score)|in what year|which year|population|amount)\b", re.I)
+                         rf"what (year|age|rank|number|score)|in what year|which year|population|amount|{_IN_UNIT})\b", re.I)
 # "which day of the week" (Monday) and "which month" (March) name no date: read as dates, right answers were NA
 _DATE_ASKED = re.compile(r"^(when)\b|\b(what|which) (date|day)\b(?! of the (week|month))", re.I)
 _DATE_CUE = re.compile(r"\bdate of\b|\bborn on\b", re.I)

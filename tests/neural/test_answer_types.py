@@ -170,8 +170,11 @@ def test_weak_uses_pick_by_the_wording():
     # a sort is no evidence of a kind (text sorts too): without a telling wording, nothing is enforced
     assert _types('df["s"] = f_col("score of the match", "name")\ndf.sort_values("s")')[
         "score of the match"].kind is AnswerKind.TEXT
+    assert _types('df["c"] = f_col("price?", "price")\nint(df["c"].sum())')[
+        "price?"].kind is AnswerKind.TEXT
+    # ... and a telling wording decides a weak use: a unit after "in" asks for a number
     assert _types('df["c"] = f_col("price in cents?", "price")\nint(df["c"].sum())')[
-        "price in cents?"].kind is AnswerKind.TEXT
+        "price in cents?"].kind is AnswerKind.NUMBER
     assert _types('x = f_val("is it a or b?", df)\nx')["is it a or b?"].choices == ("a", "b")
     assert infer_answer_type("what colour?").kind is AnswerKind.TEXT
 
@@ -319,6 +322,23 @@ def test_yes_no_answers_take_part_in_arithmetic_in_a_run():
 def test_wording_that_names_no_date_or_quantity_is_text(question, kind):
     """'Which day of the week was it?' was typed a date and every answer ('Monday') was NA; 'Which
     country has the largest population?' a number, and 'Japan' was NA."""
+    assert question_answer_type(question).kind is kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("What is the box office in dollars?", AnswerKind.NUMBER),
+    ("What is its height in meters?", AnswerKind.NUMBER),
+    ("What is the area in square miles?", AnswerKind.NUMBER),
+    ("what is the top speed in km/h?", AnswerKind.NUMBER),
+    ("What is the running time in minutes?", AnswerKind.NUMBER),
+    ("What is the name in French?", AnswerKind.TEXT),            # a language, not a unit
+    ("What was it called in 1990?", AnswerKind.TEXT),            # a year, not a unit
+    ("What is the team in minutes of play?", AnswerKind.NUMBER),  # the wording decides, not the sense
+    ("Which film made more in dollars?", AnswerKind.TEXT),       # a name, whatever unit it mentions
+])
+def test_a_quantity_asked_in_a_unit_is_a_number(question, kind):
+    """'What is the box office in dollars?' was typed free text ("no cue"), so an f_val answer such as
+    '$1.2 million' reached the program as text; a unit after "in" now asks for a number."""
     assert question_answer_type(question).kind is kind
 
 
