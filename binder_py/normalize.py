@@ -88,6 +88,7 @@ __all__ = [
     "normalize_answer",
     "is_yes_no_question",
     "is_count_question",
+    "is_name_question",
     "is_choice_question",
     "names_option",
     "key_text",
@@ -484,6 +485,17 @@ def is_choice_question(question: str) -> bool:
     if is_count_question(q) or is_yes_no_question(q):
         return False
     return re.search(r"\bor\b", _OR_OK_RE.sub(" ", q)) is not None
+
+
+_NAME_QUESTION = re.compile(r"^\W*(which|who|whom|whose)\b")
+
+
+def is_name_question(question: str) -> bool:
+    """Whether a question asks which or who (it starts so, after stripping and casefolding) and
+    is neither a yes/no nor a choice question: its answer names something, never a bare yes/no.
+    "where" is left out: WikiTQ writes "where there at least 10 wins?" for "were"."""
+    q = _question_text(question)
+    return bool(_NAME_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
 
 
 def names_option(question: str, value: Any) -> bool:

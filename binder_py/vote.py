@@ -14,8 +14,10 @@ Rules
    values, even equal ones; text that is not a number); and for a question that offers a
    choice between options it names ("2007 or 2012?"), so is a program whose answer is not
    one of the question's own words; and for a statement to verify (TabFact), so is a program
-   whose answer is not one yes/no verdict. Only when at least one program that ran has a
-   non-empty answer of the right shape: otherwise nothing is set aside.
+   whose answer is not one yes/no verdict; and for a question that asks which or who (a name),
+   so is a program whose answer is a bare yes/no or true/false. The question's expectations
+   are one :class:`AnswerShape` (built by the task profile). Only when at least one program
+   that ran has a non-empty answer of the right shape: otherwise nothing is set aside.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
    (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
@@ -69,7 +71,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, key_text, names_option,
+from binder_py.normalize import (NO, YES, NormalizedAnswer, is_one_number, is_verdict, key_text, names_option,
                                  normalize_answer)
 
 __all__ = [
@@ -77,6 +79,7 @@ __all__ = [
     "STRATEGIES",
     "DEFAULT_NEURAL_WEIGHT",
     "TABFACT_ANSWER_WEIGHTS",
+    "AnswerShape",
     "VoteCandidate",
     "VoteShare",
     "VoteResult",
@@ -283,28 +286,72 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
     return ranked, top_tied
 
 
-def shape_fit(candidates: Sequence[VoteCandidate], *, expects_number: bool,
-              choice_question: str | None = None, expects_verdict: bool = False) -> list[VoteCandidate]:
-    """The candidates that keep their vote given the shape of their answers (rule 0).
+#: the keys of a bare yes/no or true/false answer (booleans normalise to yes/no)
+_BOOLEAN_KEYS = frozenset({YES, NO, "true", "false"})
 
-    Set aside: a candidate whose answer is an ``f_col`` column itself (``per_row``); with
-    ``expects_number`` (a count question, :func:`binder_py.normalize.is_count_question`), a
-    candidate that answered anything but one number — a list of several values (even equal
-    ones: a column of 1s is not a count), text that is not a number; and with
-    ``choice_question`` (the text of a question that offers options,
-    :func:`binder_py.normalize.is_choice_question`), a candidate whose answer is not one value
-    the question names (:func:`binder_py.normalize.names_option`: "34" for "kansas or kansas
-    state?"); and with ``expects_verdict`` (a statement to verify, TabFact), a candidate whose
-    answer is not one yes/no verdict (:func:`binder_py.normalize.is_verdict`: "10" would otherwise
-    win and be reported as False). Only when at least one candidate that ran has a non-empty answer of the right
-    shape; otherwise every candidate is kept. Failed candidates are kept (``vote`` decides
-    about them). Order is preserved."""
-    def right_shape(c: VoteCandidate) -> bool:
-        return (not c.per_row and (not expects_number or is_one_number(c.value))
-                and (choice_question is None or names_option(choice_question, c.value))
-                and (not expects_verdict or is_verdict(c.value)))
 
-    keep = [not c.ok or right_shape(c) for c in candidates]
+@dataclass(frozen=True)
+class AnswerShape:
+    """What shape of answer a question wants (rule 0), as the task profile reads the question
+    (:meth:`binder_py.tasks.profile.TaskProfile.answer_shape`).
+
+    ``expects_number``: a count question (:func:`binder_py.normalize.is_count_question`) wants one
+    number — a list of several values (even equal ones: a column of 1s is not a count), or text
+    that is not a number, is the wrong shape. ``choice_question``: the text of a question that
+    offers options (:func:`binder_py.normalize.is_choice_question`); an answer that is none of
+    the values it names is the wrong shape (:func:`binder_py.normalize.names_option`: "34" for
+    "kansas or kansas state?"). ``expects_verdict``: a statement to verify (TabFact) wants one
+    yes/no verdict (:func:`binder_py.normalize.is_verdict`: "10" would otherwise win and be
+    reported as False). ``expects_name``: a question that asks which or who
+    (:func:`binder_py.normalize.is_name_question`) is not answered by a bare yes/no or
+    true/false ("which shirt sold best?" — ``False``)."""
+
+    expects_number: bool = False
+    choice_question: str | None = None
+    expects_verdict: bool = False
+    expects_name: bool = False
+
+    def fits(self, candidate: VoteCandidate) -> bool:
+        """Whether the candidate's answer has this shape (an ``f_col`` column itself never has)."""
+        value = candidate.value
+        return (not candidate.per_row and (not self.expects_number or is_one_number(value))
+                and (self.choice_question is None or names_option(self.choice_question, value))
+                and (not self.expects_verdict or is_verdict(value))
+                and (not self.expects_name or not _is_boolean(value)))
+
+    def why_set_aside(self) -> str:
+        """Why candidates of another shape did not vote, for the answer's warning."""
+        if self.expects_number:
+            return ("their answer was not one number (the question asks how many) or was an f_col column "
+                    "itself; other programs answered with one number")
+        if self.expects_verdict:
+            return ("their answer was not one verdict (true/false, yes/no) or was an f_col column itself; "
+                    "other programs answered with a verdict")
+        if self.choice_question is not None:
+            return ("their answer was none of the options the question names, or was an f_col column "
+                    "itself; other programs answered with one of the options")
+        if self.expects_name:
+            return ("their answer was a bare yes/no or true/false (the question asks which or who), or was an "
+                    "f_col column itself; other programs answered otherwise")
+        return ("their answer was an f_col column itself (one answer per row, not an answer about the "
+                "table); other programs answered otherwise")
+
+
+def _is_boolean(value: Any) -> bool:
+    """A non-empty answer made only of yes/no/true/false (``True``, ``"no"``, ``[True, False]``)."""
+    try:
+        key = normalize_answer(value).key
+    except Exception:  # noqa: BLE001 - an answer no rule understands is not a boolean
+        return False
+    return bool(key) and all(item in _BOOLEAN_KEYS for item in key)
+
+
+def shape_fit(candidates: Sequence[VoteCandidate], shape: AnswerShape = AnswerShape()) -> list[VoteCandidate]:
+    """The candidates that keep their vote given the shape of their answers (rule 0): those whose
+    answer :meth:`AnswerShape.fits` the question's shape. Only when at least one candidate that
+    ran has a non-empty answer of the right shape; otherwise every candidate is kept. Failed
+    candidates are kept (``vote`` decides about them). Order is preserved."""
+    keep = [not c.ok or shape.fits(c) for c in candidates]
     if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
         return list(candidates)
     return [c for c, k in zip(candidates, keep) if k]
@@ -412,13 +459,12 @@ def vote(
     )
 
 
-def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: bool = False,
-                choice_question: str | None = None, expects_verdict: bool = False, **kwargs: Any) -> VoteResult:
+def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerShape = AnswerShape(),
+                **kwargs: Any) -> VoteResult:
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
     Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
-    applies :func:`shape_fit` to them (rule 0, with ``expects_number``, ``choice_question`` and
-    ``expects_verdict``)
+    applies :func:`shape_fit` to them (rule 0, with the question's ``shape``)
     and calls :func:`vote`
     with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
@@ -426,8 +472,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, expects_number: 
     the no-voters result.
     """
     kept = sample_prefix(candidates, k)
-    return vote(shape_fit(kept, expects_number=expects_number, choice_question=choice_question,
-                          expects_verdict=expects_verdict), **kwargs)
+    return vote(shape_fit(kept, shape), **kwargs)
 
 
 def sample_prefix(candidates: Sequence[VoteCandidate], k: int) -> list[VoteCandidate]:

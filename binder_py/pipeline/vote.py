@@ -47,12 +47,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
                            sample_orders=c.sample_orders, per_row=answers_per_row(c.program))
              for c in state.candidates]
-    expects_number = profile.expects_number(state.question)
-    choice_question = profile.choice_question(state.question)
-    expects_verdict = profile.expects_verdict()
+    shape = profile.answer_shape(state.question)
     superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
-    voters = shape_fit([v for i, v in enumerate(every) if i not in superseded], expects_number=expects_number,
-                       choice_question=choice_question, expects_verdict=expects_verdict)
+    voters = shape_fit([v for i, v in enumerate(every) if i not in superseded], shape)
     kept = {id(v) for v in voters}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     rules = dict(strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
@@ -71,18 +68,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if any(aside and i not in superseded for i, aside in enumerate(set_aside)):
         programs = sum(c.count for i, (c, aside) in enumerate(zip(state.candidates, set_aside))
                        if aside and i not in superseded)
-        if expects_number:
-            why = ("their answer was not one number (the question asks how many) or was an f_col column "
-                   "itself; other programs answered with one number")
-        elif expects_verdict:
-            why = ("their answer was not one verdict (true/false, yes/no) or was an f_col column itself; "
-                   "other programs answered with a verdict")
-        elif choice_question is not None:
-            why = ("their answer was none of the options the question names, or was an f_col column "
-                   "itself; other programs answered with one of the options")
-        else:
-            why = ("their answer was an f_col column itself (one answer per row, not an answer about the "
-                   "table); other programs answered otherwise")
+        why = shape.why_set_aside()
         warnings += (f"{programs} program(s) did not vote: {why}",)
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "

@@ -153,8 +153,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
     candidates = record.get("candidates") or []
     voters = shape_fit([voter for i, v in enumerate(every) if i not in superseded
                         for voter in _within_prefix(candidates, every, i, k)],
-                       expects_number=profile.expects_number(question),
-                       choice_question=profile.choice_question(question), expects_verdict=profile.expects_verdict())
+                       profile.answer_shape(question))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None

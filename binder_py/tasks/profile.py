@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any
 
 from binder_py.lm.types import LanguageModel
+from binder_py.vote import AnswerShape
 
 
 def _frozen(mapping: Mapping[str, float] | None) -> Mapping[str, float] | None:
@@ -159,25 +160,19 @@ class TaskProfile:
 
         return self.statements or is_yes_no_question(question)
 
-    def expects_number(self, question: str) -> bool:
-        """Does ``question`` ask for one number (a count)? Then answers of another shape are set
-        aside before the vote (:func:`binder_py.vote.shape_fit`). Never for statements."""
-        from binder_py.normalize import is_count_question
+    def answer_shape(self, question: str) -> AnswerShape:
+        """The shape of answer ``question`` wants (:class:`binder_py.vote.AnswerShape`): answers of
+        another shape are set aside before the vote (:func:`binder_py.vote.shape_fit`). A statement
+        wants one yes/no verdict; a question asks for one number (a count), for one of the options
+        it names ("which year had more venues, 2007 or 2012?"), or for a name ("which …", "who …":
+        not a bare yes/no)."""
+        from binder_py.normalize import is_choice_question, is_count_question, is_name_question
 
-        return not self.statements and is_count_question(question)
-
-    def expects_verdict(self) -> bool:
-        """Is every answer a yes/no verdict (a statement to verify)? Then answers of another shape
-        are set aside before the vote (:func:`binder_py.vote.shape_fit`)."""
-        return self.statements
-
-    def choice_question(self, question: str) -> str | None:
-        """``question`` when it offers options by name ("which year had more venues, 2007 or
-        2012?"): answers that are none of its words are then set aside before the vote
-        (:func:`binder_py.vote.shape_fit`). ``None`` otherwise, and always for statements."""
-        from binder_py.normalize import is_choice_question
-
-        return question if not self.statements and is_choice_question(question) else None
+        if self.statements:
+            return AnswerShape(expects_verdict=True)
+        return AnswerShape(expects_number=is_count_question(question),
+                           choice_question=question if is_choice_question(question) else None,
+                           expects_name=is_name_question(question))
 
     def final_value(self, value: Any, key: str) -> Any:
         """The answer as the task reports it: a statement's verdict is True/False."""

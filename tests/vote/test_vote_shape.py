@@ -3,6 +3,7 @@ with several values (a column of 1s) or with text are set aside when another ans
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -10,7 +11,7 @@ from binder_py import Binder
 from binder_py.lm import ScriptedLM
 from binder_py.normalize import is_count_question, is_one_number, is_verdict
 from binder_py.tasks import task_profile
-from binder_py.vote import VoteCandidate as C, shape_fit, vote, vote_prefix
+from binder_py.vote import AnswerShape, VoteCandidate as C, shape_fit, vote, vote_prefix
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -32,8 +33,8 @@ def test_count_questions(question, expected) -> None:
 
 
 def test_statements_never_expect_a_number() -> None:
-    assert task_profile("wikitq").expects_number("how many images are listed?")
-    assert not task_profile("tabfact").expects_number("how many goals were scored is 3")
+    assert task_profile("wikitq").answer_shape("how many images are listed?").expects_number
+    assert not task_profile("tabfact").answer_shape("how many goals were scored is 3").expects_number
 
 
 def test_a_column_of_ones_no_longer_outvotes_a_count() -> None:
@@ -42,19 +43,19 @@ def test_a_column_of_ones_no_longer_outvotes_a_count() -> None:
     candidates = [C(value=6, count=3, order=0, sample_orders=(0, 2, 3)), C(value=7, order=1),
                   C(value=[1] * 7, order=4, has_neural_calls=True)]
     assert vote(candidates, strategy="program_biased").value == 1
-    kept = shape_fit(candidates, expects_number=True)
+    kept = shape_fit(candidates, AnswerShape(expects_number=True))
     assert [c.value for c in kept] == [6, 7]
     assert vote(kept, strategy="program_biased").value == 6
-    assert vote_prefix(candidates, 5, expects_number=True, strategy="program_biased").value == 6
+    assert vote_prefix(candidates, 5, shape=AnswerShape(expects_number=True), strategy="program_biased").value == 6
 
 
 def test_nothing_is_set_aside_without_a_one_number_answer_or_for_other_questions() -> None:
     lists = [C(value=["a", "b"], order=0), C(value="w", order=1), C(value=None, ok=False, order=2)]
-    assert shape_fit(lists, expects_number=True) == lists
+    assert shape_fit(lists, AnswerShape(expects_number=True)) == lists
     mixed = [C(value=["a", "b"], order=0), C(value=3, order=1)]
-    assert shape_fit(mixed, expects_number=False) == mixed
+    assert shape_fit(mixed) == mixed
     failed_kept = [C(value=None, ok=False, order=0), C(value=3, order=1), C(value="x", order=2)]
-    assert shape_fit(failed_kept, expects_number=True) == failed_kept[:2]
+    assert shape_fit(failed_kept, AnswerShape(expects_number=True)) == failed_kept[:2]
 
 
 def test_the_pipeline_sets_them_aside_and_says_so() -> None:
@@ -98,9 +99,9 @@ def test_a_column_of_per_row_answers_does_not_outvote_an_answer_about_the_table(
                   C(value=judges + ["yes"], order=1, has_neural_calls=True, per_row=True),
                   C(value="nathan p. bryan", order=4, has_neural_calls=True)]
     assert vote(candidates, strategy="program_biased").value != "nathan p. bryan"
-    assert vote(shape_fit(candidates, expects_number=False), strategy="program_biased").value == "nathan p. bryan"
+    assert vote(shape_fit(candidates), strategy="program_biased").value == "nathan p. bryan"
     only_columns = candidates[:2] + [C(value=None, order=5)]
-    assert shape_fit(only_columns, expects_number=False) == only_columns  # nothing else answered: kept
+    assert shape_fit(only_columns) == only_columns  # nothing else answered: kept
 
 
 def test_the_report_recognises_them_from_the_recorded_program() -> None:
@@ -199,18 +200,18 @@ def test_a_choice_questions_answers_that_name_no_option_are_set_aside() -> None:
     # nt-12346 in an embedded-model run: "kansas 47" and "34" against one program that named an option
     question = "who had the most wins in the 1950's: kansas or kansas state?"
     profile = task_profile("wikitq")
-    choice = profile.choice_question(question)
+    choice = profile.answer_shape(question).choice_question
     assert choice == question
     candidates = [C(value="kansas 47", order=0), C(value="34", count=2, order=1, sample_orders=(1, 2)),
                   C(value="kansas", order=3)]
     assert vote(candidates).value == "34"
-    assert [c.value for c in shape_fit(candidates, expects_number=False, choice_question=choice)] == ["kansas"]
-    assert vote_prefix(candidates, 5, choice_question=choice).value == "kansas"
+    assert [c.value for c in shape_fit(candidates, AnswerShape(choice_question=choice))] == ["kansas"]
+    assert vote_prefix(candidates, 5, shape=AnswerShape(choice_question=choice)).value == "kansas"
     # no program named an option: nothing is set aside
-    assert shape_fit(candidates[:2], expects_number=False, choice_question=choice) == candidates[:2]
+    assert shape_fit(candidates[:2], AnswerShape(choice_question=choice)) == candidates[:2]
     # statements and yes/no questions are no choice questions
-    assert task_profile("tabfact").choice_question("kansas or kansas state won 3 games") is None
-    assert profile.choice_question("did kansas win?") is None
+    assert task_profile("tabfact").answer_shape("kansas or kansas state won 3 games").choice_question is None
+    assert profile.answer_shape("did kansas win?").choice_question is None
 
 
 def _ask_teams(programs: list[str], task: str, question: str):
@@ -238,12 +239,12 @@ def test_verdicts(value, expected) -> None:
 
 def test_a_statements_answers_that_are_no_verdict_are_set_aside() -> None:
     # a TabFact program that returned a count: it won the vote and was reported as False
-    assert task_profile("tabfact").expects_verdict() and not task_profile("wikitq").expects_verdict()
+    assert task_profile("tabfact").answer_shape("x").expects_verdict and not task_profile("wikitq").answer_shape("x").expects_verdict
     candidates = [C(value=10, count=2, order=0, sample_orders=(0, 1)), C(value=True, order=2)]
-    assert [c.value for c in shape_fit(candidates, expects_number=False, expects_verdict=True)] == [True]
-    assert vote_prefix(candidates, 3, expects_verdict=True, yes_no=True).value == "yes"
+    assert [c.value for c in shape_fit(candidates, AnswerShape(expects_verdict=True))] == [True]
+    assert vote_prefix(candidates, 3, shape=AnswerShape(expects_verdict=True), yes_no=True).value == "yes"
     # no program gave a verdict: nothing is set aside
-    assert shape_fit(candidates[:1], expects_number=False, expects_verdict=True) == candidates[:1]
+    assert shape_fit(candidates[:1], AnswerShape(expects_verdict=True)) == candidates[:1]
 
 
 def test_the_pipeline_sets_aside_a_statements_count_and_says_so() -> None:
@@ -252,3 +253,37 @@ def test_the_pipeline_sets_aside_a_statements_count_and_says_so() -> None:
     answer = _ask_teams([count, count, check], "tabfact", "kansas won 47 games")
     assert answer.value is True
     assert any("not one verdict" in w for w in answer.warnings)
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("which is the best-selling shirt made in north america?", True),
+    ("Who scored the most goals?", True),
+    ("whose team won?", True),
+    ("which year had more venues, 2007 or 2012?", False),   # a choice question: its options decide
+    ("which is it, true or false?", False),
+    ("where there at least 10 wins?", False),               # WikiTQ's "where" for "were": a yes/no answer
+    ("how many goals?", False),
+    ("did kansas win?", False),
+])
+def test_name_questions(question, expected) -> None:
+    from binder_py.normalize import is_name_question
+
+    assert is_name_question(question) is expected
+
+
+def test_a_name_questions_bare_yes_no_answers_are_set_aside() -> None:
+    """The quick start's 'which is the best-selling shirt …?' had `False` among its voted answers
+    (33%, a program that returned a mask's `.any()`): a question that asks which or who is never
+    answered by a bare yes/no, so such answers are set aside when another program named something."""
+    question = "which is the best-selling shirt made in north america and with no chemicals?"
+    shape = task_profile("analyst").answer_shape(question)
+    assert shape.expects_name
+    candidates = [C(False, order=0), C(np.bool_(True), order=1), C("yes", order=2), C([True, False], order=3),
+                  C("pure cotton oxford shirt", order=4)]
+    assert [c.value for c in shape_fit(candidates, shape)] == ["pure cotton oxford shirt"]
+    assert vote_prefix(candidates, 5, shape=shape).value == "pure cotton oxford shirt"
+    assert shape_fit(candidates[:3], shape) == candidates[:3]  # nothing else answered: kept
+    assert "asks which or who" in shape.why_set_aside()
+    # a count, a name that is a number, and "no." in a name stay
+    assert shape.fits(C(1, order=0)) and shape.fits(C("no. 5", order=0))
+    assert not task_profile("tabfact").answer_shape("which team won is arsenal").expects_name
