@@ -31,6 +31,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from binder_py.lm.seeds import sample_seed
+
 #: host memory for slot states evicted from a slot (llama.cpp's prompt cache), MiB
 PROMPT_CACHE_MIB = 2048
 
@@ -115,7 +117,7 @@ class Runtime:
                   "requests": 0}
         while len(choices) < n:
             k = min(self.settings.slots, n - len(choices))
-            chunk_seed = None if seed is None else int(seed) + len(choices)
+            chunk_seed = None if seed is None else sample_seed(int(seed), len(choices))  # llama.cpp adds i
             reply = self._call(_body(request, k, chunk_seed))
             choices.extend(self._choices(reply, request))
             usage, timings = reply.get("usage", {}), reply.get("timings", {})

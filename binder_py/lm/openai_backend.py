@@ -25,6 +25,7 @@ import openai
 from binder_py.lm.accounting import estimate_tokens
 from binder_py.lm.client import RawResult, request_text
 from binder_py.lm.reliability import Limiter, RetryPolicy, parse_retry_after
+from binder_py.lm.seeds import fan_out_seed
 from binder_py.lm.types import (Capabilities, Choice, LMAuthError, LMContextTooLong, LMError, LMModelNotFound, LMRequest,
                                 LMUnavailable, LMUnreachable)
 
@@ -70,7 +71,7 @@ class OpenAIBackend:
     flattened to ``role: content`` lines). When the server returns fewer
     choices than ``n`` (many servers ignore ``n``), the missing ones are asked
     for with concurrent ``n=1`` requests that differ only in the seed
-    (``seed + i`` when a seed is set); the server is then remembered as
+    (:func:`binder_py.lm.seeds.fan_out_seed` when a seed is set); the server is then remembered as
     ignoring ``n``.
     """
 
@@ -125,7 +126,7 @@ class OpenAIBackend:
     def _fan_out(self, request: LMRequest, have: int, choices: list[Choice], pt: int, ct: int,
                  requests: int) -> RawResult:
         missing = range(have, request.n)
-        seeds = [None if request.seed is None else request.seed + i for i in missing]
+        seeds = [None if request.seed is None else fan_out_seed(request.seed, i) for i in missing]
         with self._pool_lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="binder-lm-n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from binder_py.lm import LMRequest, PriceTable, Usage, UsageLedger
+from binder_py.lm.seeds import spread_seed
 from binder_py.lm.testserver import LoopbackServer
 
 
@@ -58,13 +59,19 @@ def test_n_is_emulated_when_the_server_ignores_it(make_lm, tmp_path):
 
         lm = lm_from_spec(f"openai:m@{srv.base_url}", cache_path=tmp_path / "c.sqlite")
         completion = lm.complete(LMRequest(prompt="q", n=4, temperature=0.8, seed=10))
-        assert [c.text for c in completion.choices] == ["seed 10", "seed 11", "seed 12", "seed 13"]
+        spread = spread_seed(10)
+        assert [c.text for c in completion.choices] == ["seed 10", f"seed {spread + 1}", f"seed {spread + 2}",
+                                                        f"seed {spread + 3}"]
         assert completion.usage.requests == 4
         assert srv.request_count == 4
         # now known to ignore n: the next call fans out at once
         completion = lm.complete(LMRequest(prompt="q2", n=3, temperature=0.8, seed=0))
-        assert [c.text for c in completion.choices] == ["seed 0", "seed 1", "seed 2"]
-        assert srv.request_count == 7
+        assert [c.text for c in completion.choices] == ["seed 0", f"seed {spread_seed(0) + 1}",
+                                                        f"seed {spread_seed(0) + 2}"]
+        # seed 1's samples share none of seed 0's seeds (as seed + i they shared all but one)
+        again = lm.complete(LMRequest(prompt="q2", n=3, temperature=0.8, seed=1))
+        assert not {c.text for c in again.choices} & {c.text for c in completion.choices}
+        assert srv.request_count == 10
         assert all(r.body.get("n") is None for r in srv.requests[4:])
 
 
