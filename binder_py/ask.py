@@ -60,8 +60,8 @@ class Binder:
 
     ``lm`` writes programs; ``neural_lm`` answers neural calls (default: ``lm``); ``neural``
     replaces the LM for neural calls with an oracle (``"oracle:FILE.json"``), a
-    :class:`~binder_py.language.NeuralBackend`, or any callable taking a
-    :class:`~binder_py.language.NeuralRequest`. Specs are documented in docs/LM.md.
+    :class:`~binder_py.neural.NeuralBackend`, or any callable taking a
+    :class:`~binder_py.neural.NeuralRequest`. Specs are documented in docs/LM.md.
 
     ``progress`` (default on) shows what a question is doing while it works: tqdm's notebook
     bar in Jupyter, messages on stderr elsewhere (:mod:`binder_py.progress`); ``False`` turns

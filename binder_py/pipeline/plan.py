@@ -6,7 +6,7 @@ for the plan's answers) and folds the finished plan into the state (:func:`settl
 ``f_val`` calls over sub-tables built by plain pandas are planned too: their context
 expressions run in the sandbox first (:mod:`binder_py.pipeline.subtables`).
 
-Applies in binder mode, with a shared neural cache and a backend that can plan
+Applies where neural calls are allowed (modes binder and discriminate: ``state.neural_allowed``), with a shared neural cache and a backend that can plan
 (:class:`~binder_py.neural.backends.PlanningBackend`).
 """
 

@@ -82,7 +82,7 @@ class AskSettings:
     share_neural_cache: bool = True  # False: every program asks its own neural calls (original Binder)
     prefetch: bool | None = None  # answer a program's independent neural calls concurrently (None: backend's default)
     # answer the predictable f_col calls of ALL candidates before they run, several questions per prompt
-    # (binder mode, a planning backend, and only with share_neural_cache; see binder_py/neural/plan.py)
+    # (modes binder and discriminate, a planning backend, and only with share_neural_cache; see binder_py/neural/plan.py)
     plan_neural: bool = True
     # identical programs run once and vote with their count (False: every sample runs, like the original)
     group_identical: bool = True
