@@ -186,6 +186,9 @@ def _not_an_answer(value: Any) -> str | None:
     for prefix, why in _UNFINISHED_MODULES:
         if module.startswith(prefix):
             return why
+    if isinstance(value, type):  # type(1), pd.DataFrame: a class is no value either, and no function
+        return (f"the class {str(value.__qualname__)[:80]} itself, not a value: answer with a value of the "
+                "table (a number, text, a list or a DataFrame), e.g. df['sales'].dtype.name rather than type(...)")
     if callable(value):
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
         return (f"the function or method {str(name)[:80]} itself, not its result: call it, "

@@ -304,6 +304,8 @@ def test_a_list_of_columns_as_context_says_to_give_names(runner, shirts, shirt_o
     ("df.loc", "an indexer (.loc/.iloc)"),
     ("df.iterrows()", "an iterator or generator, not a value"),
     ("def solve(table):\n    yield 1", "an iterator or generator, not a value"),
+    ("type(1)", "the class int itself, not a value"),          # was "the function or method int itself"
+    ("pd.DataFrame", "the class DataFrame itself, not a value"),
 ])
 def test_an_answer_that_is_no_value_fails_saying_what_to_finish(real_sandbox, shirts, program, says):
     """`df.price.sum` (the call forgotten) answered "<bound method Series.sum of ...>", and such
