@@ -17,7 +17,7 @@ import pandas as pd
 from binder_py.errors import ProgramError
 from binder_py.jsonable import cut_note, to_jsonable
 from binder_py.neural.answer_types import (META_KEY, AnswerType, date_column_sites, date_column_texts, enforce,
-                                           read_value, site_answer_types)
+                                           read_value, restated_column, site_answer_types)
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
                                       plain_answer)
 from binder_py.language.messages import NeuralCallMessage, column_reply
@@ -259,6 +259,11 @@ class _NeuralHandler:
                                    f"(use --neural oracle:FILE.json or --lm SPEC)", site.line, site.col)
             backend_id = backend_cache_id(self.backend)
             if request.kind == "col":
+                if (column := restated_column(request.question, request.columns, answer_type)) is not None:
+                    raise ProgramError(
+                        f"the question of {site.name}, {request.question!r}, is only the name of its column "
+                        f"{column!r}, and a row filter needs a yes/no question about each row: ask what you want "
+                        f"to know of it, e.g. {site.name}(\"Is it ...?\", [{column!r}])", site.line, site.col)
                 if not request.keys:
                     return []
                 unshared = self._unshared(request)

@@ -346,6 +346,22 @@ def question_answer_type(question: str) -> AnswerType:
     return AnswerType(AnswerKind.TEXT, reason="no cue: free text")
 
 
+def restated_column(question: str, columns: Sequence[str], answer_type: AnswerType | None) -> str | None:
+    """For a yes/no call (a row filter), the context column its question only names
+    (``f_col("Made in", ["made in"])``: case, spaces, underscores and a trailing ``?`` set aside),
+    else None. Such a "question" asks nothing: the embedded model answered yes for every row, so
+    the call is a program error (:mod:`binder_py.language.execute`) and is not planned. Another
+    kind of call may name its column (``f_col("amount", ["amount"])`` read as numbers)."""
+    if answer_type is None or answer_type.kind is not AnswerKind.YES_NO:
+        return None
+
+    def plain(text: str) -> str:
+        return " ".join(re.sub(r"[\s_]+", " ", text).split()).casefold().rstrip("?:. ")
+
+    asked = plain(question)
+    return next((column for column in columns if asked and plain(str(column)) == asked), None)
+
+
 # --------------------------------------------------------------------------- the program
 
 _NUMERIC_METHODS = frozenset({"mean", "median", "std", "var", "round", "abs", "cumsum", "diff", "pct_change",

@@ -21,7 +21,7 @@ import pandas as pd
 
 from binder_py.language.program import ParsedProgram
 from binder_py.language.rewrite import filtered_tables
-from binder_py.neural.answer_types import META_KEY, AnswerType, site_answer_types
+from binder_py.neural.answer_types import META_KEY, AnswerType, restated_column, site_answer_types
 from binder_py.neural.requests import NeuralRequest, context_rows, distinct_context_rows
 
 _SIMPLE_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
@@ -146,8 +146,9 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
                 if id(call) in elsewhere:
                     continue
                 request = _request_of(parsed, call, table, written, title, dedup, types, contexts)
-                if request is not None:
-                    requests.append(request)
+                if request is not None and restated_column(request.question, request.columns,
+                                                           request.meta.get(META_KEY)) is None:
+                    requests.append(request)  # (a filter that only names its column fails when it runs)
         if _rebinds_table(stmt):
             break
         written |= _written_columns(stmt)

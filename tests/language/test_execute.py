@@ -644,3 +644,33 @@ def test_a_text_answer_beside_an_object_column_of_dates_is_an_answer(runner):
     assert r.ok and r.value == "hello world", r.error
     r = run(runner, 'df["name"].sum()', table, None)
     assert not r.ok and "joined together" in r.error.message
+
+
+def test_a_row_filter_whose_question_only_names_its_column_is_a_program_error(runner, shirts):
+    """The quick start's winning program was `df[f_col("Made in", ["made in"]) & ...]`: a "question"
+    that is the column's name, asked as a yes/no filter, which the embedded model answered yes for
+    every country. Such a filter now fails saying what to ask (the repair prompt quotes it), and it
+    is not planned (no request is made for it)."""
+    asked = []
+
+    def backend(request):
+        asked.append(request.question)
+        return {key: "yes" for key in request.keys}
+
+    from binder_py.neural import CallableBackend
+
+    r = run(runner, 'df[f_col("Made in", ["made in"])]["shirt"].tolist()', shirts, CallableBackend(backend))
+    assert not r.ok and r.error.line == 1
+    assert "the question of f_col, 'Made in', is only the name of its column 'made in'" in r.error.message
+    assert 'f_col("Is it ...?", [\'made in\'])' in r.error.message
+    assert asked == []
+    for program in ('df[f_col("made_in?", "made in")]', 'df[f_col("PRICE", ["shirt", "price"]) == "yes"]'):
+        failed = run(runner, program, shirts, CallableBackend(backend))
+        assert not failed.ok and "is only the name of its column" in failed.error.message, program
+    # a question about the column, and a call of another kind that names its column, still run
+    ok = run(runner, 'df[f_col("Made in North America?", ["made in"])]["shirt"].nunique()', shirts,
+             CallableBackend(backend))
+    assert ok.ok and ok.value == 4
+    numbers = run(runner, 'f_col("price", ["price"]).sum()', shirts,
+                  CallableBackend(lambda request: {key: "5" for key in request.keys}))
+    assert numbers.ok and numbers.value == 25, numbers.error
