@@ -544,12 +544,18 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
         more = len(other.columns) - len(columns)
         return ", ".join(columns) + (f" and {more} more" if more > 0 else "")
 
+    # (after df.columns = ... or df.rename(...), the columns listed are the table's as given, not the program's)
+    given = " as given (the program renames columns)" if _RENAMES_COLUMNS.search(program) else ""
     if not named:
-        hint = f"; the table's columns are {shown(table)}"
+        hint = f"; the table's columns{given} are {shown(table)}"
     else:
-        hint = "; the tables' columns are " + "; ".join(
+        hint = f"; the tables' columns{given} are " + "; ".join(
             f"{name}{' (df)' if other is table else ''}: {shown(other)}" for name, other in named.items())
     return replace(outcome, error=replace(error, message=message + hint))
+
+
+#: a program that renames a table's columns (the listed columns are then the table's as given)
+_RENAMES_COLUMNS = re.compile(r"\.columns\s*=(?!=)|\.rename\s*\(|\.set_axis\s*\(|\.add_(?:prefix|suffix)\s*\(")
 
 
 def _lacking_hint(key: str, named: Mapping[str, pd.DataFrame], having: list[str], lacking: list[str],

@@ -76,6 +76,17 @@ def test_a_column_no_table_has_is_an_error_that_lists_the_columns(program):
     assert error.kind == "runtime" and error.message.endswith("; the table's columns are 'shirt', 'price'")
 
 
+@pytest.mark.parametrize("program", ['df.columns = df.columns.str.upper()\ndf["SHIRTS"].max()',
+                                     'df = df.rename(columns={"shirt": "name"})\ndf["nope"].max()'])
+def test_after_a_rename_the_listed_columns_are_said_to_be_the_tables_as_given(program):
+    """After `df.columns = df.columns.str.upper()`, "the table's columns are 'shirt', 'price'" listed
+    names the program's table no longer had, as if they were its columns."""
+    table = pd.DataFrame({"shirt": ["a", "b"], "price": [1, 2]})
+    error = execute(program, table, neural=None).outcome.error
+    assert error.kind == "runtime"
+    assert error.message.endswith("; the table's columns as given (the program renames columns) are 'shirt', 'price'")
+
+
 @pytest.mark.parametrize("program, missing", [
     ('df.groupby("shirt").apply(lambda g: g[["shirt", "price"]].iloc[0])', "'shirt' is a column"),
     ('df[["shirt"]][["price"]]', "'price' is a column"),
