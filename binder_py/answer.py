@@ -434,8 +434,9 @@ class Answer:
             "value": to_jsonable(self.value, infinity_as_text=True),
             "confidence": self.confidence, "calibrated": self.calibrated, "mode": self.mode, "task": self.task, "lm": self.lm,
             "neural": self.neural,
-            "distribution": [to_jsonable(s.to_dict() if hasattr(s, "to_dict") else vars(s))
-                             for s in self.distribution],
+            # (a share's display is an answer: ±inf as text, as "value"; its scores keep None)
+            "distribution": [{**to_jsonable(s.to_dict() if hasattr(s, "to_dict") else vars(s)),
+                              "display": to_jsonable(s.display, infinity_as_text=True)} for s in self.distribution],
             "candidates": [c.to_json() for c in self.candidates],
             "usage": self.usage.as_dict(), "prompt": to_jsonable(self.prompt),
             "timings": self.timings, "warnings": list(self.warnings) + _cut(self.value),

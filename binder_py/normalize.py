@@ -89,6 +89,7 @@ __all__ = [
     "is_yes_no_question",
     "is_count_question",
     "is_name_question",
+    "is_yes_no_answer",
     "is_choice_question",
     "names_option",
     "key_text",
@@ -462,6 +463,20 @@ _OR_OK_RE = re.compile(
     r"\bor\s+(?:more|less|fewer|greater|higher|lower|above|below|over|under|later|earlier|"
     r"longer|shorter|after|before|not|equal|so)\b"
 )
+
+
+#: the keys of a bare yes/no or true/false answer (booleans normalise to yes/no)
+_YES_NO_KEYS = frozenset({YES, NO, "true", "false"})
+
+
+def is_yes_no_answer(value: Any) -> bool:
+    """Whether an answer is made only of yes/no/true/false (``True``, ``"no"``, ``[True, False]``), not
+    ``1``/``0``: no answer to a question that asks which or who. Never raises."""
+    try:
+        key = normalize_answer(value).key
+    except Exception:  # noqa: BLE001 - an answer no rule understands is not a yes/no
+        return False
+    return bool(key) and all(item in _YES_NO_KEYS for item in key)
 
 
 _COUNT_QUESTION = re.compile(r"^\W*how many\b")

@@ -71,8 +71,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from binder_py.normalize import (NO, YES, NormalizedAnswer, is_one_number, is_verdict, key_text, names_option,
-                                 normalize_answer)
+from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, is_yes_no_answer, key_text,
+                                 names_option, normalize_answer)
 
 __all__ = [
     "Strategy",
@@ -286,10 +286,6 @@ def _rank(groups: list[_Group]) -> tuple[list[_Group], bool]:
     return ranked, top_tied
 
 
-#: the keys of a bare yes/no or true/false answer (booleans normalise to yes/no)
-_BOOLEAN_KEYS = frozenset({YES, NO, "true", "false"})
-
-
 @dataclass(frozen=True)
 class AnswerShape:
     """What shape of answer a question wants (rule 0), as the task profile reads the question
@@ -317,7 +313,7 @@ class AnswerShape:
         return (not candidate.per_row and (not self.expects_number or is_one_number(value))
                 and (self.choice_question is None or names_option(self.choice_question, value))
                 and (not self.expects_verdict or is_verdict(value))
-                and (not self.expects_name or not _is_boolean(value)))
+                and (not self.expects_name or not is_yes_no_answer(value)))
 
     def why_set_aside(self) -> str:
         """Why candidates of another shape did not vote, for the answer's warning."""
@@ -335,15 +331,6 @@ class AnswerShape:
                     "f_col column itself; other programs answered otherwise")
         return ("their answer was an f_col column itself (one answer per row, not an answer about the "
                 "table); other programs answered otherwise")
-
-
-def _is_boolean(value: Any) -> bool:
-    """A non-empty answer made only of yes/no/true/false (``True``, ``"no"``, ``[True, False]``)."""
-    try:
-        key = normalize_answer(value).key
-    except Exception:  # noqa: BLE001 - an answer no rule understands is not a boolean
-        return False
-    return bool(key) and all(item in _BOOLEAN_KEYS for item in key)
 
 
 def shape_fit(candidates: Sequence[VoteCandidate], shape: AnswerShape = AnswerShape()) -> list[VoteCandidate]:

@@ -95,6 +95,20 @@ def written_names(module: ast.Module) -> set[str] | None:
     return written
 
 
+def renames_columns(module: ast.Module) -> bool:
+    """Whether the program renames a table's columns (``T.columns = ...``, ``rename``, ``set_axis``,
+    ``add_prefix``/``add_suffix``, ``rename_axis``), read from the syntax tree (not from text in
+    strings or comments)."""
+    for node in ast.walk(module):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "columns"
+                                                for t in node.targets):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _RENAMES | _UNREAD_RENAMES:
+            return True
+    return False
+
+
 def resolve_columns(module: ast.Module, columns: Sequence[object]) -> list[ColumnFix]:
     """Rewrite misspelt column literals of ``module`` in place; return what was changed."""
     written = written_names(module)

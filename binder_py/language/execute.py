@@ -24,7 +24,7 @@ from binder_py.language.messages import NeuralCallMessage, column_reply
 from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
-from binder_py.language.columns import ColumnFix, resolve_columns
+from binder_py.language.columns import ColumnFix, renames_columns, resolve_columns
 from binder_py.language.joined_text import refuse_joined_text
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
@@ -259,7 +259,7 @@ class _NeuralHandler:
                                    f"(use --neural oracle:FILE.json or --lm SPEC)", site.line, site.col)
             backend_id = backend_cache_id(self.backend)
             if request.kind == "col":
-                if (column := restated_column(request.question, request.columns, answer_type)) is not None:
+                if (column := restated_column(request, answer_type)) is not None:
                     raise ProgramError(
                         f"the question of {site.name}, {request.question!r}, is only the name of its column "
                         f"{column!r}, and a row filter needs a yes/no question about each row: ask what you want "
@@ -545,7 +545,7 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
         return ", ".join(columns) + (f" and {more} more" if more > 0 else "")
 
     # (after df.columns = ... or df.rename(...), the columns listed are the table's as given, not the program's)
-    given = " as given (the program renames columns)" if _RENAMES_COLUMNS.search(program) else ""
+    given = " as given (the program renames columns)" if _renames_columns(program) else ""
     if not named:
         hint = f"; the table's columns{given} are {shown(table)}"
     else:
@@ -554,8 +554,13 @@ def name_the_columns(outcome: Outcome, table: pd.DataFrame, named: Mapping[str, 
     return replace(outcome, error=replace(error, message=message + hint))
 
 
-#: a program that renames a table's columns (the listed columns are then the table's as given)
-_RENAMES_COLUMNS = re.compile(r"\.columns\s*=(?!=)|\.rename\s*\(|\.set_axis\s*\(|\.add_(?:prefix|suffix)\s*\(")
+
+def _renames_columns(program: str) -> bool:
+    """Whether the program's text renames columns (:func:`binder_py.language.columns.renames_columns`)."""
+    try:
+        return renames_columns(ast.parse(program))
+    except (SyntaxError, ValueError, RecursionError):  # (it ran, so it parses; a failure means "no")
+        return False
 
 
 def _lacking_hint(key: str, named: Mapping[str, pd.DataFrame], having: list[str], lacking: list[str],

@@ -38,7 +38,8 @@ from typing import Any
 import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
-from binder_py.neural.requests import FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, classify, parse_number, shown_key
+from binder_py.neural.requests import (FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, NeuralRequest, classify, parse_number,
+                                      shown_key)
 from binder_py.neural.yesno import yes_no_series
 
 __all__ = ["DATE", "NUMBER", "TEXT", "UNKNOWN", "YES_NO", "AnswerKind", "AnswerType", "ParsedAnswer", "TypedColumn",
@@ -284,7 +285,10 @@ _IN_UNIT = (r"in (dollars|euros|pounds|yen|usd|eur|gbp|cents|percent|km|kilomet(
             r"inches|cm|mm|kg|kilograms|grams|tons|tonnes|lbs|hours|minutes|seconds|days|weeks|months|years|mph|"
             r"km/h|km2|sq km|square (kilomet(er|re)s|miles|met(er|re)s|feet)|acres|hectares|degrees|points|goals|votes)")
 _NUMBER_CUE = re.compile(rf"\b({_HOW_QUANTITY}|number of|count of|total|sum of|average|percentage|percent|"
-                         rf"what (year|age|rank|number|score)|in what year|which year|population|amount|{_IN_UNIT})\b", re.I)
+                         r"what (year|age|rank|number|score)|in what year|which year|population|amount)\b", re.I)
+#: a unit asks for a number, except in a question that names a thing ("what city has the smallest area in
+#: km2?", "what is the name of ...": the unit is the compared quantity's, the answer a name)
+_UNIT_ASKED = re.compile(rf"^(?!what\s+(?!(?:is|was|are|were)\b)\w)(?!.*\bname of\b).*\b{_IN_UNIT}\b", re.I)
 # "which day of the week" (Monday) and "which month" (March) name no date: read as dates, right answers were NA
 _DATE_ASKED = re.compile(r"^(when)\b|\b(what|which) (date|day)\b(?! of the (week|month))", re.I)
 _DATE_CUE = re.compile(r"\bdate of\b|\bborn on\b", re.I)
@@ -341,25 +345,34 @@ def question_answer_type(question: str) -> AnswerType:
         return AnswerType(AnswerKind.TEXT, reason="the question asks which or who")
     if _DATE_CUE.search(question):
         return AnswerType(AnswerKind.DATE, reason="the question asks when")
-    if _NUMBER_CUE.search(question):
+    if _NUMBER_CUE.search(question) or _UNIT_ASKED.search(question.strip()):
         return AnswerType(AnswerKind.NUMBER, reason="the question asks for a quantity")
     return AnswerType(AnswerKind.TEXT, reason="no cue: free text")
 
 
-def restated_column(question: str, columns: Sequence[str], answer_type: AnswerType | None) -> str | None:
+def restated_column(request: NeuralRequest, answer_type: AnswerType | None) -> str | None:
     """For a yes/no call (a row filter), the context column its question only names
     (``f_col("Made in", ["made in"])``: case, spaces, underscores and a trailing ``?`` set aside),
     else None. Such a "question" asks nothing: the embedded model answered yes for every row, so
-    the call is a program error (:mod:`binder_py.language.execute`) and is not planned. Another
-    kind of call may name its column (``f_col("amount", ["amount"])`` read as numbers)."""
-    if answer_type is None or answer_type.kind is not AnswerKind.YES_NO:
+    the call is a program error (:mod:`binder_py.language.execute`) and is not planned.
+
+    Not when the name already asks something (a column named "Is it open?"), nor when the column
+    holds two values or fewer (``f_col("vegetarian?", ["vegetarian"])`` over yes/no or Y/N cells:
+    the model reads a flag). Another kind of call may name its column (``f_col("amount",
+    ["amount"])`` read as numbers)."""
+    if answer_type is None or answer_type.kind is not AnswerKind.YES_NO or _YES_NO_START.search(request.question.strip()):
         return None
 
     def plain(text: str) -> str:
         return " ".join(re.sub(r"[\s_]+", " ", text).split()).casefold().rstrip("?:. ")
 
-    asked = plain(question)
-    return next((column for column in columns if asked and plain(str(column)) == asked), None)
+    asked = plain(request.question)
+    for position, column in enumerate(request.columns):
+        if asked and plain(str(column)) == asked:
+            cells = (row[position] for row in request.rows if position < len(row))
+            values = {str(cell) for cell in cells if classify(cell)[0] != "na"}
+            return column if len(values) > 2 else None
+    return None
 
 
 # --------------------------------------------------------------------------- the program

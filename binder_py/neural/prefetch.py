@@ -146,8 +146,7 @@ def predictable_requests(parsed: ParsedProgram, table: pd.DataFrame, title: str 
                 if id(call) in elsewhere:
                     continue
                 request = _request_of(parsed, call, table, written, title, dedup, types, contexts)
-                if request is not None and restated_column(request.question, request.columns,
-                                                           request.meta.get(META_KEY)) is None:
+                if request is not None and restated_column(request, request.meta.get(META_KEY)) is None:
                     requests.append(request)  # (a filter that only names its column fails when it runs)
         if _rebinds_table(stmt):
             break

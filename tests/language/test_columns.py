@@ -85,6 +85,9 @@ def test_after_a_rename_the_listed_columns_are_said_to_be_the_tables_as_given(pr
     error = execute(program, table, neural=None).outcome.error
     assert error.kind == "runtime"
     assert error.message.endswith("; the table's columns as given (the program renames columns) are 'shirt', 'price'")
+    # a rename written in a string or a comment is no rename
+    other = execute('s = "a.columns = b"  # df.rename(x)\ndf["SHIRTS"].max()', table, neural=None).outcome.error
+    assert other.message.endswith("; the table's columns are 'shirt', 'price'")
 
 
 @pytest.mark.parametrize("program, missing", [

@@ -671,6 +671,12 @@ def test_a_row_filter_whose_question_only_names_its_column_is_a_program_error(ru
     ok = run(runner, 'df[f_col("Made in North America?", ["made in"])]["shirt"].nunique()', shirts,
              CallableBackend(backend))
     assert ok.ok and ok.value == 4
+    # ... and so does a name that asks something, or a flag column the model reads as yes/no
+    flags = shirts.assign(**{"Is it on sale?": ["Yes", "No", "Yes", "No", "Yes"], "organic": ["Y", "N", "N", "Y", "Y"]})
+    for program, count in (('df[f_col("Is it on sale?", ["Is it on sale?"])]["shirt"].nunique()', 4),
+                           ('df[f_col("organic?", ["organic"])]["shirt"].nunique()', 4)):
+        flagged = run(runner, program, flags, CallableBackend(backend))
+        assert flagged.ok and flagged.value == count, (program, flagged.error)
     numbers = run(runner, 'f_col("price", ["price"]).sum()', shirts,
                   CallableBackend(lambda request: {key: "5" for key in request.keys}))
     assert numbers.ok and numbers.value == 25, numbers.error

@@ -335,6 +335,9 @@ def test_wording_that_names_no_date_or_quantity_is_text(question, kind):
     ("What was it called in 1990?", AnswerKind.TEXT),            # a year, not a unit
     ("What is the team in minutes of play?", AnswerKind.NUMBER),  # the wording decides, not the sense
     ("Which film made more in dollars?", AnswerKind.TEXT),       # a name, whatever unit it mentions
+    ("what city proper has the smallest area in km2?", AnswerKind.TEXT),  # WikiTQ: "Jianghai District"
+    ("What is the name of the lake with the largest area in square miles?", AnswerKind.TEXT),
+    ("price in cents?", AnswerKind.NUMBER),
 ])
 def test_a_quantity_asked_in_a_unit_is_a_number(question, kind):
     """'What is the box office in dollars?' was typed free text ("no cue"), so an f_val answer such as

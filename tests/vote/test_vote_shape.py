@@ -287,3 +287,22 @@ def test_a_name_questions_bare_yes_no_answers_are_set_aside() -> None:
     # a count, a name that is a number, and "no." in a name stay
     assert shape.fits(C(1, order=0)) and shape.fits(C("no. 5", order=0))
     assert not task_profile("tabfact").answer_shape("which team won is arsenal").expects_name
+
+
+def test_the_pipeline_sets_aside_a_name_questions_bare_yes_no_and_says_why() -> None:
+    table = pd.DataFrame({"shirt": ["a", "b", "c"], "sales": [3, 9, 5]})
+    boolean = '(df["sales"] > 4).any()'
+    named = 'df.sort_values("sales", ascending=False)["shirt"].iloc[0]'
+    lm = ScriptedLM(lambda request, purpose: [boolean, boolean, named])
+    answer = Binder(lm=lm, task="analyst", n=3, mode="python").ask(table, "which shirt sold best?")
+    assert answer.value == "b"
+    assert any("did not vote" in w and "bare yes/no or true/false (the question asks which or who)" in w
+               for w in answer.warnings), answer.warnings
+
+
+def test_an_infinite_answer_is_inf_in_the_answers_json_and_its_distribution() -> None:
+    """`ask --json` said "value": "inf" but its distribution's display stayed null."""
+    table = pd.DataFrame({"a": [1, 2], "b": [0, 0]})
+    lm = ScriptedLM(lambda request, purpose: ['df["a"].sum() / df["b"].sum()'])
+    data = Binder(lm=lm, task="analyst", n=1, mode="python").ask(table, "what is the ratio?").to_json()
+    assert data["value"] == "inf" and data["distribution"][0]["display"] == "inf"
