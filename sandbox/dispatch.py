@@ -160,6 +160,19 @@ def checked_named_agg(value: Any, where: str) -> Any:
     return value  # a keyword argument forwarded to the aggregation function
 
 
+def checked_keyword_spec(value: Any, where: str, owner: Any) -> Any:
+    """A keyword argument of an aggregation called without a spec, which pandas then reads as the spec:
+    ``Series.agg(x=spec)`` is ``agg({"x": spec})`` (a tuple there is a list of specs), and
+    ``SeriesGroupBy.agg(x=spec)`` (a resampled Series' too) names an output column per spec. Checked as a
+    spec: forwarded as it was, ``s.agg(x="__dict__")`` handed the program the Series' ``__dict__`` (its
+    manager, ``_mgr``, whose ``apply`` looks up any name on its blocks), and ``g.agg(x="__dir__")`` called
+    a dunder method (red team 14). A frame's or frame groupby's named aggregations are
+    ``(column, spec)`` pairs (:func:`checked_named_agg`)."""
+    if isinstance(owner, pd.Series) or not isinstance(value, (tuple, pd.NamedAgg)):
+        return checked_agg_spec(value, where, 1)
+    return checked_named_agg(value, where)
+
+
 def checked_map_arg(arg: Any, where: str) -> Any:
     """``map``'s argument: a lookup table (dict, Series) or an allowed callable."""
     if isinstance(arg, (dict, pd.Series)):
@@ -220,12 +233,16 @@ def _guard_entry_point(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         except TypeError as exc:
             raise TypeError(f"{name}(): {exc}") from None
         arguments = bound.arguments
+        # without a spec, pandas reads the keyword arguments as one (checked_keyword_spec)
+        no_spec = all(arguments.get(p) is None for p in params if p in sig.parameters)
         for pname, pvalue in list(arguments.items()):
             kind = params.get(pname)
             if kind is not None:
                 arguments[pname] = _CHECKERS[kind](pvalue, f"{name}()")
             elif sig.parameters[pname].kind is inspect.Parameter.VAR_KEYWORD and named_agg:
-                arguments[pname] = {k: checked_named_agg(v, f"{name}()") for k, v in pvalue.items()}
+                owner = getattr(fn, "__self__", args[0] if args else None)
+                arguments[pname] = {k: checked_keyword_spec(v, f"{name}()", owner) if no_spec
+                                    else checked_named_agg(v, f"{name}()") for k, v in pvalue.items()}
         return fn(*bound.args, **bound.kwargs)
 
     guarded.__name__ = name

@@ -32,6 +32,17 @@ SPEC_ATTACKS = [
     ("named_agg_tuple_index", 'df.groupby("b").agg(x=("a", pd.Index(["__len__"])))'),
     ("named_agg_tuple_subclass", 'class N(tuple):\n    pass\ndf.groupby("b").agg(x=N(("a", "__len__")))'),
     ("named_agg_three_items", 'df.groupby("b").agg(x=("a", "sum", "__len__"))'),
+    # without a spec pandas reads the keywords as the spec: Series.agg(x=spec) is agg({"x": spec}), and
+    # SeriesGroupBy.agg(x=spec) names an output column per spec (red team 14: the Series' __dict__, its _mgr)
+    ("series_keyword_spec_dunder", 'df["a"].agg(x="__dict__")'),
+    ("series_keyword_spec_none_func", 'df["a"].aggregate(None, x="_mgr")'),
+    ("series_keyword_spec_tuple", 'df["a"].agg(x=("sum", "__dict__"))'),
+    ("series_keyword_spec_unbound", 'pd.Series.agg(df["a"], x="__dict__")'),
+    ("series_groupby_keyword_spec", 'df.groupby("b")["a"].agg(x="__dir__")'),
+    ("series_groupby_keyword_list", 'df.groupby("b")["a"].agg(x=["sum", "__getstate__"])'),
+    ("series_groupby_keyword_pair", 'df.groupby("b")["a"].agg(x=("label", "__getstate__"))'),
+    ("series_resample_keyword_spec",
+     'df.assign(t=pd.date_range("2020", periods=3)).resample("D", on="t")["a"].agg(x="__getstate__")'),
     ("rolling_index", 'df["a"].rolling(2).agg(pd.Index(["__class__"]))'),
     ("expanding_series", 'df["a"].expanding().aggregate(pd.Series(["__dir__"]))'),
     ("resample_ndarray", 'df.assign(t=pd.date_range("2020", periods=3)).resample("D", on="t")["a"].agg(np.array(["__repr__"]))'),

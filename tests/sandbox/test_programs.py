@@ -101,6 +101,11 @@ PROGRAMS = [
     ("named_agg_class", 'g = df.groupby("team").agg(top=pd.NamedAgg(column="score", aggfunc="max"))\nint(g.loc["red", "top"])', 12),
     ("named_agg_lambda", 'g = df.groupby("team").agg(span=("score", lambda s: s.max() - s.min()))\nint(g["span"].sum())', 10),
     ("frame_named_agg", 'df.agg(best=("score", "max"))["score"].tolist()', [30]),
+    # without a spec, pandas reads the keywords as one: the sandbox checks them as specs (red team 14)
+    ("series_named_agg", 'df["score"].agg(top="max", low="min").tolist()', [30, 7]),
+    ("series_groupby_named_agg", 'g = df.groupby("team")["score"].agg(top="max", span=lambda s: s.max() - s.min())\n'
+     'g.loc["red"].tolist()', [12, 5]),
+    ("series_agg_name_with_keyword", 'float(df["score"].agg("quantile", q=0.5))', 13.0),
     ("transform_cumsum", 'df.groupby("team")["score"].transform("cumsum").tolist()', [10, 25, 17, 14, 55, 29]),
     ("transform_lambda", 'df.groupby("team")["score"].transform(lambda s: s - s.mean()).round(1).tolist()[:2]', [0.3, -2.5]),
     ("rank_dense", 'df["score"].rank(method="dense", ascending=False).astype(int).tolist()', [5, 2, 6, 3, 1, 4]),
