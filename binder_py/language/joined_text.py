@@ -108,22 +108,41 @@ def _joins(value: str, cells: list[object]) -> bool:
     return False
 
 
+#: how many characters (of the pieces tried, one more per try) :func:`_split_into` compares before it gives up
+SPLIT_BUDGET = 5_000_000
+
+
 def _split_into(value: str, pieces: set[str]) -> bool:
     """Whether ``value`` is ``pieces`` (each any number of times, in any order) joined; only the positions
-    where a piece ends are visited, so an answer that no piece starts costs one look."""
+    where a piece ends are visited, so an answer that no piece starts costs one look.
+
+    At most :data:`SPLIT_BUDGET` characters are compared (False past them: the answer stands). Every
+    position a piece reaches tries every length of piece, so the work grew with the answer times the
+    number of piece lengths: 3,000 answers "aa", "aaa", ... of an f_col call over rows the program made up,
+    and a program answering "a" * 300001 + "b" (beside a 3-row table and one 100,000-character answer),
+    cost the parent 47 s after a run of 0.4 s, and twice both, four times that (red team 14)."""
     lengths = sorted({len(piece) for piece in pieces})
     seen, todo = {0}, [0]
+    budget = SPLIT_BUDGET
     while todo:
         start = todo.pop()
         for n in lengths:
             end = start + n
             if end > len(value):
                 break
-            if end not in seen and value[start:end] in pieces:
+            budget -= 1
+            if end in seen:
+                continue
+            budget -= n
+            if budget < 0:
+                return False
+            if value[start:end] in pieces:
                 if end == len(value):
                     return True
                 seen.add(end)
                 todo.append(end)
+        if budget < 0:
+            return False
     return False
 
 

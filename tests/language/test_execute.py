@@ -680,3 +680,23 @@ def test_a_row_filter_whose_question_only_names_its_column_is_a_program_error(ru
     numbers = run(runner, 'f_col("price", ["price"]).sum()', shirts,
                   CallableBackend(lambda request: {key: "5" for key in request.keys}))
     assert numbers.ok and numbers.value == 25, numbers.error
+
+
+def test_the_joined_text_check_of_a_call_s_answers_ends_in_bounded_time():
+    """Red team 14: whether an answer is an f_col call's answers joined tried every length of answer at every
+    position an answer reaches: 3,000 answers "aa", "aaa", ... (of a call over rows the program made up) and
+    the answer "a" * 300001 + "b" beside a 3-row table cost the parent 47 s after a run of 0.4 s, growing with
+    the answer times the number of answer lengths. The search gives up after a bounded number of characters."""
+    import time
+
+    from binder_py.language import joined_text
+    from sandbox.outcome import Outcome
+
+    table = pd.DataFrame({"x": ["1", "2", "3"]})
+    answers = [("q", ["a" * (k + 2) for k in range(3000)] + ["a" * 100001])]
+    start = time.perf_counter()
+    outcome = joined_text.refuse_joined_text(Outcome(ok=True, value="a" * 300001 + "b"), table, {}, answers)
+    assert time.perf_counter() - start < 5
+    assert outcome.ok
+    refused = joined_text.refuse_joined_text(Outcome(ok=True, value="aaaaabbb"), table, {}, [("q", ["aa", "aaa", "bbb"])])
+    assert not refused.ok and "joined together" in refused.error.message
