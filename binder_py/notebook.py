@@ -60,6 +60,9 @@ _STYLE = """<style>
 
 #: rows of the table shown in the notebook view
 MAX_TABLE_ROWS = 30
+#: the LM-made columns the table view shows at most (the first calls'): a program's loop of 14,000 cached
+#: f_col calls made as many columns of cells that each carry their provenance (red team 14)
+MAX_MADE_COLUMNS = 40
 #: failing programs shown when there is no answer
 MAX_FAILED_PROGRAMS = 3
 #: distinct answers drawn in the vote bar (the rest are one grey "other" segment)
@@ -283,13 +286,16 @@ def _table_section_html(answer: Answer) -> str:
     parts = []
     for name, table in tables.items():
         own = [c for c in calls if id(c) in placed and placed[id(c)] == name]
-        made = lm_made_columns(table, own) if own else None
+        shown = own[:MAX_MADE_COLUMNS]  # (each cell carries its provenance: thousands of calls made the view huge)
+        made = lm_made_columns(table, shown) if shown else None
         label = "Table" if name is None else f'Table <code class="name">{_esc(name)}</code>'
         heading = f"{label} with the LM-made columns (click a cell for where it came from)" if made is not None \
             else label
         attribute = "" if name is None else f' data-table="{_esc(name)}"'
+        more = (f'<div class="muted">… {len(own) - len(shown)} more LM-made columns, not shown '
+                "(answer.lm_columns() has them all)</div>") if len(own) > len(shown) else ""
         parts.append(f'<div class="table"{attribute}><h4>{heading}</h4>'
-                     f"{table_html(made if made is not None else table, list(table.columns), own)}</div>")
+                     f"{table_html(made if made is not None else table, list(table.columns), shown)}{more}</div>")
     elsewhere = [c for c in calls if id(c) not in placed and c.order >= 0]
     if elsewhere:
         names = ", ".join(f"{c.name} #{_call_number(c)}" for c in elsewhere)

@@ -279,3 +279,45 @@ def test_explain_counts_answered_rows_and_skips_usage_only_traces():
     assert "0 of 2 row(s) answered by lm:scripted (2 unknown)" in answer_html(answer)
     # and the plan, which got no answer either, is not said to have answered the programs' calls
     assert "0 of 2 answer(s) came back: the programs' calls read those from the cache" in answer.explain()
+
+
+def test_the_lm_made_columns_of_thousands_of_calls_are_made_in_linear_time():
+    """Red team 14: a loop of f_col calls (cheap through the cache: 14,000 fit in a run's CPU time) made one
+    LM-made column each; the rows' keys were computed again per call and a repeated question's name found by
+    adding a ' until it was free, each step a look-up among the columns: 4,000 calls of one question cost 58 s
+    when the answer was shown, and names 4,000 characters long."""
+    import time
+    from types import SimpleNamespace
+
+    from binder_py.made_columns import lm_made_columns
+
+    table = pd.DataFrame({"b": ["x", "y", "x"], "is it x?": [0, 0, 0]})
+    calls = [SimpleNamespace(kind="col", columns=["b"], question="is it x?", answers={"x": True, "y": False})
+             for _ in range(4000)]
+    start = time.perf_counter()
+    made = lm_made_columns(table, calls)
+    assert time.perf_counter() - start < 5
+    assert made.shape == (3, 4002)
+    assert list(made.columns[:7]) == ["b", "is it x?", "is it x?'", "is it x?''", "is it x?'''", "is it x? (5)",
+                                      "is it x? (6)"]
+    assert made.columns.is_unique and max(len(c) for c in made.columns) < 20
+    assert made.iloc[:, -1].tolist() == [True, False, True]
+
+
+def test_the_table_view_shows_a_bounded_number_of_lm_made_columns():
+    """Red team 14: every LM-made cell of the view carries its provenance, so a winning program's thousands of
+    f_col calls made a view of as many columns; it shows the first ones and says how many more there are."""
+    from binder_py.ask import Binder
+    from binder_py.lm import ScriptedLM
+    from binder_py.neural import OracleBackend
+    from binder_py.notebook import MAX_MADE_COLUMNS
+
+    program = 'for i in range(100):\n    r = f_col("is it x?", df["b"])\nint(r.sum())'
+    oracle = OracleBackend({"f_col": {"is it x?": {"x": "yes", "y": "no"}}, "f_val": {}})
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: [program]), neural=oracle, n=1, progress=False,
+                    cache=False, repair_attempts=0).ask(pd.DataFrame({"b": ["x", "y", "x"]}), "how many are x?")
+    assert answer.value == 2, answer.explain()
+    html = answer_html(answer)
+    assert html.count('<th class="lm">') == MAX_MADE_COLUMNS < 100
+    assert f"… {100 - MAX_MADE_COLUMNS} more LM-made columns, not shown" in html
+    assert answer.lm_columns().shape == (3, 101)
