@@ -60,7 +60,7 @@ SPEC_PARAMS: dict[str, dict[str, str]] = {
     "agg": {"func": "agg", "arg": "agg"},
     "aggregate": {"func": "agg", "arg": "agg"},
     "apply": {"func": "agg"},
-    "transform": {"func": "agg"},
+    "transform": {"func": "agg", "arg": "agg"},  # (Resampler.transform names it arg)
     "filter": {"func": "agg"},
     "pivot_table": {"aggfunc": "agg"},
     "crosstab": {"aggfunc": "agg"},

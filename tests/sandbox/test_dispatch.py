@@ -41,6 +41,12 @@ SPEC_ATTACKS = [
     ("series_groupby_keyword_spec", 'df.groupby("b")["a"].agg(x="__dir__")'),
     ("series_groupby_keyword_list", 'df.groupby("b")["a"].agg(x=["sum", "__getstate__"])'),
     ("series_groupby_keyword_pair", 'df.groupby("b")["a"].agg(x=("label", "__getstate__"))'),
+    # Resampler.transform names its spec `arg`, which the wrapper did not check (pandas' own allow-list of
+    # transform names refused "__dir__"; red team 14)
+    ("resampler_transform_arg",
+     'df.assign(t=pd.date_range("2020", periods=3)).resample("D", on="t").transform(pd.Index(["__dir__"]))'),
+    ("resampler_transform_arg_name",
+     'df.assign(t=pd.date_range("2020", periods=3)).resample("D", on="t").transform("__dir__")'),
     ("series_resample_keyword_spec",
      'df.assign(t=pd.date_range("2020", periods=3)).resample("D", on="t")["a"].agg(x="__getstate__")'),
     ("rolling_index", 'df["a"].rolling(2).agg(pd.Index(["__class__"]))'),

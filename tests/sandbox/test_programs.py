@@ -120,6 +120,10 @@ PROGRAMS = [
      'd.resample("10YS")["score"].sum().tolist()', [65, 33]),
     ("resample_agg_dict", 'd = df.assign(born=pd.to_datetime(df["born"]))\n'
      'int(d.resample("100YS", on="born").agg({"score": "max"})["score"].iloc[0])', 30),
+    ("resample_transform", 'd = df.assign(born=pd.to_datetime(df["born"]))[["born", "score"]]\n'
+     'd.resample("100YS", on="born").transform("max")["score"].tolist()', [30] * 6),
+    ("resample_transform_function", 'd = df.assign(born=pd.to_datetime(df["born"]))[["born", "score"]]\n'
+     'd.resample("100YS", on="born").transform(lambda s: s - s.min())["score"].tolist()', [18, 23, 3, 7, 5, 0]),
     ("pipe_lambda", 'df.pipe(lambda d: d[d["score"] > 10]).shape[0]', 4),
     ("pipe_keyword_tuple", 'def top(n, data):\n    return data.nlargest(n, "score")["name"].tolist()\ndf.pipe((top, "data"), 2)', ["Eve", "Bob"]),
     ("map_series_lookup", 'cities = teams.set_index("team")["city"]\ndf["team"].map(cities).tolist()[:2]', ["Rome", "Oslo"]),
