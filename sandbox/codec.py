@@ -75,6 +75,10 @@ def _safe_repr(obj: Any) -> str:
 
 
 _FAST_KINDS = frozenset("biuf")
+#: the years a time stamp's ISO text is read back in (``pd.Timestamp("20000-01-01T00:00:00")`` raises, and a
+#: message the parent cannot decode is a killed worker's): pandas 3 keeps years past them in second units, and
+#: such a time stamp crosses as its text (red team 14)
+_LAST_YEAR = 9999
 _SCALAR_TYPES = (type(None), bool, int, float, str)
 #: the item types of a ``("plain", [...])`` node: a list of these crosses as one node, its type
 #: check and its pickling done at C speed, not one ``encode``/``decode`` call per item
@@ -175,7 +179,10 @@ class _Encoder:
         return tree
 
     def repr(self, obj: Any) -> tuple[str, str]:
-        text = _safe_repr(obj)
+        return self.repr_text(_safe_repr(obj))
+
+    def repr_text(self, text: str) -> tuple[str, str]:
+        """A value that crosses as ``text`` (counted)."""
         self.add_text(len(text))
         return ("repr", text)
 
@@ -248,7 +255,9 @@ class _Encoder:
         if obj is pd.NaT:
             return ("nat",)
         if isinstance(obj, pd.Timestamp):
-            return ("ts", obj.isoformat())
+            if -_LAST_YEAR <= obj.year <= _LAST_YEAR:
+                return ("ts", obj.isoformat())
+            return self.repr_text(str(obj))  # "20000-01-01 00:00:00"
         if isinstance(obj, pd.Timedelta):
             return ("td", int(obj.value))
         if isinstance(obj, _dt.datetime):
@@ -262,9 +271,7 @@ class _Encoder:
         if t is range:  # its numbers, as a range index (counted like one), not the text "range(0, 3)"
             return ("pindex", self.index(pd.RangeIndex(obj), depth))
         if isinstance(obj, (pd.Period, pd.Interval)):  # as pandas shows them ("2020-01", "(0, 5]"), not
-            text = str(obj)                            # their repr ("Period('2020-01', 'M')")
-            self.add_text(len(text))
-            return ("repr", text)
+            return self.repr_text(str(obj))             # their repr ("Period('2020-01', 'M')")
         if isinstance(obj, bool):
             return bool(obj)
         if isinstance(obj, int):

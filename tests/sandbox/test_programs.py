@@ -231,6 +231,19 @@ def test_datetime_objects(sb):
     assert outcome.value == [datetime.date(2020, 1, 2), datetime.datetime(2020, 1, 2, 3, 4)]
 
 
+def test_a_time_stamp_past_year_9999_is_an_answer(sb):
+    """Red team 14: pandas 3 keeps years past 9999 in second (or coarser) units, which the parent could not read
+    back from their ISO text (pd.Timestamp("20000-01-01T00:00:00") raises): the answer was lost and the run
+    reported as a killed worker ("malformed result from the worker"). Such a time stamp arrives as its text."""
+    outcome = sb.run('pd.Timestamp(np.datetime64("20000-01-01", "s"))')
+    assert outcome.ok, outcome.error
+    assert outcome.value == "20000-01-01 00:00:00"
+    outcome = sb.run('s = pd.Series(np.array(["-10000-01-01", "2020-01-02"], dtype="datetime64[s]"))\n[s, s.iloc[1]]')
+    assert outcome.ok, outcome.error
+    assert list(outcome.value[0]) == ["-10000-01-01 00:00:00", pd.Timestamp("2020-01-02")]
+    assert outcome.value[1] == pd.Timestamp("2020-01-02")
+
+
 def test_numpy_random_free_math(sb):
     outcome = sb.run("np.round(np.std([1.0, 2.0, 3.0, 4.0]), 4)")
     assert outcome.ok and outcome.value == pytest.approx(np.round(np.std([1.0, 2.0, 3.0, 4.0]), 4))
