@@ -38,6 +38,7 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
     if not outcome.ok or not isinstance(value, str) or not value:
         return outcome
     tables = dict(named) or {"df": table}
+    budget = [SPLIT_BUDGET]  # (one for the answer: every call's answers, not each call's, red team 14)
     found: list[bool] = []  # whether some cell is the answer: the same for every check, so found once
 
     def a_cell() -> bool:  # (once per answer: per joined column, it made the parent's work grow with the
@@ -50,7 +51,7 @@ def refuse_joined_text(outcome: Outcome, table: pd.DataFrame, named: Mapping[str
         # (a sum of the call's answers over a table's rows is no longer than its rows times the longest)
         longest = max(map(len, pieces), default=0)
         if pieces and longest < len(value) <= max(len(t) for t in tables.values()) * longest \
-                and _split_into(value, pieces) and not a_cell():  # (so two or more)
+                and _split_into(value, pieces, budget) and not a_cell():  # (so two or more)
             return _refused(outcome, f"TypeError: the answer {_shown(value)} is the text answers of "
                             f"f_col({question!r}, ...) joined together (sum() of a text column joins its text); to add "
                             "numbers, have them read as numbers: pd.to_numeric(f_col(...), errors='coerce') asks for "
@@ -108,41 +109,41 @@ def _joins(value: str, cells: list[object]) -> bool:
     return False
 
 
-#: how many characters (of the pieces tried, one more per try) :func:`_split_into` compares before it gives up
+#: how many characters (of the pieces tried, one more per try) :func:`_split_into` compares for one answer, over
+#: all the calls' answers, before it gives up
 SPLIT_BUDGET = 5_000_000
 
 
-def _split_into(value: str, pieces: set[str]) -> bool:
+def _split_into(value: str, pieces: set[str], budget: list[int]) -> bool:
     """Whether ``value`` is ``pieces`` (each any number of times, in any order) joined; only the positions
     where a piece ends are visited, so an answer that no piece starts costs one look.
 
-    At most :data:`SPLIT_BUDGET` characters are compared (False past them: the answer stands). Every
-    position a piece reaches tries every length of piece, so the work grew with the answer times the
-    number of piece lengths: 3,000 answers "aa", "aaa", ... of an f_col call over rows the program made up,
-    and a program answering "a" * 300001 + "b" (beside a 3-row table and one 100,000-character answer),
-    cost the parent 47 s after a run of 0.4 s, and twice both, four times that (red team 14)."""
+    At most ``budget[0]`` characters are compared, and taken from it (False past them: the answer stands;
+    the budget is the answer's, :data:`SPLIT_BUDGET`, shared by every call's answers). Every position a piece
+    reaches tries every length of piece, so the work grew with the answer times the number of piece lengths:
+    3,000 answers "aa", "aaa", ... of an f_col call over rows the program made up, and a program answering
+    "a" * 300001 + "b" (beside a 3-row table and one 100,000-character answer), cost the parent 47 s after a
+    run of 0.4 s, and twice both, four times that; a budget per call left 0.3 s per call, and a program makes
+    thousands of calls (red team 14)."""
     lengths = sorted({len(piece) for piece in pieces})
     seen, todo = {0}, [0]
-    budget = SPLIT_BUDGET
-    while todo:
+    while todo and budget[0] >= 0:
         start = todo.pop()
         for n in lengths:
             end = start + n
             if end > len(value):
                 break
-            budget -= 1
+            budget[0] -= 1
             if end in seen:
                 continue
-            budget -= n
-            if budget < 0:
+            budget[0] -= n
+            if budget[0] < 0:
                 return False
             if value[start:end] in pieces:
                 if end == len(value):
                     return True
                 seen.add(end)
                 todo.append(end)
-        if budget < 0:
-            return False
     return False
 
 

@@ -700,3 +700,9 @@ def test_the_joined_text_check_of_a_call_s_answers_ends_in_bounded_time():
     assert outcome.ok
     refused = joined_text.refuse_joined_text(Outcome(ok=True, value="aaaaabbb"), table, {}, [("q", ["aa", "aaa", "bbb"])])
     assert not refused.ok and "joined together" in refused.error.message
+    # the bound is the answer's, over every call: a program makes thousands of calls (0.3 s each with a bound per call)
+    many = [(f"q{i}", ["a" * (k + 2) for k in range(30)] + ["a" * 100001]) for i in range(300)]
+    start = time.perf_counter()
+    outcome = joined_text.refuse_joined_text(Outcome(ok=True, value="a" * 300001 + "b"), table, {}, many)
+    assert time.perf_counter() - start < 5
+    assert outcome.ok
