@@ -46,6 +46,12 @@ _FORBIDDEN_VALUE_TYPES = (
     property,
 )
 
+#: modules of pandas' own bookkeeping of a table's memory (block managers, blocks, block placements): no
+#: program needs them, and their public methods take names to look up (``BlockManager.apply("__reduce_ex__")``
+#: called a dunder method of every block) and positions to use unchecked. Red team 14 reached a Series'
+#: manager through its ``__dict__``, which ``s.agg(x="__dict__")`` handed out.
+_INTERNAL_MODULES = ("pandas.core.internals", "pandas._libs.internals")
+
 _MISSING = object()
 
 
@@ -66,7 +72,7 @@ def check_value(value: Any, name: str = "", name_checked: bool = False, replace:
         return value
     if isinstance(value, Facade):
         return value
-    if isinstance(value, _FORBIDDEN_VALUE_TYPES):
+    if isinstance(value, _FORBIDDEN_VALUE_TYPES) or (getattr(t, "__module__", None) or "").startswith(_INTERNAL_MODULES):
         raise _deny(f"{name or 'value'!s} is a {t.__name__} object, which programs may not hold")
     if isinstance(value, type):
         guarded_class = rawmemory.stand_in(value)

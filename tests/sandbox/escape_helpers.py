@@ -54,6 +54,15 @@ def expose_leaked(callbacks, namespace):
     }
 
 
+def expose_internals(callbacks, namespace):
+    """pandas' bookkeeping of a table (its block manager, as ``s.agg(x="__dict__")`` once handed it out)
+    inside a container, as if some pandas call had put it there."""
+    import pandas as pd
+
+    series = pd.Series([1, 2, 3])
+    return {"leaked_internals": [series._mgr, series._mgr.blocks[0], series._mgr.blocks[0].mgr_locs]}
+
+
 class _LeakingContext:
     """A context manager whose ``__enter__`` hands back a module."""
 

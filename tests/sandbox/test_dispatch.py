@@ -131,6 +131,21 @@ def test_value_leaving_a_container_is_checked(sb, df, name, program):
     assert outcome.error.kind == "policy", outcome.error
 
 
+@pytest.mark.parametrize("program", [
+    'leaked_internals[0].apply("__reduce_ex__", protocol=2)',  # a manager looks any name up on its blocks
+    "leaked_internals[1]",
+    "for x in leaked_internals:\n    pass",
+    "a, b, c = leaked_internals",
+])
+def test_pandas_internals_are_not_values_a_program_holds(sb, df, program):
+    """Red team 14: s.agg(x="__dict__") handed out a Series' __dict__ and in it its block manager, whose public
+    apply() looks up any name (dunders too) on its blocks. Whatever route hands one out, the value check refuses
+    pandas' internals (managers, blocks, placements) like modules."""
+    outcome = sb.run(program, variables={"df": df}, worker_globals="escape_helpers:expose_internals")
+    assert not outcome.ok and outcome.error.kind == "policy", outcome
+    assert "which programs may not hold" in outcome.error.message
+
+
 def test_spec_error_says_what_to_do(sb, df):
     outcome = sb.run('df.agg(pd.Series({"a": "sum"}))', variables={"df": df})
     assert "pass a function name, a function, or a list or dict of them" in outcome.error.message
