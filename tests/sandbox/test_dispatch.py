@@ -146,6 +146,13 @@ def test_pandas_internals_are_not_values_a_program_holds(sb, df, program):
     assert "which programs may not hold" in outcome.error.message
 
 
+def test_deferred_expressions_are_not_handed_out(sb, df):
+    """pandas 3.1's pd.col expressions record method calls and make them later on the real column, outside the
+    entry-point wrappers (pd.col("a").agg("__dict__") would run Series.agg("__dict__")): not in the facade."""
+    outcome = sb.run('df.assign(z=pd.col("a").agg("__dict__"))', variables={"df": df})
+    assert not outcome.ok and "has no attribute 'col' in the sandbox" in outcome.error.message, outcome
+
+
 def test_spec_error_says_what_to_do(sb, df):
     outcome = sb.run('df.agg(pd.Series({"a": "sum"}))', variables={"df": df})
     assert "pass a function name, a function, or a list or dict of them" in outcome.error.message
