@@ -181,6 +181,9 @@ def test_callable_rule():
     import functools
     import os
 
+    import sandbox.safe_builtins  # noqa: F401 - registers the builtins a program is handed (len, str, ...):
+    # without it, run alone this test found len "not vetted" (the full suite had imported it before)
+
     import numpy as np
     import pandas as pd
 
