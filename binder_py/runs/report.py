@@ -105,11 +105,12 @@ def load_runs(directories: Sequence[str | os.PathLike[str]]) -> list[Run]:
     return runs
 
 
-def accuracy_by_subset(run: Run) -> dict[str, Accuracy]:
-    """``{"all": ..., subset: ...}`` from the recorded judgements (the split's own name is left out: it is "all")."""
+def accuracy_by_subset(run: Run, *, keep_split: bool = False) -> dict[str, Accuracy]:
+    """``{"all": ..., subset: ...}`` from the recorded judgements. The split's own name is left out (it is
+    "all") unless ``keep_split``: beside runs of other splits, its column must not read "no questions"."""
     names = evaluator_names(run.task)
     out: dict[str, Accuracy] = {"all": Accuracy(names)}
-    split = run.config.get("split")
+    split = None if keep_split else run.config.get("split")
     for record in run.records:
         judgement = record_scores(record, run.task)
         out["all"].add(judgement)
@@ -301,8 +302,9 @@ def _finite(value: Any) -> float:
     return number if number == number and abs(number) != float("inf") else 0.0
 
 
-def run_metrics(run: Run) -> dict[str, Any]:
-    """Per-run figures: accuracy, errors, mean usage and time per question."""
+def run_metrics(run: Run, *, keep_split: bool = False) -> dict[str, Any]:
+    """Per-run figures: accuracy, errors, mean usage and time per question (``keep_split``: see
+    :func:`accuracy_by_subset`)."""
     records = run.records
     q = len(records) or 1
     usage: dict[str, float] = {}
@@ -310,7 +312,7 @@ def run_metrics(run: Run) -> dict[str, Any]:
         for key, value in (record.get("usage") or {}).items():
             usage[key] = usage.get(key, 0.0) + _finite(value)
     seconds = sum(_finite(r.get("seconds")) for r in records)
-    by_subset = accuracy_by_subset(run)
+    by_subset = accuracy_by_subset(run, keep_split=keep_split)
     return {
         "name": run.name, "path": str(run.path), "task": run.task, "split": run.config.get("split"),
         "mode": run.mode, "lm": run.config.get("lm_name") or run.config.get("lm"), "n": run.config.get("n"),
@@ -481,7 +483,10 @@ def report(run_dirs: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike
     if len({r.name for r in runs}) < len(runs):  # x/a/r1 and y/a/r1: their paths
         for run in runs:
             run.name = str(run.path)
-    metrics = [run_metrics(r) for r in runs]
+    # runs of several splits: each run's split is a subset column too (a dev run's "unsolvable-squall"
+    # column beside an unsolvable-squall run's)
+    several_splits = len({str(r.config.get("split")) for r in runs}) > 1
+    metrics = [run_metrics(r, keep_split=several_splits) for r in runs]
     curves = {}
     for run in runs:
         configured = run.config.get("n")

@@ -306,6 +306,23 @@ def test_report_table_and_plots(binder_run, fake_examples, tmp_path):
     assert result.as_dict()["accuracy_vs_candidates"]["e2e"][2]["official"] == 4
 
 
+def test_report_of_runs_on_other_splits_counts_each_runs_own_split_as_a_subset(fake_examples, tmp_path):
+    """A run's own split was left out of its subsets (it is "all"): beside a dev run, a run of the
+    unsolvable-squall split showed "–" (and no bar) under unsolvable-squall, where all its questions are."""
+    e2e_run(fake_examples, tmp_path / "dev")
+    unsolvable = [e for e in fake_examples if "unsolvable-squall" in e.subsets]  # q1 and q3: one right
+    run_eval("wikitq", "unsolvable-squall", out=tmp_path / "squall", mode="e2e", n=3, concurrency=1, progress=False,
+             lm=ScriptedLM(lambda r, p: programs_for(prompt_text(r), p)), examples=unsolvable)
+    result = report([tmp_path / "dev", tmp_path / "squall"], plots_dir=tmp_path / "plots")
+    dev, squall = (m["accuracy"] for m in result.metrics)
+    assert squall["unsolvable-squall"]["total"] == squall["all"]["total"] == 2
+    assert squall["dev"]["total"] == 2 and dev["dev"]["total"] == 5 and dev["unsolvable-squall"]["total"] == 2
+    row = next(line for line in result.markdown.splitlines() if line.startswith("| squall | e2e |"))
+    assert row.count("(2)") == 3  # all, dev and unsolvable-squall
+    # one run, or runs of one split: the split is "all", and not repeated as a subset
+    assert "unsolvable-squall" not in report([tmp_path / "squall"]).metrics[0]["accuracy"]
+
+
 def test_report_refuses_a_run_given_twice_and_names_runs_apart(binder_run, tmp_path):
     """``report runs/r1 runs/r1`` printed both rows as 'runs/r1' and kept one of them in the
     accuracy-vs-candidates table; runs x/a/r1 and y/a/r1 were both named 'a/r1'."""
