@@ -155,7 +155,7 @@ and redone. Settings that change answers (task, split, mode, --lm, --neural, --n
 --abstain-below, --calibrator) must take the same values (one given at its default matches one left out; --lm's ?rpm= and other pacing
 options may change), and the selection (--limit, --sample, --ids) may grow but must hold every finished
 question (a --sample of another size may be another draw: grow --limit within one); otherwise use a new
---out or --force (moves the old results aside).
+--out or --force (moves the old results and recording aside).
 Rerun offline from the recording:  binder-py eval ... --lm replay:runs/NAME --out runs/NAME-replay
 On a Ray cluster (--engine ray [--ray-address ADDR]) each question is a Ray task; the results come
 back here and go into the same run directory (docs/SCALE.md).

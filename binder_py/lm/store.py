@@ -230,6 +230,7 @@ class LMStore:
         self.path = Path(path).expanduser()
         self.readonly = readonly
         self._lock = threading.Lock()
+        self._models_put: set[str] = set()  # the models put since begin_run (move_aside keeps them)
         if readonly:
             if not self.path.exists():
                 raise LMConfigError(f"no recorded language-model answers at {self.path}; "
@@ -414,6 +415,7 @@ class LMStore:
 
     def put_model(self, lm: str, endpoint: str, model: str, context_window: int | None) -> None:
         with self._lock:
+            self._models_put.add(lm)
             self._conn.execute("INSERT OR REPLACE INTO models(lm, endpoint, model, context_window) VALUES (?,?,?,?)",
                                (lm, endpoint, model, context_window))
 
@@ -480,6 +482,36 @@ class LMStore:
         with self._lock:
             self._conn.execute("VACUUM")
         return int(n)
+
+    def begin_run(self) -> None:
+        """The models put from now on are a new run's (an earlier run of this process may have
+        recorded into the same file): :meth:`move_aside` keeps those."""
+        with self._lock:
+            self._models_put.clear()
+
+    def move_aside(self, target: Path) -> None:
+        """Copy this file to ``target`` and empty it of all but the models put since :meth:`begin_run`
+        and their token counts, written once per process (``binder-py eval --force``: the old run's
+        recording is kept beside, not replayed as the new run's)."""
+        kept = sorted(self._models_put)
+        marks = ",".join("?" * len(kept))
+        with self._lock:
+            with closing(sqlite3.connect(str(target))) as copy:
+                self._conn.backup(copy)
+                # the new run's models, put as they were built, are not the old run's (unless it used them too)
+                copy.execute(f"DELETE FROM models WHERE lm IN ({marks}) AND lm NOT IN (SELECT lm FROM responses)",
+                             kept)
+                copy.commit()
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("DELETE FROM responses")
+                self._conn.execute("DELETE FROM log")
+                self._conn.execute(f"DELETE FROM token_counts WHERE lm NOT IN ({marks})", kept)
+                self._conn.execute(f"DELETE FROM models WHERE lm NOT IN ({marks})", kept)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:

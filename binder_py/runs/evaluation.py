@@ -30,6 +30,7 @@ from binder_py.engines import Engine, check_concurrency, check_engine
 from binder_py.errors import BinderError
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
+from binder_py.lm.spec import open_store
 from binder_py.lm.types import LMConfigError
 from binder_py.neural.batching import PLAN_PACKING, BatchingBackend, PlanWaves, waves_can_batch
 from binder_py.discriminate.answers import can_score_answers
@@ -350,6 +351,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         settings.setdefault("score_ties", replayed_config.get("score_ties_effective") is True)
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
     RunLock(out).check_free()  # before the model loads (and its recording opens): a run in use is refused now
+    if record_dir is not None and (out / RECORDING_FILE).exists():  # the models this run records from now
+        open_store(out / RECORDING_FILE).begin_run()  # on (not an earlier run's of this process): what --force keeps
     binder = Binder(lm=lm if lm is not None else spec, neural=neural, cache=cache, record_dir=record_dir,
                     progress=progress, **settings)
     model = binder.lm  # built now: a bad spec or key fails before anything runs
@@ -444,7 +447,6 @@ def _local_or_ray(engine: str, binder: Any, concurrency: int, *, lm_arg: Any, ne
 
         return LocalEngine(binder, concurrency)
     from binder_py.engines.ray_engine import RayEngine, recipe_for
-    from binder_py.lm.spec import open_store
 
     make = partial(build_worker_binder, lm_arg=lm_arg, neural=neural, cache=cache, settings=dict(settings),
                    replay_api=replay_api)
@@ -616,16 +618,20 @@ def _warn_unrecorded(selected: Sequence[Any], replayed: Path, recorded: dict[str
 
 
 def _move_aside(out: Path) -> None:
-    """``--force``: the run directory's results and config renamed ``NAME.replaced-STAMP``, kept, not read."""
+    """``--force``: the run directory's results and config renamed ``NAME.replaced-STAMP``, kept, not read;
+    the old run's recording copied to ``lm.sqlite.replaced-STAMP`` and taken out of ``lm.sqlite`` (open
+    already: this run's models are recording into it), so that a replay of this run replays only it."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     # a second --force within the same second must not replace the first one's moved-aside files
     suffix, count = stamp, 1
-    while any((out / f"{name}.replaced-{suffix}").exists() for name in (RESULTS_FILE, CONFIG_FILE)):
+    while any((out / f"{name}.replaced-{suffix}").exists() for name in (RESULTS_FILE, CONFIG_FILE, RECORDING_FILE)):
         count += 1
         suffix = f"{stamp}-{count}"
     for name in (RESULTS_FILE, CONFIG_FILE):
         if (out / name).exists():
             os.replace(out / name, out / f"{name}.replaced-{suffix}")
+    if (out / RECORDING_FILE).exists():
+        open_store(out / RECORDING_FILE).move_aside(out / f"{RECORDING_FILE}.replaced-{suffix}")
 
 
 def _selection_text(config: dict[str, Any]) -> str:

@@ -183,6 +183,28 @@ def test_resuming_with_other_settings_refuses_then_force_starts_over(fake_exampl
     assert list(out.glob("results.jsonl.replaced-*")) and list(out.glob("config.json.replaced-*"))
 
 
+def test_force_moves_the_old_runs_recording_aside_too(fake_examples, tmp_path, monkeypatch):
+    """--force moved results.jsonl and config.json aside but kept lm.sqlite: the new run's recording
+    held the old run's answers too, and a replay of the new run, budgeting its prompts for the
+    smallest recorded context window (the old model's), sent the old run's prompts and replayed its
+    answers as the new run's."""
+    from binder_py.lm import ReplayLM
+    from binder_py.lm.store import LMStore
+    from binder_py.lm.testserver import LoopbackServer
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "r"
+    with LoopbackServer(responder=lambda body, api: "A: 1" if body["model"] == "a" else "A: 2") as server:
+        e2e_run(fake_examples, out, limit=2, lm=f"openai:a@{server.base_url}?ctx=5000")
+        e2e_run(fake_examples, out, limit=2, lm=f"openai:b@{server.base_url}?ctx=30000", force=True)
+    replay = ReplayLM(out)
+    assert replay.recorded == ["openai:b"] and replay.context_window == 30000
+    old = LMStore(next(out.glob("lm.sqlite.replaced-*")), readonly=True)  # kept, as the old results are
+    assert [m[0] for m in old.models()] == ["openai:a"] and old.stats()["responses"] == 2
+    summary, _ = e2e_run(fake_examples, tmp_path / "replay", limit=2, lm=f"replay:{out}")
+    assert summary.errors == 0 and [r["prediction"] for r in lines(tmp_path / "replay")] == ["2", "2"]
+
+
 def test_two_forces_in_one_second_keep_both_runs_moved_aside(fake_examples, tmp_path, monkeypatch):
     """--force renamed the results to results.jsonl.replaced-STAMP, to the second: a second --force
     within that second renamed the new results over the first run's, which were lost."""
