@@ -302,6 +302,11 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
             raise BinderError(f"--lm {spec}: {replayed / RECORDING_FILE} does not exist; replay a directory written "
                               "by 'binder-py eval --out DIR' with a live model")
         replayed_config = (read_config(replayed) if replayed.is_dir() else None) or {}
+        recorded_mode = replayed_config.get("mode")
+        if recorded_mode and recorded_mode != mode:  # said under --quiet too
+            print(f"binder-py eval: warning: --mode {mode} differs from the recorded run's {recorded_mode}: the "
+                  f"requests differ from the recorded ones and replay misses; give --mode {recorded_mode}",
+                  file=sys.stderr)
         # settings that default from the model (n, shots) default from the recorded run instead, so
         # the replayed requests are the recorded ones
         recorded_n = replayed_config.get("n") if replayed_config.get("mode") == mode and mode in SAMPLING_MODES \

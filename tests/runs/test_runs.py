@@ -723,6 +723,22 @@ def test_a_replay_given_another_n_says_up_front_that_it_will_miss(fake_examples,
     assert "warning: --shots 2 differs from the recorded run's 0" in capsys.readouterr().err
 
 
+def test_a_replay_in_another_mode_says_up_front_that_it_will_miss(fake_examples, tmp_path, capsys):
+    """A replay of a binder-mode run with --mode python (or e2e) sent other requests, all missed, and
+    nothing was said up front, as it is for another --n."""
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=1, n=3)
+    (out / "lm.sqlite").touch()  # not a recording: refused after the warnings
+    with pytest.raises(LMConfigError):
+        run_eval("wikitq", "dev", out=tmp_path / "replay", mode="python", lm=f"replay:{out}",
+                 examples=fake_examples, limit=1, progress=False)
+    err = capsys.readouterr().err
+    assert "warning: --mode python differs from the recorded run's e2e" in err and "give --mode e2e" in err
+    with pytest.raises(LMConfigError):
+        e2e_run(fake_examples, tmp_path / "replay2", lm=f"replay:{out}", limit=1)
+    assert "differs from the recorded run" not in capsys.readouterr().err
+
+
 def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_examples, tmp_path, monkeypatch, capsys):
     """'eval wikitq --lm replay:runs/X' without the recorded run's --split/--sample went through the
     whole selection writing one 'replay miss' error line per question (2,731 of dev's 2,831 for a
