@@ -141,9 +141,9 @@ def score_records(records: Iterable[Mapping[str, Any]], task: str | None = None,
         if gold is None and example is not None:
             gold = example.gold
         if gold is None:
-            lookup = ("its id is not in the dataset given; check --dataset/--split" if examples is not None
-                      else "add gold answers, or pass --dataset (and --split) to look them up by id")
-            raise BinderError(f"{where} has no 'gold' field and {lookup}")
+            lookup = (" and its id is not in the dataset given; check --dataset/--split" if examples is not None
+                      else "; add gold answers, or pass --dataset (and --split) to look them up by id")
+            raise BinderError(f"{where} has no 'gold' field{lookup}")
         question = record.get("question") or (example.question if example is not None else None)
         canon = record.get("gold_canon", example.gold_canon if example is not None else None)
         subsets = record.get("subsets") or (sorted(example.subsets) if example is not None else [])

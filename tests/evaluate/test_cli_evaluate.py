@@ -66,9 +66,12 @@ def test_a_missing_gold_or_prediction_says_what_to_do(tmp_path, capsys):
     p.write_text('{"id": "x", "prediction": "a"}\n', encoding="utf-8")
     assert main(["evaluate", str(p)]) == 2
     err = capsys.readouterr().err
-    assert "add gold answers, or pass --dataset (and --split) to look them up by id" in err
+    # one sentence that reads (it said "has no 'gold' field and add gold answers, or pass ...")
+    assert "record 1 (id 'x') has no 'gold' field; add gold answers, or pass --dataset (and --split) to look them " \
+        "up by id" in err
     assert "not in the dataset given" not in err
-    with pytest.raises(BinderError, match="its id is not in the dataset given; check --dataset/--split"):
+    with pytest.raises(BinderError, match="has no 'gold' field and its id is not in the dataset given; check "
+                                          "--dataset/--split"):
         score_records([{"id": "x", "prediction": "a"}], examples=[])
     p.write_text('{"id": "x", "gold": ["a"]}\n', encoding="utf-8")
     assert main(["evaluate", str(p)]) == 2
