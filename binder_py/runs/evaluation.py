@@ -104,7 +104,7 @@ def select_examples(examples: Sequence[Any], *, limit: int | None = None, ids: S
     if ids is not None:
         wanted = {str(i) for i in ids}
         known = {e.id for e in chosen}
-        missing = [i for i in ids if str(i) not in known]
+        missing = list(dict.fromkeys(str(i) for i in ids if str(i) not in known))  # an id given twice: once
         if missing:
             raise BinderError(f"{len(missing)} id(s) from --ids are not in this split, e.g. {missing[:3]}; "
                               "check the split (--split) and the ids file")
@@ -277,6 +277,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         raise BinderError(f"--sample-seed {sample_seed} needs --sample K, the seeded sample of K questions it draws; "
                           "add --sample K, or leave --sample-seed out")
     sample_seed = sample_seed or 0
+    if ids is not None:  # an id given twice selects its question once, and is counted once
+        ids = list(dict.fromkeys(str(i) for i in ids))
     check_engine(engine)
     if concurrency is not None:
         check_concurrency(concurrency)

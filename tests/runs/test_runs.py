@@ -15,7 +15,8 @@ import pytest
 from binder_py.errors import BinderError
 from binder_py.lm import LMAuthError, ScriptedLM
 from binder_py.lm.types import LMConfigError
-from binder_py.runs import (accuracy_vs_candidates, load_run, read_results, report, revote, run_eval)
+from binder_py.runs import (accuracy_vs_candidates, load_run, read_ids_file, read_results, report, revote,
+                            run_eval)
 from tests.runs.conftest import CASES, asked, programs_for, prompt_text
 
 REQUIRED = ("id", "question", "gold", "prediction", "official", "binder", "semantic", "subsets", "candidates",
@@ -484,6 +485,21 @@ def test_a_sample_larger_than_the_split_is_refused():
         select_examples(examples, sample=6)  # it silently took the whole split
     with pytest.raises(BinderError, match="more than the 2 question.s. of the ids of --ids"):
         select_examples(examples, ids=["q1", "q3"], sample=3)
+
+
+def test_an_id_given_twice_counts_once(fake_examples, tmp_path):
+    """An ids file naming a question twice selected it once, but the messages counted it twice: a
+    missing id given twice was "2 id(s) ... not in this split", and a run of 3 questions from 4 lines
+    was "--ids (4 ids)" when a resume was refused."""
+    ids_file = tmp_path / "ids.txt"
+    ids_file.write_text("q0\nq1\nq1\nq2\n")
+    out = tmp_path / "r"
+    summary, _ = e2e_run(fake_examples, out, ids=read_ids_file(ids_file))
+    assert summary.finished == 3 and json.loads((out / "config.json").read_text())["ids"] == ["q0", "q1", "q2"]
+    with pytest.raises(BinderError, match=r"it was --ids \(3 ids\), now --ids \(1 ids\)"):
+        e2e_run(fake_examples, out, ids=["q0", "q0"])
+    with pytest.raises(BinderError, match=r"^1 id\(s\) from --ids are not in this split, e.g. \['q9'\]"):
+        e2e_run(fake_examples, tmp_path / "r2", ids=["q9", "q9", "q0"])
 
 
 def test_report_shows_calibration_with_a_reliability_plot(binder_run, tmp_path):
