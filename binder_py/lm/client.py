@@ -129,9 +129,11 @@ class LMClient(_AsyncMixin):
         self._counted: set[int] = set()
         self._executor = None
         self._executor_lock = threading.Lock()
-        for target in (store, recorder):
-            if target is not None:
-                target.put_model(self.name, backend.endpoint, backend.model, backend.context_window)
+        if store is not None:
+            store.put_model(self.name, backend.endpoint, backend.model, backend.context_window)
+        # the recorder learns of the model with the first answer or count it gets: a client built and
+        # not used (a resume refused for other settings) must not describe itself in the run's recording
+        self._model_recorded = False
 
     # --- LanguageModel -----------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -140,6 +142,7 @@ class LMClient(_AsyncMixin):
             marker = hash(text)
             if marker not in self._counted:  # write each text's count once per process
                 self._counted.add(marker)
+                self._record_model()
                 self.recorder.put_token_count(self.name, text, n)
         return n
 
@@ -248,6 +251,7 @@ class LMClient(_AsyncMixin):
             self.store.log(lm=self.name, purpose=purpose, tags=tags, key=key, source=source, requests=requests,
                            prompt_tokens=pt, completion_tokens=ct, latency=latency, cost=cost)
         if self.recorder is not None:
+            self._record_model()
             b = self.backend
             self.recorder.put(key, request_key(request), lm=self.name, endpoint=b.endpoint, model=b.model,
                               api=b.api, request=request, choices=choices, prompt_tokens=pt, completion_tokens=ct)
@@ -255,6 +259,14 @@ class LMClient(_AsyncMixin):
         meta.update(source=source, purpose=purpose, key=key)
         return Completion(choices=list(choices), usage=usage, model=self.name, cached=cached,
                           latency_seconds=latency, metadata=meta)
+
+    def _record_model(self) -> None:
+        """The model's row in the recorder (its name, endpoint and context window: replay reads them),
+        before the first thing recorded from it."""
+        if not self._model_recorded and self.recorder is not None:
+            self._model_recorded = True
+            b = self.backend
+            self.recorder.put_model(self.name, b.endpoint, b.model, b.context_window)
 
     @property
     def usage(self) -> Usage:

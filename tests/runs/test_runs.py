@@ -206,6 +206,24 @@ def test_force_moves_the_old_runs_recording_aside_too(fake_examples, tmp_path, m
     assert summary.errors == 0 and [r["prediction"] for r in lines(tmp_path / "replay")] == ["2", "2"]
 
 
+def test_a_refused_resume_leaves_the_recording_as_it_was(fake_examples, tmp_path, monkeypatch):
+    """A resume refused for other settings (here --lm ...?ctx=4096) had already built its model, which
+    wrote its own description over the recorded one in lm.sqlite: the replay of the run then budgeted
+    its prompts for that context window, its plan prompts missed, and the programs' neural calls failed
+    as candidates (the replay said "0 with errors" and reported another accuracy)."""
+    from binder_py.lm import ReplayLM
+    from binder_py.lm.testserver import LoopbackServer
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "r"
+    with LoopbackServer(responder=lambda body, api: "A: 1") as server:
+        e2e_run(fake_examples, out, limit=2, lm=f"openai:a@{server.base_url}")
+        recorded = ReplayLM(out).store.models()
+        with pytest.raises(BinderError, match="other settings"):
+            e2e_run(fake_examples, out, limit=2, lm=f"openai:a@{server.base_url}?ctx=4096")
+    assert ReplayLM(out).store.models() == recorded and ReplayLM(out).context_window == 0
+
+
 def test_two_forces_in_one_second_keep_both_runs_moved_aside(fake_examples, tmp_path, monkeypatch):
     """--force renamed the results to results.jsonl.replaced-STAMP, to the second: a second --force
     within that second renamed the new results over the first run's, which were lost."""
