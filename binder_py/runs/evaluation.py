@@ -222,6 +222,29 @@ def error_record(example: Any, error: BaseException, *, task: str, split: str, d
     return record
 
 
+#: how a replay miss reads wherever it was recorded (a neural call's error, a candidate's, a warning)
+REPLAY_MISS = "LMReplayMiss: replay miss: "
+
+
+def replay_misses(value: Any) -> list[str]:
+    """The distinct replay misses recorded anywhere in ``value`` (an answer's JSON): a request of the
+    question that the replayed recording does not hold, met where it was caught (a program's neural
+    call fails as a candidate, a tie is left unscored) rather than failing the question."""
+    found: dict[str, None] = {}
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            at = item.find(REPLAY_MISS)
+            if at >= 0:
+                found.setdefault(item[at + len("LMReplayMiss: "):], None)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return list(found)
+
+
 def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir: Path | None) -> dict[str, Any]:
     """One results line for ``example`` (an ``error`` line when it fails; :class:`LMConfigError` propagates)."""
     record = _question_record(example, split, data_dir)
@@ -246,6 +269,11 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
         "usage": data["usage"], "timings": data["timings"], "warnings": data["warnings"], "prompt": data["prompt"],
         "seconds": time.perf_counter() - started, "finished_at": _now(),
     })
+    misses = replay_misses([data["candidates"], data["warnings"]])
+    if misses:  # the answer is not the recorded run's: an error line, as when its programs' request misses
+        record["error"] = (f"LMReplayMiss: {len(misses)} request(s) of this question are not in the recording (a "
+                           "program's neural call, a plan or a score), so its answer, kept on this line, may not be "
+                           f"the recorded run's; the first: {misses[0]}")
     return to_jsonable(record)
 
 

@@ -773,6 +773,37 @@ def test_a_replay_in_another_mode_says_up_front_that_it_will_miss(fake_examples,
     assert "differs from the recorded run" not in capsys.readouterr().err
 
 
+def test_a_replay_whose_neural_calls_miss_says_so_on_the_line(fake_examples, tmp_path, monkeypatch):
+    """A replayed neural request that was not recorded failed the program that made it, as a candidate:
+    the question got another answer, the line no error, and the replay "0 with errors" (here, a plan
+    request missing from the recording; also a local run replayed on Ray, whose plan prompts differ)."""
+    import sqlite3
+
+    from binder_py.lm.testserver import LoopbackServer
+
+    def respond(body, api):
+        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
+        if "row by row" in text:
+            return "/*\nrow_id\tteam\tIs it red?\n0\tred\tyes\n1\tblue\tno\n*/"
+        return ['```python\ndf[f_col("Is it red?", ["team"])]["name"].iloc[0]\n```',
+                '```python\ndf["name"].iloc[1]\n```']
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "r"
+    with LoopbackServer(responder=respond) as server:
+        recorded = run_eval("wikitq", "dev", out=out, mode="binder", lm=f"openai:m@{server.base_url}", n=2,
+                            examples=fake_examples, limit=1, progress=False)
+    assert recorded.errors == 0 and all(c["ok"] for c in lines(out)[0]["candidates"])
+    with sqlite3.connect(out / "lm.sqlite") as db:
+        assert db.execute("DELETE FROM responses WHERE request_json LIKE '%row by row%'").rowcount >= 1
+    replay = run_eval("wikitq", "dev", out=tmp_path / "replay", mode="binder", lm=f"replay:{out}",
+                      examples=fake_examples, limit=1, progress=False)
+    line = lines(tmp_path / "replay")[0]
+    assert replay.errors == 1 and line["error"].startswith("LMReplayMiss: ")
+    assert "not in the recording" in line["error"] and "the first: replay miss: no recorded answer" in line["error"]
+    assert line["candidates"]  # what the replay did is kept on the line
+
+
 def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_examples, tmp_path, monkeypatch, capsys):
     """'eval wikitq --lm replay:runs/X' without the recorded run's --split/--sample went through the
     whole selection writing one 'replay miss' error line per question (2,731 of dev's 2,831 for a
