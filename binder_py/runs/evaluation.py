@@ -351,6 +351,12 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
             n = int(recorded_n)
         if shots is None and recorded_shots is not None:  # (a zero-shot run too)
             shots = int(recorded_shots)
+        recorded_wave = int(replayed_config.get("plan_wave") or 0)
+        if engine == "ray" and recorded_wave > 1:  # said under --quiet too
+            print(f"binder-py eval: warning: {replayed} packed the plan prompts of each wave of {recorded_wave} "
+                  "questions into shared requests (the local engine with a model server); the Ray engine asks "
+                  "each question's plan alone, so those requests miss: replay it with --engine local",
+                  file=sys.stderr)
         recorded_code = replayed_config.get("code")
         if recorded_code and recorded_code != code_fingerprint():  # said under --quiet too: not progress
             print(f"binder-py eval: warning: the code changed since {replayed} was recorded (prompts or request "

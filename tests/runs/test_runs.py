@@ -804,6 +804,30 @@ def test_a_replay_whose_neural_calls_miss_says_so_on_the_line(fake_examples, tmp
     assert line["candidates"]  # what the replay did is kept on the line
 
 
+def test_a_replay_on_ray_of_a_run_whose_plans_were_packed_in_waves_says_it_will_miss(fake_examples, tmp_path,
+                                                                                      capsys):
+    """A local run with an API model packs the plan prompts of each wave of questions together; the Ray
+    engine asks each question's alone, so a replay of such a run on Ray missed on those requests
+    (programs failed, other answers) with nothing said first."""
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    out = tmp_path / "r"
+    e2e_run(fake_examples, out, limit=1)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "plan_wave": 4}))
+    (out / "lm.sqlite").touch()  # not a recording: refused after the warnings, before Ray starts
+    with pytest.raises(LMConfigError):
+        run_eval("wikitq", "dev", out=tmp_path / "replay", mode="e2e", lm=f"replay:{out}", examples=fake_examples,
+                 limit=1, progress=False, engine="ray")
+    err = capsys.readouterr().err
+    assert "warning: " + str(out) + " packed the plan prompts of each wave of 4 questions" in err
+    assert "replay it with --engine local" in err
+    (out / "config.json").write_text(json.dumps({**config, "plan_wave": 0}))  # a Ray run, or one without waves
+    with pytest.raises(LMConfigError):
+        run_eval("wikitq", "dev", out=tmp_path / "replay2", mode="e2e", lm=f"replay:{out}", examples=fake_examples,
+                 limit=1, progress=False, engine="ray")
+    assert "packed the plan prompts" not in capsys.readouterr().err
+
+
 def test_a_replay_of_questions_the_run_never_answered_says_so_first(fake_examples, tmp_path, monkeypatch, capsys):
     """'eval wikitq --lm replay:runs/X' without the recorded run's --split/--sample went through the
     whole selection writing one 'replay miss' error line per question (2,731 of dev's 2,831 for a
