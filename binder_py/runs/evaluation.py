@@ -270,10 +270,15 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
         "seconds": time.perf_counter() - started, "finished_at": _now(),
     })
     misses = replay_misses([data["candidates"], data["warnings"]])
-    if misses:  # the answer is not the recorded run's: an error line, as when its programs' request misses
+    if misses:  # not the recorded run's answer: a failed question (no prediction), as when its programs' request
+        # misses; the candidates stay on the line
+        got = repr(record["prediction"])
+        got = got if len(got) <= 200 else got[:200] + " …"
+        record.update(score_prediction(task, example.question, example.gold, None, example.gold_canon))
+        record["prediction"] = None
         record["error"] = (f"LMReplayMiss: {len(misses)} request(s) of this question are not in the recording (a "
-                           "program's neural call, a plan or a score), so its answer, kept on this line, may not be "
-                           f"the recorded run's; the first: {misses[0]}")
+                           f"program's neural call, a plan or a score), so the answer the replay got without them "
+                           f"({got}) may not be the recorded run's; the first: {misses[0]}")
     return to_jsonable(record)
 
 

@@ -801,7 +801,9 @@ def test_a_replay_whose_neural_calls_miss_says_so_on_the_line(fake_examples, tmp
     line = lines(tmp_path / "replay")[0]
     assert replay.errors == 1 and line["error"].startswith("LMReplayMiss: ")
     assert "not in the recording" in line["error"] and "the first: replay miss: no recorded answer" in line["error"]
-    assert line["candidates"]  # what the replay did is kept on the line
+    # a failed question, as everywhere (the report's curve at k = n agrees): the answer it got is only said
+    assert line["prediction"] is None and not line["official"] and "the answer the replay got without them ('" in \
+        line["error"] and line["candidates"]  # what the replay did is kept on the line
 
 
 def test_a_replay_on_ray_of_a_run_whose_plans_were_packed_in_waves_says_it_will_miss(fake_examples, tmp_path,
