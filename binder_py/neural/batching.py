@@ -105,10 +105,11 @@ def current_wave() -> tuple[PlanWaves, str] | None:
 
 
 class PlanWaves:
-    """The plan prompts of the questions ``order`` (their keys, in run order), in waves of ``size``."""
+    """The plan prompts of the questions ``order`` (their keys, in run order), in waves of ``size``,
+    or in the waves ``groups`` (each a list of keys, in run order) where given."""
 
     def __init__(self, backend: BatchingBackend, order: Sequence[str], size: int, *, max_wait: float = 600.0,
-                 first_fit: bool = True, settle_on_plan: bool = True):
+                 first_fit: bool = True, settle_on_plan: bool = True, groups: Sequence[Sequence[str]] | None = None):
         self.backend = backend
         self.first_fit = first_fit  # False: each plan joins the last pack or opens one (runs recorded before)
         self.settle_on_plan = settle_on_plan  # False: settled only when the question ends (runs recorded before)
@@ -117,13 +118,24 @@ class PlanWaves:
         self._lock = threading.Lock()
         self._position = {key: i for i, key in enumerate(dict.fromkeys(order))}
         keys = list(self._position)
-        self._waves = [_Wave(set(keys[i:i + self.size])) for i in range(0, len(keys), self.size)]
+        chunks = ([[key for key in group if key in self._position] for group in groups] if groups is not None
+                  else [keys[i:i + self.size] for i in range(0, len(keys), self.size)])
+        self._waves = [_Wave(set(chunk)) for chunk in chunks if chunk]
+        self._wave_by_key = {key: wave for wave in self._waves for key in wave.members}
+        missing = [key for key in keys if key not in self._wave_by_key]
+        if missing:
+            raise ValueError(f"groups leave out {len(missing)} question(s), e.g. {missing[0]!r}")
         self._expected: dict[str, int] = {}
         self._handed: dict[str, int] = {}
         self._done: set[str] = set()  # settled questions: later plan prompts are asked at once
 
     def _wave_of(self, key: str) -> _Wave:
-        return self._waves[self._position[key] // self.size]
+        return self._wave_by_key[key]
+
+    def members(self, key: str) -> list[str]:
+        """The questions of ``key``'s wave, in run order (a results line records them: a replay packs the
+        same waves)."""
+        return sorted(self._wave_of(key).members, key=self._position.__getitem__)
 
     @contextmanager
     def question(self, key: str) -> Iterator[None]:

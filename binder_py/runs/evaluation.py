@@ -444,9 +444,13 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     # the recorded prompts (runs recorded before waves have none)
     plan_wave = 0
     plan_packing = PLAN_PACKING
+    recorded_waves: dict[str, list[str]] = {}  # a replay: each question's wave as its line recorded it
     if engine == "local" and waves_can_batch(binder.neural):
         plan_wave = int(replayed_config.get("plan_wave") or 0) if replayed is not None else concurrency
-        concurrency = max(concurrency, plan_wave)
+        if plan_wave > 1 and replayed is not None and replayed.is_dir():
+            recorded_waves = _recorded_waves(replayed)
+        # a wave's questions run at once: as many as the largest (a run resumed with another --concurrency)
+        concurrency = max(concurrency, plan_wave, *map(len, recorded_waves.values()))
     if replayed is not None and isinstance(binder.neural, BatchingBackend):
         # packed as recorded: runs recorded before version 2 packed in order, 6 tokens an answer
         plan_packing = int(replayed_config.get("plan_packing") or 1)
@@ -468,7 +472,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
              if config["plan_wave"] else None)
     try:
         return _run_locked(out, config, selected, runner, job, task, split, force, retry_errors, progress,
-                           on_record, waves)
+                           on_record, waves, recorded_waves)
     finally:
         lock.release()
         runner.close()
@@ -528,7 +532,8 @@ def ship_example(example: Any) -> ShippedExample:
 def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: Engine,
                 job: Callable[[Any, Any], dict[str, Any]], task: str, split: str, force: bool, retry_errors: bool,
                 progress: bool, on_record: Callable[[dict[str, Any]], None] | None,
-                waves: Callable[[list[str]], PlanWaves] | None = None) -> RunSummary:
+                waves: Callable[..., PlanWaves] | None = None,
+                recorded_waves: Mapping[str, Sequence[str]] | None = None) -> RunSummary:
     old = read_config(out)
     recoded = None  # the code of the run's earlier answers, when it is not this code
     results_path = out / RESULTS_FILE
@@ -585,8 +590,13 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
               f"{config['code']}): the {len(finished)} question(s) answered before may have been answered otherwise "
               "now (config.json lists each code under 'codes'); for one code throughout, use a new --out or --force",
               file=sys.stderr)
-    if waves is not None:  # the questions to run now, in waves (a resumed run: the ones left)
-        job = waves([str(e.id) for e in todo]).wrap(job, key_of=lambda item: str(item.id))
+    planned: PlanWaves | None = None
+    if waves is not None:  # the questions to run now, in waves (a resumed run: the ones left; a replay: as recorded)
+        groups = wave_groups([str(e.id) for e in todo], config["plan_wave"], recorded_waves or {})
+        rank = {qid: i for i, qid in enumerate(qid for group in groups for qid in group)}
+        todo.sort(key=lambda e: rank[str(e.id)])  # each wave's questions one after the other
+        planned = waves([str(e.id) for e in todo], groups=groups)
+        job = planned.wrap(job, key_of=lambda item: str(item.id))
 
     summary = RunSummary(out=out, config=config, total=len(selected), skipped=len(finished),
                          truncated_bytes=found.truncated_bytes, engine=runner.name)
@@ -625,6 +635,8 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     try:
         with ResultsWriter(results_path) as writer:
             for _, record in results:  # LMConfigError / KeyboardInterrupt stop the run
+                if planned is not None:  # its wave, so that a replay packs its plan prompts as they were
+                    record = {**record, "plan_wave": planned.members(str(record["id"]))}
                 writer.append(record)
                 count(record)
                 summary.answered += 1
@@ -643,6 +655,40 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     bar.close()
     _finish(summary, runner, started)
     return summary
+
+
+def wave_groups(ids: Sequence[str], size: int, recorded: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """The plan waves of the questions ``ids`` (in run order): the questions of one recorded wave (a
+    replay of lines that name their wave) together, the others in waves of ``size`` in order; the
+    waves in the order of their first question."""
+    by_wave: dict[tuple[str, ...], list[str]] = {}
+    rest: list[str] = []
+    for qid in ids:
+        wave = recorded.get(qid)
+        if wave:
+            by_wave.setdefault(tuple(wave), []).append(qid)
+        else:
+            rest.append(qid)
+    first = {qid: i for i, qid in enumerate(ids)}
+    groups = list(by_wave.values()) + [rest[i:i + max(1, size)] for i in range(0, len(rest), max(1, size))]
+    return sorted(groups, key=lambda group: first[group[0]])
+
+
+def _recorded_waves(replayed: Path) -> dict[str, list[str]]:
+    """Each question's plan wave as the replayed run's results line names it (lines written before
+    waves were recorded name none: those are packed in waves of the recorded size, in order)."""
+    try:
+        records = read_results(replayed / RESULTS_FILE).records
+    except (BinderError, OSError):  # a line too long to read: packed by size, as before
+        return {}
+    waves: dict[str, list[str]] = {}
+    for record in records:  # the last line of an id counts (--retry-errors answers it again)
+        wave = record.get("plan_wave")
+        if isinstance(wave, list) and all(isinstance(qid, str) for qid in wave) and str(record["id"]) in wave:
+            waves[str(record["id"])] = wave
+        else:
+            waves.pop(str(record["id"]), None)
+    return waves
 
 
 def _warn_unrecorded(selected: Sequence[Any], replayed: Path, recorded: dict[str, Any]) -> None:

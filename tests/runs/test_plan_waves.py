@@ -41,3 +41,38 @@ def test_two_questions_of_one_wave_asking_the_same_rows_do_not_wait_for_each_oth
     assert [r["prediction"] for r in records] == ["alice", "alice"]
     assert not any("had not planned yet" in w for r in records for w in r["warnings"])
     assert seconds < 8
+
+
+def test_a_run_resumed_in_other_waves_replays_them_as_they_were(tmp_path: Path, monkeypatch):
+    """The plan prompts of each wave of --concurrency questions are packed together. A run extended by
+    a resume (--limit 1, then --limit 3), retried (--retry-errors) or interrupted answered its questions
+    in other waves than one uninterrupted run of its selection: its replay packed them otherwise, and
+    those plan requests missed. Each line now records its wave, and the replay packs the waves recorded."""
+    from binder_py.bench.macro import Responder
+    from binder_py.lm.testserver import LoopbackServer
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    table = tmp_path / "t.csv"
+    table.write_text("name,points,team\nalice,3,red\nbob,5,blue\ncarol,4,red\n", encoding="utf-8")
+    colours = ["red", "blue", "green"]
+    examples = [Example(id=f"q{i}", question=f"who plays for the {c} team?", table_path=str(table), gold=["alice"],
+                        title="scores", subsets=frozenset({"dev"}), dataset="wikitq") for i, c in enumerate(colours)]
+
+    class Model(Responder):  # the macro benchmark's neural answers (every plan answered in full)
+        def _parse(self, text, n):
+            colour = next(c for c in colours if f"the {c} team?" in text.rsplit("Q:", 1)[-1])
+            return colour, [f'```python\ndf[f_col("Is the team {colour}?", ["team"])]["name"].iloc[0]\n```'] * n
+    respond = Model({}, n=1)
+
+    out = tmp_path / "run"
+    with LoopbackServer(responder=respond) as server:
+        for limit in (1, 3):  # waves [q0], then [q1, q2]; one run of three: [q0, q1], [q2]
+            run_eval("wikitq", "dev", out=out, mode="binder", lm=f"openai:m@{server.base_url}", n=1,
+                     examples=examples, limit=limit, progress=False, concurrency=2)
+    records = {r["id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert records["q0"]["plan_wave"] == ["q0"] and records["q2"]["plan_wave"] == ["q1", "q2"]
+    replay = run_eval("wikitq", "dev", out=tmp_path / "replay", mode="binder", lm=f"replay:{out}",
+                      examples=examples, limit=3, progress=False, concurrency=2)
+    replayed = {r["id"]: r for r in map(json.loads, (tmp_path / "replay" / "results.jsonl").read_text().splitlines())}
+    assert replay.errors == 0, [r["error"] for r in replayed.values()]
+    assert {q: r["plan_wave"] for q, r in replayed.items()} == {q: r["plan_wave"] for q, r in records.items()}
