@@ -362,7 +362,16 @@ def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         config.setdefault("link_effective", False)  # replay does)
         config.setdefault("score_ties_effective", False)
     before, after = _compared(old, new), _compared(new, old)
-    return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in before if before[key] != after.get(key)]
+    return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in before
+            if _answering(key, before[key]) != _answering(key, after.get(key))]
+
+
+def _answering(key: str, value: Any) -> Any:
+    """What of a compared setting decides the answers: an oracle file (``oracle:NAME:DIGEST``) by its
+    content alone, not by its name (a copy or a rename answers the same)."""
+    if key == "neural" and isinstance(value, str) and value.startswith("oracle:"):
+        return "oracle:" + value.rsplit(":", 1)[-1]
+    return value
 
 
 class RunLock:

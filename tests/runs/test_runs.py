@@ -272,9 +272,14 @@ def test_resuming_after_the_oracle_file_changed_refuses(fake_examples, tmp_path)
     e2e_run(fake_examples, out, limit=1, neural=f"oracle:{oracle}")
     summary, _ = e2e_run(fake_examples, out, limit=2, neural=f"oracle:{oracle}")  # unchanged: resumes
     assert summary.skipped == 1 and summary.answered == 1
+    # the same answers under another name (a copy, a rename) resume too: compared by content, as
+    # documented (they were refused: 'oracle:answers.json:…' -> 'oracle:copy.json:…')
+    shutil.copy(oracle, tmp_path / "copy.json")
+    summary, _ = e2e_run(fake_examples, out, limit=3, neural=f"oracle:{tmp_path / 'copy.json'}")
+    assert summary.skipped == 2 and summary.answered == 1
     oracle.write_text(json.dumps({"f_col": {}, "f_val": {"q": "b"}}))
-    with pytest.raises(BinderError, match=r"neural: 'oracle:answers.json:[0-9a-f]+' -> 'oracle:answers.json:[0-9a-f]+'"):
-        e2e_run(fake_examples, out, limit=3, neural=f"oracle:{oracle}")
+    with pytest.raises(BinderError, match=r"neural: 'oracle:copy.json:[0-9a-f]+' -> 'oracle:answers.json:[0-9a-f]+'"):
+        e2e_run(fake_examples, out, limit=4, neural=f"oracle:{oracle}")
 
 
 def test_unconstrained_is_compared_as_what_it_did(fake_examples, tmp_path):
