@@ -38,6 +38,7 @@ from binder_py.pipeline.settings import SAMPLING_MODES, sampling_is_constrained,
 from binder_py.runs.records import (CONFIG_FILE, RECORDING_FILE, RESULTS_FILE, ResultsWriter, RunLock, result_ids,
                                     config_differences, read_config, read_results, write_config)
 from binder_py.runs.judgements import evaluator_names, record_scores, score_prediction
+from binder_py.runs.replaying import recorded_waves as read_recorded_waves, replay_misses, wave_groups
 from binder_py.safefiles import output_directory
 from binder_py.tasks import BENCHMARK_TASKS, task_profile
 
@@ -220,29 +221,6 @@ def error_record(example: Any, error: BaseException, *, task: str, split: str, d
                    "seconds": seconds, "finished_at": _now()})
     record.update(score_prediction(task, example.question, example.gold, None, example.gold_canon))
     return record
-
-
-#: how a replay miss reads wherever it was recorded (a neural call's error, a candidate's, a warning)
-REPLAY_MISS = "LMReplayMiss: replay miss: "
-
-
-def replay_misses(value: Any) -> list[str]:
-    """The distinct replay misses recorded anywhere in ``value`` (an answer's JSON): a request of the
-    question that the replayed recording does not hold, met where it was caught (a program's neural
-    call fails as a candidate, a tie is left unscored) rather than failing the question."""
-    found: dict[str, None] = {}
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            at = item.find(REPLAY_MISS)
-            if at >= 0:
-                found.setdefault(item[at + len("LMReplayMiss: "):], None)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return list(found)
 
 
 def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir: Path | None) -> dict[str, Any]:
@@ -448,7 +426,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
     if engine == "local" and waves_can_batch(binder.neural):
         plan_wave = int(replayed_config.get("plan_wave") or 0) if replayed is not None else concurrency
         if plan_wave > 1 and replayed is not None and replayed.is_dir():
-            recorded_waves = _recorded_waves(replayed)
+            recorded_waves = read_recorded_waves(replayed)
         # a wave's questions run at once: as many as the largest (a run resumed with another --concurrency)
         concurrency = max(concurrency, plan_wave, *map(len, recorded_waves.values()))
     if replayed is not None and isinstance(binder.neural, BatchingBackend):
@@ -655,40 +633,6 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
     bar.close()
     _finish(summary, runner, started)
     return summary
-
-
-def wave_groups(ids: Sequence[str], size: int, recorded: Mapping[str, Sequence[str]]) -> list[list[str]]:
-    """The plan waves of the questions ``ids`` (in run order): the questions of one recorded wave (a
-    replay of lines that name their wave) together, the others in waves of ``size`` in order; the
-    waves in the order of their first question."""
-    by_wave: dict[tuple[str, ...], list[str]] = {}
-    rest: list[str] = []
-    for qid in ids:
-        wave = recorded.get(qid)
-        if wave:
-            by_wave.setdefault(tuple(wave), []).append(qid)
-        else:
-            rest.append(qid)
-    first = {qid: i for i, qid in enumerate(ids)}
-    groups = list(by_wave.values()) + [rest[i:i + max(1, size)] for i in range(0, len(rest), max(1, size))]
-    return sorted(groups, key=lambda group: first[group[0]])
-
-
-def _recorded_waves(replayed: Path) -> dict[str, list[str]]:
-    """Each question's plan wave as the replayed run's results line names it (lines written before
-    waves were recorded name none: those are packed in waves of the recorded size, in order)."""
-    try:
-        records = read_results(replayed / RESULTS_FILE).records
-    except (BinderError, OSError):  # a line too long to read: packed by size, as before
-        return {}
-    waves: dict[str, list[str]] = {}
-    for record in records:  # the last line of an id counts (--retry-errors answers it again)
-        wave = record.get("plan_wave")
-        if isinstance(wave, list) and all(isinstance(qid, str) for qid in wave) and str(record["id"]) in wave:
-            waves[str(record["id"])] = wave
-        else:
-            waves.pop(str(record["id"]), None)
-    return waves
 
 
 def _warn_unrecorded(selected: Sequence[Any], replayed: Path, recorded: dict[str, Any]) -> None:
