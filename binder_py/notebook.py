@@ -312,19 +312,31 @@ def table_html(df: pd.DataFrame, own_columns: list[Any], calls: list[NeuralCallT
     made = [c for c in df.columns if c not in set(own_columns)]
     call_of = dict(zip(made, calls))
     head = "".join(f'<th class="{"lm" if c in call_of else ""}">{_esc(str(c))}</th>' for c in df.columns)
+    shown = df.head(MAX_TABLE_ROWS)
+    # column by column: a row read across columns (iterrows) turns ints into floats beside a float
+    # column, and its numpy scalars show as np.float64(1.5)
+    values = {column: shown[column].tolist() for column in shown.columns}
     rows = []
-    for _, row in df.head(MAX_TABLE_ROWS).iterrows():
+    for i in range(len(shown)):
         cells = []
         for column in df.columns:
             call = call_of.get(column)
             if call is None:
-                cells.append(f"<td>{_esc(_text(row[column]))}</td>")
+                cells.append(f"<td>{_esc(_text(_cell_display(values[column][i])))}</td>")
                 continue
-            key = row_key([cell_text(row[c]) for c in call.columns])
-            cells.append(f'<td class="lm">{_cell_provenance_html(call, key, row[column])}</td>')
+            key = row_key([cell_text(values[c][i]) for c in call.columns])
+            cells.append(f'<td class="lm">{_cell_provenance_html(call, key, values[column][i])}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
     more = f'<div class="muted">… {len(df) - MAX_TABLE_ROWS} more rows</div>' if len(df) > MAX_TABLE_ROWS else ""
     return f'<table class="data"><tr>{head}</tr>{"".join(rows)}</table>{more}'
+
+
+def _cell_display(value: Any) -> str:
+    """A table cell as the view shows it: text as it is, numbers, dates and missing cells as the
+    model is shown them (``12`` for ``12.0``, nothing for NaN)."""
+    from binder_py.neural.requests import cell_text
+
+    return value if isinstance(value, str) else str(value) if isinstance(value, bool) else cell_text(value)
 
 
 def _cell_provenance_html(call: NeuralCallTrace, key: str, value: Any) -> str:

@@ -342,3 +342,17 @@ def test_calls_on_a_join_key_are_placed_in_linear_time():
     assert set(placed.values()) == {"c"}  # the table whose rows are the call's context
     more = SimpleNamespace(kind="col", columns=["k"], keys=["1", "2", "3"], n_rows=3)
     assert place_calls(tables, [more]) == {id(more): "b"}  # no exact table: the one with most matching rows
+
+
+def test_a_numeric_table_shows_its_cells_as_numbers_not_numpy_reprs():
+    """A table of numbers only was shown as np.float64(1.0) in every cell (numpy 2's repr of the
+    scalars a row read across the columns holds), its int column as floats and NaN as nan."""
+    from binder_py.ask import Binder
+    from binder_py.lm import ScriptedLM
+
+    table = pd.DataFrame({"units": [1, 2, 3], "price": [1.5, float("nan"), 4.25]})
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: 'df["price"].sum()'), n=1, progress=False,
+                    cache=False).ask(table, "what is the total price?")
+    html = answer_html(answer)
+    assert "np.float64" not in html and "np.int64" not in html and ">nan<" not in html
+    assert "<tr><td>1</td><td>1.5</td></tr>" in html and "<tr><td>2</td><td></td></tr>" in html
