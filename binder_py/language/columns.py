@@ -44,7 +44,8 @@ class ColumnFix:
         return f"line {self.line}: column {self.written!r} read as {self.column!r}"
 
 
-def _key(name: str) -> str:
+def column_key(name: str) -> str:
+    """What two spellings of one column share: case, runs of white space and underscores set aside."""
     return re.sub(r"[\s_]+", " ", name).strip().casefold()
 
 
@@ -118,12 +119,12 @@ def resolve_columns(module: ast.Module, columns: Sequence[object]) -> list[Colum
     exact = set(names) | written
     by_key: dict[str, list[str]] = {}
     for name in names:
-        by_key.setdefault(_key(name), []).append(name)
+        by_key.setdefault(column_key(name), []).append(name)
     fixes: list[ColumnFix] = []
 
     def fix(node: ast.AST) -> None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value not in exact:
-            matches = by_key.get(_key(node.value), [])
+            matches = by_key.get(column_key(node.value), [])
             if len(matches) == 1:
                 fixes.append(ColumnFix(node.value, matches[0], node.lineno, node.col_offset + 1))
                 node.value = matches[0]

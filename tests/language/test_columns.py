@@ -67,6 +67,25 @@ def test_neural_contexts_keep_working_with_resolved_columns():
     assert run.ok and run.value == 1
 
 
+@pytest.mark.parametrize("context", ['["made_in"]', '"MADE_IN"', '["made  in"]'])
+def test_a_neural_context_names_columns_spelt_as_pandas_positions_do(context):
+    """`df["made_in"]` was read as the table's 'made in' but `f_col(q, ["made_in"])` failed with
+    "no column 'made_in'": a call's context matched case and surrounding spaces only."""
+    table = pd.DataFrame({"made in": ["Canada", "China"], "sales": [1, 2]})
+    oracle = OracleBackend({"f_col": {"Is it in North America?": {"canada": "yes", "china": "no"}}})
+    run = execute(f'df[f_col("Is it in North America?", {context})]["sales"].sum()', table, neural=oracle)
+    assert run.ok and run.value == 1, run.error
+
+
+def test_a_neural_context_spelling_two_columns_alike_is_still_an_error():
+    table = pd.DataFrame({"made in": ["Canada"], "made_in": ["x"], "sales": [1]})
+    oracle = OracleBackend({"f_col": {"Is it in North America?": {"canada": "yes"}}})
+    run = execute('f_col("Is it in North America?", ["Made In"]).tolist()', table, neural=oracle)
+    assert run.ok and run.value == [True]  # equal but for case to one column only: that one
+    run = execute('f_col("Is it in North America?", ["MADE  IN"])', table, neural=oracle)
+    assert not run.ok and "no column 'MADE  IN'" in run.error.message
+
+
 @pytest.mark.parametrize("program", ['df["nope"].max()', "df.nope.max()", 'df[["shirt", "nope"]]',
                                      'df[["nope", "other"]]', 'df.loc[df["price"] > 1, "nope"]'])
 def test_a_column_no_table_has_is_an_error_that_lists_the_columns(program):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from binder_py.language.columns import column_key
 from binder_py.language.messages import NeuralCallMessage, read_column_reply, rows_to_columns, wire_message
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
 from binder_py.neural.requests import context_rows, date_column, distinct_context_columns, type_column, type_value
@@ -32,16 +33,18 @@ _NO_COLUMN = object()
 
 def _find_column(df: pd.DataFrame, name: Any) -> Any:
     """The column of ``df`` that ``name`` names (exactly, else the one equal but for case and surrounding
-    spaces), or :data:`_NO_COLUMN`."""
+    spaces, else the one spelt alike but for case, runs of white space and underscores, as column literals
+    elsewhere in a program), or :data:`_NO_COLUMN`."""
     try:
         if name in df.columns:
             return name
     except TypeError:  # an unhashable name names no column
         return _NO_COLUMN
     if isinstance(name, str):
-        folded = [c for c in df.columns if isinstance(c, str) and c.strip().lower() == name.strip().lower()]
-        if len(folded) == 1:
-            return folded[0]
+        for key in (lambda c: c.strip().casefold(), column_key):  # the closer spelling first
+            folded = [c for c in df.columns if isinstance(c, str) and key(c) == key(name)]
+            if len(folded) == 1:
+                return folded[0]
     return _NO_COLUMN
 
 
