@@ -2,8 +2,9 @@
 
 Language models often change a column name's case, spacing or underscores. A string
 literal in a *column position* that is not a column of the table but matches exactly one
-column once case, runs of white space and underscores are ignored is replaced by that
-column's name. Column positions are subscripts (``x["c"]``, ``x[["a", "b"]]``,
+column once case, runs of white space and underscores are ignored (and how accents are encoded:
+a header saved in decomposed form, ``e`` and a combining accent, looks the same as ``é``) is replaced
+by that column's name. Column positions are subscripts (``x["c"]``, ``x[["a", "b"]]``,
 ``x.loc[:, "c"]``), the keywords ``by``, ``columns``, ``subset``, ``on``, ``left_on``,
 ``right_on``, ``index``, ``values``, ``column``, and the column arguments of
 ``sort_values``, ``groupby``, ``set_index``, ``nlargest``/``nsmallest`` (the second),
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,8 +47,9 @@ class ColumnFix:
 
 
 def column_key(name: str) -> str:
-    """What two spellings of one column share: case, runs of white space and underscores set aside."""
-    return re.sub(r"[\s_]+", " ", name).strip().casefold()
+    """What two spellings of one column share: case, runs of white space and underscores set aside, and
+    how accented letters are encoded (``é`` as one character or as ``e`` and a combining accent)."""
+    return re.sub(r"[\s_]+", " ", unicodedata.normalize("NFC", name)).strip().casefold()
 
 
 _RENAMES = frozenset({"rename", "set_axis"})

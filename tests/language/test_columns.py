@@ -86,6 +86,18 @@ def test_a_neural_context_spelling_two_columns_alike_is_still_an_error():
     assert not run.ok and "no column 'MADE  IN'" in run.error.message
 
 
+@pytest.mark.parametrize("header, written", [("Ann\u00e9e", "Anne\u0301e"), ("Anne\u0301e", "Ann\u00e9e")])
+def test_an_accent_encoded_otherwise_names_the_same_column(header, written):
+    """A header saved decomposed (e + a combining accent, as macOS and some PDFs write it) and a program
+    that writes it composed look the same: the program failed with "KeyError: 'Année'; the table's
+    columns are ..., 'Année'", which it could not act on."""
+    table = pd.DataFrame({header: [1979, 1995], "title": ["Alien", "Heat"]})
+    oracle = OracleBackend({"f_col": {"Is it old?": {"1979": "yes", "1995": "no"}}})
+    run = execute(f'df[f_col("Is it old?", [{written!r}])].sort_values({written!r})["title"].tolist() + '
+                  f'[int(df[{written!r}].max())]', table, neural=oracle)
+    assert run.ok and run.value == ["Alien", 1995], run.error
+
+
 @pytest.mark.parametrize("program", ['df["nope"].max()', "df.nope.max()", 'df[["shirt", "nope"]]',
                                      'df[["nope", "other"]]', 'df.loc[df["price"] > 1, "nope"]'])
 def test_a_column_no_table_has_is_an_error_that_lists_the_columns(program):
