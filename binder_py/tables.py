@@ -80,7 +80,9 @@ cells, no ``NA`` guessing) and the header row exactly as written, then calls
 column whose other filled cells are all numeric, the cells ``pd.read_csv`` would read as missing
 (``N/A``, ``NA``, ``NaN``, ``NULL``, ``None``, ... :data:`MISSING_MARKERS`) are empty, so the
 column is numeric with NaN there (as ``pd.read_csv`` gives it) instead of text whose ``max()`` is
-``'N/A'``; any other column keeps them as written. A workbook's or Parquet
+``'N/A'``; any other column keeps them as written. A Parquet file's index is kept as columns (named
+after its levels; an unnamed one of labels, such as a time series' dates, as ``index``) unless it is
+unnamed whole numbers, the row numbers a filtered table keeps. A workbook's or Parquet
 file's column of dates reads as the dates (``2020-01-01``, not pandas' ``2020-01-01 00:00:00``)
 when every filled cell is at midnight.
 
@@ -622,6 +624,13 @@ def _read_parquet(path: Path, limits: TableLimits) -> pd.DataFrame:
         if any(name in df.columns for name in named):
             raise TableError(f"{path}: the index {named} has the name of a column; rename one of them")
         df = df.reset_index(level=named)
+    if not named and not isinstance(df.index, pd.RangeIndex) and not pd.api.types.is_integer_dtype(df.index.dtype):
+        # an unnamed index of labels (a time series' dates, row names) holds data too; whole numbers are only
+        # the row numbers a filtered table kept
+        if "index" in df.columns:
+            raise TableError(f"{path}: the table has an unnamed index of labels and a column named 'index'; name "
+                             "the index (df.index.name = ...) or rename the column")
+        df = df.reset_index()
     if df.columns.duplicated().any():
         raise TableError(f"{path}: duplicate column names {sorted(set(df.columns[df.columns.duplicated()]))}; "
                          "rename the columns so that every name is different")

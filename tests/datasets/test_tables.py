@@ -225,6 +225,20 @@ def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
     assert list(load_table(tmp_path / "filtered.parquet").columns) == ["name", "year", "n"]
 
 
+def test_a_parquet_files_unnamed_index_of_labels_is_kept_as_a_column(tmp_path):
+    """A time series saved with its dates as an unnamed index (or a table with row names) lost them without
+    a word: the table had no dates left to answer "which month sold most?" about."""
+    series = pd.DataFrame({"sales": [5, 9]}, index=pd.to_datetime(["2024-01-01", "2024-02-01"]))
+    series.to_parquet(tmp_path / "series.parquet")
+    assert load_table(tmp_path / "series.parquet").to_dict("list") == {"index": ["2024-01-01", "2024-02-01"],
+                                                                      "sales": [5, 9]}
+    pd.DataFrame({"n": [1, 2]}, index=["alice", "bob"]).to_parquet(tmp_path / "names.parquet")
+    assert load_table(tmp_path / "names.parquet")["index"].tolist() == ["alice", "bob"]
+    pd.DataFrame({"index": [1, 2]}, index=["alice", "bob"]).to_parquet(tmp_path / "clash.parquet")
+    with pytest.raises(TableError, match="unnamed index of labels and a column named 'index'"):
+        load_table(tmp_path / "clash.parquet")
+
+
 def test_blank_rows_of_a_workbook_are_skipped_like_blank_lines_of_a_csv(tmp_path):
     """A sheet whose first row is blank read with the header column_1, column_2 and the real header
     and numbers as text rows (so df["n"].sum() concatenated); a blank row in the middle became a row
