@@ -521,8 +521,8 @@ def _read_excel(path: Path, limits: TableLimits) -> pd.DataFrame:
         raise TableError(f"{path}: cannot read the file as an Excel workbook ({type(error).__name__}: {error}); "
                          "check the file or save the sheet as CSV") from None
     raw = _without_empty_rows(raw)
-    if raw.empty:
-        _refuse_empty_first_sheet(path)
+    if raw.shape[0] < 2:  # nothing, or one row (a cover sheet's title) and nothing under it
+        _refuse_first_sheet(path, empty=raw.empty)
     return _header_from_first_row(raw, path)
 
 
@@ -534,16 +534,21 @@ def _without_empty_rows(raw: pd.DataFrame) -> pd.DataFrame:
     return raw[~(raw.isna() | (raw == "")).all(axis=1)].reset_index(drop=True)
 
 
-def _refuse_empty_first_sheet(path: Path) -> None:
-    """A workbook whose first sheet is empty: name its sheets (only the first is read) when it has others."""
+def _refuse_first_sheet(path: Path, *, empty: bool) -> None:
+    """A workbook whose first sheet holds no table (nothing, or one row): name its sheets (only the first
+    is read) when it has others. A cover sheet with only a title was refused with "the table has a
+    header but no data rows", which sent its reader looking for rows the table on the next sheet has."""
     try:
         sheets = [str(name) for name in pd.ExcelFile(path).sheet_names]
     except Exception:  # noqa: BLE001 - read once already; the message then names no sheets
         sheets = []
     if len(sheets) < 2:
-        raise TableError(f"{path}: the sheet is empty; give a table with a header row and at least one data row")
+        if empty:
+            raise TableError(f"{path}: the sheet is empty; give a table with a header row and at least one data row")
+        raise TableError(f"{path}: the table has a header but no data rows; add at least one row")
+    state = "is empty" if empty else "holds one row and nothing under it"
     raise TableError(
-        f"{path}: the first sheet ({sheets[0]!r}) is empty, and binder-py reads only the first sheet of a "
+        f"{path}: the first sheet ({sheets[0]!r}) {state}, and binder-py reads only the first sheet of a "
         f"workbook (this one has {', '.join(repr(s) for s in sheets)}): move the table to the first sheet, "
         f"save that sheet as CSV, or read it with pandas (pd.read_excel(path, sheet_name={sheets[1]!r})) and "
         "pass the DataFrame")

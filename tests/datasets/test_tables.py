@@ -289,6 +289,21 @@ def test_an_empty_first_sheet_says_only_the_first_sheet_is_read(tmp_path):
         load_table(tmp_path / "one.xlsx")
 
 
+def test_a_first_sheet_with_only_a_title_says_only_the_first_sheet_is_read(tmp_path):
+    """A report's cover sheet holding its title, the table on the next sheet, was refused with "the table
+    has a header but no data rows; add at least one row", about a table of many rows."""
+    with pd.ExcelWriter(tmp_path / "report.xlsx") as writer:
+        pd.DataFrame({"Quarterly report": []}).to_excel(writer, sheet_name="Cover", index=False)
+        pd.DataFrame({"x": [1, 2]}).to_excel(writer, sheet_name="Data", index=False)
+    with pytest.raises(TableError, match=r"the first sheet \('Cover'\) holds one row and nothing under it, and "
+                                         r"binder-py reads only the first sheet.*sheet_name='Data'"):
+        load_table(tmp_path / "report.xlsx")
+    with pd.ExcelWriter(tmp_path / "alone.xlsx") as writer:
+        pd.DataFrame({"x": []}).to_excel(writer, sheet_name="Only", index=False)
+    with pytest.raises(TableError, match="alone.xlsx: the table has a header but no data rows"):
+        load_table(tmp_path / "alone.xlsx")
+
+
 def test_date_columns_of_a_workbook_or_parquet_file_read_as_dates(tmp_path):
     """A workbook's date column read "2020-01-01 00:00:00" in every cell (pandas' text for the
     timestamp), shown so in prompts and never equal to "2020-01-01" in a program; it now reads as
