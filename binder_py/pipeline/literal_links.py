@@ -19,7 +19,8 @@ cell of the column equals, by the first rule that picks exactly ONE distinct val
 3. exactly one value's words are a run of words inside the literal (``"the boston celtics"`` →
    ``"boston celtics"``; values of 4 characters or more);
 4. one value is a close spelling (:class:`difflib.SequenceMatcher` ratio ≥ 0.85, the runner-up
-   at least 0.05 behind; literals of 200 characters or fewer);
+   at least 0.05 behind; literals of 200 characters or fewer) with the same digits in the same order
+   (a date, a code or a score one digit off is another value: ``"2024-02-27"`` is not ``"2024-02-28"``);
 5. text that reads as a number against a numeric column holding that number (``"2005"`` →
    ``2005``), and a number against a text column holding it as text (``2005`` → ``"2005"``).
 
@@ -52,6 +53,7 @@ CLOSE_RATIO = 0.85
 #: a literal longer than this is not matched by spelling (rule 4)
 MAX_SPELLED_CHARS = 200
 CLOSE_MARGIN = 0.05
+_DIGITS = re.compile(r"\D+")
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 
 
@@ -226,8 +228,12 @@ def _closest(literal: str, plain: Mapping[str, str]) -> tuple[str, str] | None:
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(wanted)  # the literal's index is built once
     floor = CLOSE_RATIO - CLOSE_MARGIN  # below it a value can be neither the match nor a close runner-up
+    # a digit is no misspelling: "2024-02-27" is another date than "2024-02-28", "ORD-1007" another order
+    digits = _DIGITS.sub("", wanted)
     scored = []
     for value, p in plain.items():
+        if _DIGITS.sub("", p) != digits:
+            continue
         matcher.set_seq1(p)
         if p and matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
             scored.append((matcher.ratio(), value))

@@ -28,6 +28,7 @@ TABLES = {"df": POEMS, "table": POEMS}
     ("1904-1905", ("1904–1905", "case")),  # a hyphen for an en dash
     ("the periya thirumozhi poem", ("periya thirumozhi", "value inside")),
     ("naanmugan thiruvandadhi", ("naanmugan thiruvandhadhi", "spelling")),
+    ("naanmugan thiruvandadhi 2", None),  # a digit the value lacks: another value, not a misspelling
     ("boston", None),  # two values hold it: ambiguous, left as written
     ("thiru", None),  # not a whole word of any value
     ("zz", None),
@@ -65,6 +66,19 @@ def test_link_literals_rewrites_only_the_literal(program, expected) -> None:
 ])
 def test_link_literals_leaves_alone(program) -> None:
     assert link_literals(program, TABLES) is None
+
+
+@pytest.mark.parametrize("literal, values, expected", [
+    ("2024-02-27", ["2024-01-15", "2024-02-28", "2024-04-01"], None),  # another day: 0 orders, not 1
+    ("ORD-1007", ["ORD-1001", "ORD-2002"], None),
+    ("Room 12B", ["Room 13B", "Hall 4"], None),
+    ("2024-02-28 ", ["2024-02-28", "2023-01-01"], ("2024-02-28", "case")),
+    ("Winter Olympcs 1994", ["Winter Olympics 1994", "Summer Olympics 1996"], ("Winter Olympics 1994", "spelling")),
+])
+def test_a_value_differing_in_its_digits_is_no_spelling_of_the_literal(literal, values, expected) -> None:
+    """`df[df["Order Date"] == "2024-02-27"]` (no order that day: 0) ran as `== "2024-02-28"` and
+    answered 1: one digit apart reads as a close spelling (ratio 0.9)."""
+    assert closest_value(literal, values) == expected
 
 
 def test_links_say_what_they_replaced() -> None:
