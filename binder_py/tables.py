@@ -391,6 +391,24 @@ def _decimal_text(value: Decimal) -> str:
 # --------------------------------------------------------------------------- load
 
 
+#: how files that are not text begin, and what they are: an .xlsx renamed .csv was refused with "save it as
+#: UTF-8", which its reader cannot do to a workbook
+_MAGIC = ((b"PK\x03\x04", "an Excel workbook (.xlsx) or another zip archive", ".xlsx"),
+          (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel workbook (.xls)", ".xls"),
+          (b"PAR1", "a Parquet file", ".parquet"))
+
+
+def _not_text(path: Path) -> str:
+    """Why a delimited file could not be read as UTF-8 text, and what to do."""
+    with open(path, "rb") as handle:
+        start = handle.read(8)
+    for magic, kind, suffix in _MAGIC:
+        if start.startswith(magic):
+            return (f"the file is {kind}, not {path.suffix} text; if it is, give it the extension {suffix} "
+                    "(binder-py reads a file by its extension)")
+    return "the file is not UTF-8 text; save it as UTF-8 (CSV UTF-8 in spreadsheet programs)"
+
+
 def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
     _check_other_delimiter(path, sep)
     try:
@@ -399,7 +417,7 @@ def _read_delimited(path: Path, sep: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise TableError(f"{path}: the file is empty; give a table with a header row and at least one data row") from None
     except UnicodeDecodeError:
-        raise TableError(f"{path}: the file is not UTF-8 text; save it as UTF-8 (CSV UTF-8 in spreadsheet programs)") from None
+        raise TableError(f"{path}: {_not_text(path)}") from None
     except pd.errors.ParserError as error:
         detail = str(error).strip().splitlines()[-1] if str(error).strip() else "malformed rows"
         raise TableError(

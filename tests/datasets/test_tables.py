@@ -225,6 +225,23 @@ def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
     assert list(load_table(tmp_path / "filtered.parquet").columns) == ["name", "year", "n"]
 
 
+@pytest.mark.parametrize("save, kind", [
+    (lambda df, path: df.to_excel(path, index=False), r"an Excel workbook \(\.xlsx\) or another zip archive, not "
+                                                      r"\.csv text; if it is, give it the extension \.xlsx"),
+    (lambda df, path: df.to_parquet(path), r"a Parquet file, not \.csv text; if it is, give it the extension \.parquet"),
+])
+def test_a_workbook_or_parquet_file_named_csv_says_what_it_is(tmp_path, save, kind):
+    """A workbook saved as (or renamed to) table.csv was refused with "the file is not UTF-8 text; save it as
+    UTF-8", which sent its reader to re-encode a binary file."""
+    path = tmp_path / "table.csv"
+    save(pd.DataFrame({"a": [1, 2]}), path)
+    with pytest.raises(TableError, match=f"table.csv: the file is {kind}"):
+        load_table(path)
+    path.write_bytes("a\nà\n".encode("latin-1"))
+    with pytest.raises(TableError, match="the file is not UTF-8 text; save it as UTF-8"):
+        load_table(path)
+
+
 def test_a_parquet_files_unnamed_index_of_labels_is_kept_as_a_column(tmp_path):
     """A time series saved with its dates as an unnamed index (or a table with row names) lost them without
     a word: the table had no dates left to answer "which month sold most?" about."""
