@@ -253,8 +253,10 @@ def next_steps(answer: Answer) -> list[str]:
         tips.append("Programs did not parse or used something the sandbox forbids: a stronger model writes "
                     "valid programs more often (lm=...).")
     if not kinds:
+        compared = ("text cells are compared lower-cased" if answer.prompt.get("lowercased_table")
+                    else "text is compared as written, in the same case")
         tips.append("Every program returned an empty result: check that the question's values are spelt as in "
-                    "the table (text cells are compared lower-cased).")
+                    f"the table ({compared}).")
     tips.append("Sample more programs (n=... ; the CLI's --n) or use a stronger model (lm=... ; --lm).")
     tips.append("Rephrase the question with the table's own words, or ask a simpler part of it first.")
     tips.append("answer.explain() prints the same account as text; answer.candidates holds every program, "

@@ -93,6 +93,23 @@ def test_the_no_answer_view_shows_programs_errors_and_next_steps(no_answer):
     assert "What to try next" in html and "shirt, made in, price, sales" in html
 
 
+@pytest.mark.parametrize("task, compared", [("analyst", "text is compared as written, in the same case"),
+                                             ("wikitq", "text cells are compared lower-cased")])
+def test_the_empty_results_tip_says_how_the_task_compares_text(task, compared):
+    """With the default analyst task, whose cells keep their case, the tip said "text cells are compared
+    lower-cased", so a user who wrote 'ridley scott' for 'Ridley Scott' was told case did not matter."""
+    from binder_py.ask import Binder
+    from binder_py.lm import ScriptedLM
+    from binder_py.notebook import next_steps
+
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: 'df[df["name"] == "zed"]["n"].tolist()'), n=1,
+                    progress=False, cache=False, task=task).ask(pd.DataFrame({"name": ["Ann"], "n": [1]}), "n of zed?")
+    assert answer.value is None
+    assert [tip for tip in next_steps(answer) if tip.startswith("Every program returned an empty result")] == [
+        f"Every program returned an empty result: check that the question's values are spelt as in the table "
+        f"({compared})."]
+
+
 def test_model_output_is_escaped():
     answer = ask(['"<script>alert(1)</script>"', 'df["shirt"].iloc[0] + "<img src=x onerror=alert(1)>"'])
     page = answer_html(answer)
