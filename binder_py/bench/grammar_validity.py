@@ -28,19 +28,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from binder_py.grammar.program import build_program_grammar
+from binder_py.pipeline.literal_hints import literal_texts
 
 __all__ = ["unknown_column_literals"]
 
 _COLUMN_ARG_METHODS = frozenset({"sort_values", "groupby", "set_index", "drop_duplicates"})
 _NEURAL = frozenset({"f_col", "f_val", "f"})
-
-
-def _string_items(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return []
 
 
 def _roots_at_table(node: ast.AST, table_names: frozenset[str]) -> bool:
@@ -83,16 +76,16 @@ def unknown_column_literals(program: str, columns: Sequence[str],
                     and isinstance(index, ast.Tuple) and len(index.elts) == 2:
                 index = index.elts[1]
             if not (isinstance(node.value, ast.Attribute) and node.value.attr in ("iloc", "iat")):
-                literals = _string_items(index)
+                literals = literal_texts(index)
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in _COLUMN_ARG_METHODS and node.args \
                     and _roots_at_table(func.value, names):
-                literals = _string_items(node.args[0])
+                literals = literal_texts(node.args[0])
             elif isinstance(func, ast.Name) and func.id in _NEURAL and len(node.args) >= 2:
-                literals = _string_items(node.args[1])
+                literals = literal_texts(node.args[1])
             elif isinstance(func, ast.Name) and func.id in ("qa_map", "qa_ans") and len(node.args) >= 3:
-                literals = _string_items(node.args[2])
+                literals = literal_texts(node.args[2])
         found.extend(s for s in literals if s not in real)
     return found
 

@@ -21,7 +21,7 @@ from typing import TypeGuard
 
 import pandas as pd
 
-__all__ = ["compared_literals", "literal_hints"]
+__all__ = ["column_of", "compared_literals", "literal_hints", "literal_texts"]
 
 #: distinct values of a column searched for close matches (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -73,12 +73,12 @@ def compared_literals(tree: ast.AST) -> Iterator[tuple[str, str, ast.Constant]]:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             left, right = node.left, node.comparators[0]
             for side, other in ((left, right), (right, left)):
-                found = _column_of(side)
+                found = column_of(side)
                 if found is not None and _is_literal(other):
                     yield (*found, other)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isin"
               and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set))):
-            found = _column_of(node.func.value)
+            found = column_of(node.func.value)
             if found is not None:
                 for element in node.args[0].elts:
                     if _is_literal(element):
@@ -90,7 +90,16 @@ def _is_literal(node: ast.AST) -> TypeGuard[ast.Constant]:
             and not isinstance(node.value, bool))
 
 
-def _column_of(node: ast.AST) -> tuple[str, str] | None:
+def literal_texts(node: ast.AST) -> list[str]:
+    """The texts a literal names: a text, or the text items of a literal list or tuple (``["a", "b"]``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def column_of(node: ast.AST) -> tuple[str, str] | None:
     """``(table name, column)`` for ``T["col"]``, ``T[...]["col"]``, ``T.col`` or ``T[...].col``."""
     if isinstance(node, ast.Attribute):
         column, base = node.attr, node.value

@@ -14,6 +14,7 @@ from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.state import QuestionState
+from binder_py.pipeline.text_order import text_ordered_numbers
 from binder_py.pipeline.tiebreak import score_tie, scores_ties
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
 from binder_py.vote import VoteCandidate, VoteResult, shape_fit, vote
@@ -117,9 +118,9 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                     table=state.original_table, prompt=prompt_info, timings=timings,
                     warnings=list(dict.fromkeys(warnings)), lm=state.lm.name,
                     neural=state.neural_name if state.neural_allowed else None, plan=state.plan)
-    unmatched = _unmatched_literals(answer, state)
-    if unmatched:
-        warnings += (unmatched,)
+    told = (_unmatched_literals(answer, state), *_text_ordered(answer, state))
+    if any(told):
+        warnings += tuple(line for line in told if line)
         answer = replace(answer, warnings=list(dict.fromkeys(warnings)))
     return state.evolve(candidates=candidates, warnings=warnings, timings=timings, answer=answer, usage=usage)
 
@@ -136,6 +137,15 @@ def _unmatched_literals(answer: Answer, state: QuestionState) -> str | None:
         return None
     return (f"the winning program compares a value no row holds ({'; '.join(hints)}): its filter may not "
             "select the rows it meant (with ==, none at all)")
+
+
+def _text_ordered(answer: Answer, state: QuestionState) -> list[str]:
+    """Warnings when the winning program orders numbers a table holds as text ("$987.00" above "$2,500.00")."""
+    winner = answer.winner
+    if winner is None or winner.run is None:
+        return []
+    tables = {"df": state.table, "table": state.table, **state.tables}
+    return [f"the winning program {line}" for line in text_ordered_numbers(winner.program, tables)]
 
 
 def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: bool) -> Candidate:

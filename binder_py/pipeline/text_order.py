@@ -1,0 +1,101 @@
+"""A warning when the winning program orders numbers that the table holds as text.
+
+Money, percentages and numbers with thousands commas stay text (:mod:`binder_py.tables`: the
+analyst's cells are kept as written), and text orders character by character: over ``$1,234.50``,
+``$987.00`` and ``$2,500.00``, ``df["Amount ($)"].max()`` answers ``$987.00``, and
+``df.sort_values("Amount ($)")``, ``idxmax()``, ``nlargest`` or ``df["Amount ($)"] > "$500"`` pick rows
+by the same order. Nothing fails, so nothing else reveals it (a sum of such cells joins them and is
+refused: :mod:`binder_py.language.joined_text`).
+
+Only the program's syntax tree is read (it is never run here). A column counts when it is a text
+column of a table whose filled cells all read as numbers once a currency sign, a percent sign and
+thousands commas are set aside, and whose order as text is not its order as numbers. Recognised:
+``T["col"]`` or ``T.col`` (``T`` a table's name or a subscript of one, as in
+:func:`binder_py.pipeline.literal_hints.column_of`) followed by ``max``, ``min``, ``idxmax``,
+``idxmin``, ``argmax``, ``argmin``, ``nlargest``, ``nsmallest``, ``sort_values``, ``rank``,
+``cummax`` or ``cummin``; ``T.sort_values(...)``, ``T.nlargest(n, ...)`` and ``T.nsmallest(n, ...)``
+naming it; and ``<``, ``>``, ``<=``, ``>=`` between it and anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+
+import pandas as pd
+
+from binder_py.pipeline.literal_hints import column_of, literal_texts
+
+__all__ = ["text_ordered_numbers"]
+
+#: a column's methods whose result follows its order
+_ORDERING = frozenset({"max", "min", "idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest",
+                       "sort_values", "rank", "cummax", "cummin"})
+#: a number written as text: an optional sign and currency sign, digits (with thousands commas), decimals,
+#: an optional percent sign
+_WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*%?")
+_NOT_DIGITS = re.compile(r"[^0-9.\-]")
+#: distinct cells read (the first ones, in table order)
+MAX_VALUES = 5_000
+
+
+def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    """One line per column of numbers held as text that ``program`` orders (module docstring), each
+    starting "orders column ..."."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lines: list[str] = []
+    for table_name, column in dict.fromkeys(_ordered_columns(tree)):
+        table = tables.get(table_name)
+        if table is None or column not in table.columns:
+            continue
+        disorder = _disorder(table[column])
+        if disorder is not None:
+            first, second = disorder
+            lines.append(f"orders column {column!r} (a max, min, sort or <, >), whose numbers the table holds as "
+                         f"text, so in text order: {first!r} before {second!r}; to order them as numbers convert the "
+                         "column first, e.g. "
+                         f"pd.to_numeric({table_name}[{column!r}].str.replace(r'[^0-9.\\-]', '', regex=True), errors='coerce')")
+    return lines
+
+
+def _ordered_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method, owner = node.func.attr, node.func.value
+            found = column_of(owner)
+            if found is not None and method in _ORDERING:
+                yield found
+            elif method in ("sort_values", "nlargest", "nsmallest") and _table_name(owner) is not None:
+                position = 0 if method == "sort_values" else 1
+                named = [k.value for k in node.keywords if k.arg in ("by", "columns")]
+                for argument in [*node.args[position:position + 1], *named]:
+                    for column in literal_texts(argument):
+                        yield _table_name(owner), column  # type: ignore[misc]
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for op in node.ops):
+            for side in (node.left, *node.comparators):
+                found = column_of(side)
+                if found is not None:
+                    yield found
+
+
+def _table_name(node: ast.AST) -> str | None:
+    """The table a DataFrame expression reads: ``T`` or a subscript of it (``df[mask]``)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _disorder(column: pd.Series) -> tuple[str, str] | None:
+    """Two cells in text order whose numbers are in the other order, when the column is text whose filled
+    cells are all numbers written as text (with a sign, a percent sign or commas); else None."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return None
+    cells = sorted({v.strip() for v in column.dropna().unique()[:MAX_VALUES] if isinstance(v, str) and v.strip()})
+    if len(cells) < 2 or not all(_WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
+        return None
+    numbers = [float(_NOT_DIGITS.sub("", cell)) for cell in cells]
+    return next(((cells[i], cells[i + 1]) for i in range(len(cells) - 1) if numbers[i] > numbers[i + 1]), None)
