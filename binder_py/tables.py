@@ -22,7 +22,7 @@ Column names
     * Names are normalised with :func:`normalize_header`: stripped, and every
       run of whitespace (including newlines) becomes one space.
     * A name that is empty after normalisation becomes ``column_<i>`` with
-      ``i`` its 1-based position.
+      ``i`` its 1-based position (``column_<i>_2``, ... when another column has that name).
     * Duplicate names (after normalisation) are a :class:`TableError` naming
       the duplicates. (The WikiTQ loader makes them unique first with
       :func:`make_unique_headers`: ``name``, ``name_2``, ``name_3``, ...)
@@ -286,7 +286,8 @@ def _column_names(columns: pd.Index) -> list[str]:
                 "column names must be strings (integers are converted): rename the columns, "
                 "e.g. df.columns = ['name', 'year', ...]")
     names = [normalize_header(n) for n in names]
-    names = [n if n else f"column_{i + 1}" for i, n in enumerate(names)]
+    given = set(names)
+    names = [n or _free_name(f"column_{i + 1}", given) for i, n in enumerate(names)]
     duplicates = [n for n, c in Counter(names).items() if c > 1]
     if duplicates:
         shown = ", ".join(repr(n) for n in duplicates[:10])
@@ -294,6 +295,16 @@ def _column_names(columns: pd.Index) -> list[str]:
             f"the table has duplicate column names: {shown} (after trimming whitespace); "
             "rename the columns so that every name is different")
     return names
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    """``name`` for an unnamed column, or ``name_2``, ``name_3``, ... when a named column has it (an unnamed
+    second column beside one named ``column_2`` was refused as a duplicate of a name the file has once)."""
+    free, n = name, 1
+    while free in taken:
+        n += 1
+        free = f"{name}_{n}"
+    return free
 
 
 def _is_missing(value: object) -> bool:

@@ -212,6 +212,14 @@ def test_a_real_one_column_table_still_loads(tmp_path):
     assert load_table(path)["note"].tolist() == ["buy milk; eggs", "x"]
 
 
+def test_an_unnamed_column_does_not_take_the_name_of_a_named_one():
+    """A second column without a name beside one named 'column_2' was refused: "the table has duplicate
+    column names: 'column_2'", a name the table has once."""
+    table = prepare_table(pd.DataFrame([[1, 2, 3]], columns=["column_2", "", "column_2_2"]))
+    assert list(table.columns) == ["column_2", "column_2_3", "column_2_2"]
+    assert list(prepare_table(pd.DataFrame([[1, 2]], columns=["", "b"])).columns) == ["column_1", "b"]
+
+
 def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
     """df.set_index("name").to_parquet(...) stores the names as the index; load_table dropped them
     without a word, so questions about names had nothing to read."""
