@@ -46,7 +46,8 @@ def _pdeathsig_setter():
 #: (the audit hook refuses marshal.loads), so the zygote loads them before forking
 LAZY_MODULES = ("time", "numpy.rec", "pandas.core.methods.to_dict", "pandas.core.reshape.reshape",
                 "pandas.io.formats.string",
-                "pandas.core.arrays.arrow._arrow_utils")  # (`.str.len()` of an Arrow string column)
+                "pandas.core.arrays.arrow._arrow_utils",  # (`.str.len()` of an Arrow string column)
+                "pyarrow.acero")  # (a groupby's min/max of a text column: Arrow's grouped aggregation)
 
 
 #: a small program that touches what LM programs commonly use (run before forking, and by

@@ -25,6 +25,11 @@ PROGRAMS = [
     ("dt_strftime", 'pd.to_datetime(pd.Series(["2020-03-04"])).dt.strftime("%d.%m.%Y").iloc[0]', "04.03.2020"),
     ("to_records", 'len(df.to_records(index=False))', 6),
     ("arrow_string_len", 'df["name"].astype("string[pyarrow]").str.len().max()', 3),
+    # a groupby's min/max of a text column (pandas 3 runs it in Arrow, which pyarrow.acero imports on first use)
+    ("groupby_text_max", 'df.groupby("team")["born"].max().to_dict()',
+     {"blue": "1988-01-09", "green": "1995-07-30", "red": "2001-02-14"}),
+    ("groupby_text_min_agg", 'df.groupby("team").agg({"name": "min", "score": "sum"})["name"].tolist()',
+     ["Bob", "Dee", "Ann"]),
     ("to_string", 'df[["name"]].head(1).to_string(index=False).split()', ["name", "Ann"]),
     ("to_string_float_format", 'pd.DataFrame({"x": [1.5]}).to_string(index=False, float_format="{:.2f}").split()',
      ["x", "1.50"]),
