@@ -7,6 +7,7 @@ checks (:mod:`sandbox.dispatch`, for every function pandas/numpy would call).
 from __future__ import annotations
 
 import functools
+import re
 import types
 from contextvars import ContextVar, Token
 from collections.abc import Callable, Iterable
@@ -26,6 +27,10 @@ _DESCRIPTOR_TYPES = (
     types.MethodDescriptorType, types.ClassMethodDescriptorType,
     types.WrapperDescriptorType, types.MethodWrapperType,
 )
+#: C functions and methods: ``builtin_function_or_method``, and ``builtin_method``, its subclass for C
+#: methods that take their defining class (``re.compile(p).sub``, ``.match``, ``.search``: refused as
+#: "a callable builtin_method object from module None" while ``.findall`` ran)
+_BUILTIN_TYPES = frozenset({types.BuiltinFunctionType, type(re.compile("").match)})
 
 
 #: callables the trusted caller placed in the program's namespace (callback proxies,
@@ -192,7 +197,7 @@ def callable_problem(fn: Any, name_checked: bool = False) -> str | None:
             return problem
         name = getattr(func, "__name__", None)
         return None if name_checked else (_name_problem(fn.__self__, name) or _dispatcher_problem(name, module_of(func)))
-    if t is types.BuiltinFunctionType:
+    if t in _BUILTIN_TYPES:
         owner = fn.__self__
         if owner is None or isinstance(owner, types.ModuleType):
             mod = module_of(fn)

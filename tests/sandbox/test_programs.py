@@ -25,6 +25,11 @@ PROGRAMS = [
     ("dt_strftime", 'pd.to_datetime(pd.Series(["2020-03-04"])).dt.strftime("%d.%m.%Y").iloc[0]', "04.03.2020"),
     ("to_records", 'len(df.to_records(index=False))', 6),
     ("arrow_string_len", 'df["name"].astype("string[pyarrow]").str.len().max()', 3),
+    # a compiled pattern's methods (match, search, sub, ... are C methods of another type than findall's)
+    ("re_compiled_pattern", 'import re\np = re.compile(r"(\\w)(\\w+)")\n'
+     '[p.match("Ann").group(2), p.search("-Bob").group(1), p.sub(r"\\2", "Cid"), p.fullmatch("Dee") is None,\n'
+     ' p.subn("", "Eve")[1], [m.group() for m in p.finditer("Fay Guy")], p.split("a b")]',
+     ["nn", "B", "id", False, 1, ["Fay", "Guy"], ["a b"]]),
     # a groupby's min/max of a text column (pandas 3 runs it in Arrow, which pyarrow.acero imports on first use)
     ("groupby_text_max", 'df.groupby("team")["born"].max().to_dict()',
      {"blue": "1988-01-09", "green": "1995-07-30", "red": "2001-02-14"}),
