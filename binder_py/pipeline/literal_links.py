@@ -45,7 +45,7 @@ import pandas as pd
 
 from binder_py.pipeline.literal_hints import compared_literals
 
-__all__ = ["LiteralLink", "closest_value", "link_literals"]
+__all__ = ["LiteralLink", "changed_columns", "closest_value", "link_literals"]
 
 #: distinct values of a column searched for a match (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -82,7 +82,7 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
         return None
     assert marked.tree is not None
     tree = marked.tree
-    changed = _changed_columns(tree, tables)
+    changed = changed_columns(tree, tables)
     in_fstrings = {id(n) for joined in ast.walk(tree) if isinstance(joined, ast.JoinedStr) for n in ast.walk(joined)}
     edits: list[tuple[int, int, str]] = []
     links: list[LiteralLink] = []
@@ -130,7 +130,7 @@ _ROW_METHODS = frozenset({"head", "tail", "sort_values", "sort_index", "drop_dup
                           "query", "nlargest", "nsmallest", "sample", "copy", "filter"})
 
 
-def _changed_columns(tree: ast.AST, tables: Mapping[str, pd.DataFrame]) -> set[Any]:
+def changed_columns(tree: ast.AST, tables: Mapping[str, pd.DataFrame]) -> set[Any]:
     """The tables (names) and ``(table, column)`` pairs whose cells the program may change before it
     compares them: a column assigned (``df["c"] = ...``, ``df.c = ...``, ``df.loc[m, "c"] = ...``), a
     table rebound to anything but its own rows (``df = df[df.x > 3]`` keeps its cells,

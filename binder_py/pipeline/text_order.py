@@ -9,7 +9,8 @@ refused: :mod:`binder_py.language.joined_text`).
 
 Only the program's syntax tree is read (it is never run here). A column counts when it is a text
 column of a table whose filled cells all read as numbers once a currency sign, a percent sign and
-thousands commas are set aside, and whose order as text is not its order as numbers. Recognised:
+thousands commas are set aside, and whose order as text is not its order as numbers, unless the
+program changes that column or table first (``df["amount"] = pd.to_numeric(...)``). Recognised:
 ``T["col"]`` or ``T.col`` (``T`` a table's name or a subscript of one, as in
 :func:`binder_py.pipeline.literal_hints.column_of`) followed by ``max``, ``min``, ``idxmax``,
 ``idxmin``, ``argmax``, ``argmin``, ``nlargest``, ``nsmallest``, ``sort_values``, ``rank``,
@@ -26,6 +27,7 @@ from collections.abc import Iterator, Mapping
 import pandas as pd
 
 from binder_py.pipeline.literal_hints import column_of, literal_texts
+from binder_py.pipeline.literal_links import changed_columns
 
 __all__ = ["text_ordered_numbers"]
 
@@ -48,9 +50,10 @@ def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> li
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines: list[str] = []
+    changed = changed_columns(tree, tables)  # (df["amount"] = pd.to_numeric(...) first: numbers by then)
     for table_name, column in dict.fromkeys(_ordered_columns(tree)):
         table = tables.get(table_name)
-        if table is None or column not in table.columns:
+        if table is None or column not in table.columns or table_name in changed or (table_name, column) in changed:
             continue
         disorder = _disorder(table[column])
         if disorder is not None:

@@ -52,6 +52,8 @@ def test_the_line_shows_two_cells_out_of_order_and_the_conversion():
     'df[df["amount"] == "$987.00"]',  # compared for equality
     'other["amount"].max()',  # no such table
     'df[',  # does not parse
+    'df["amount"] = pd.to_numeric(df["amount"].str.replace(r"[$,]", "", regex=True))\ndf["amount"].max()',
+    'df = df.assign(amount=df["amount"].str.len())\ndf.sort_values("amount")',  # numbers by then
 ])
 def test_anything_else_is_left_alone(program):
     assert text_ordered_numbers(program, TABLES) == []
