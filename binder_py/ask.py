@@ -143,12 +143,7 @@ class Binder:
 
     def _initial_state(self, settings: AskSettings, table: TablesArg, question: str,
                        title: str | None, question_id: str | None, *, progress: bool) -> QuestionState:
-        if not isinstance(question, str):
-            raise BinderError(f"the question must be text, got {type(question).__name__}: {question!r}"[:200])
-        if not question.strip():
-            raise BinderError("the question is empty: ask something about the table")
-        if title is not None and not isinstance(title, str):  # failed later with an AttributeError
-            raise BinderError(f"the title must be text (or None), got {type(title).__name__}: {title!r}"[:200])
+        _check_question(question, title)
         originals = read_tables(table)
         profile = task_profile(settings.task)
         lowercase = profile.lowercase_cells if settings.lowercase is None else settings.lowercase
@@ -187,7 +182,9 @@ class Binder:
         with ``table``, ``question`` and optional ``title``/``question_id``; ``table`` may
         name several tables (a mapping, as for :meth:`ask`). Answers come
         back in input order. With ``return_exceptions`` a failing question gives its
-        exception in place of an answer instead of stopping the others.
+        exception in place of an answer instead of stopping the others; without it, a question
+        that cannot be asked (not text, empty) or a title that is no text stops the run before
+        any question is asked.
 
         ``engine="ray"`` runs each question as a Ray task (``ray_address``: the cluster,
         default ``$RAY_ADDRESS`` or a new local Ray); each worker builds its own binder with
@@ -198,6 +195,12 @@ class Binder:
         check_engine(engine)
         check_concurrency(concurrency)
         jobs = [{**_job(item), "position": position} for position, item in enumerate(items)]
+        if not return_exceptions:  # a question that cannot be asked stops the run before the others are paid for
+            for job in jobs:
+                try:
+                    _check_question(job.get("question"), job.get("title"))
+                except BinderError as error:
+                    _item_failure(error, job["position"], return_exceptions)
         results: list[Answer | BaseException | None] = [None] * len(jobs)
         if engine == "ray":  # workers need not see our files: read here, a file that fails is its item's error
             read = []
@@ -324,6 +327,16 @@ def _rebuild_binder(lm: LanguageModel | None, *, lm_arg: Any, neural_lm: Any, ne
     """A Ray worker's copy of a binder (its own sandbox pool and neural cache)."""
     return Binder(lm=lm if lm is not None else lm_arg, neural_lm=neural_lm, neural=neural, cache=cache,
                   progress=False, **settings)
+
+
+def _check_question(question: Any, title: Any) -> None:
+    """A :class:`BinderError` for a question that is no text or empty, or a title that is no text."""
+    if not isinstance(question, str):
+        raise BinderError(f"the question must be text, got {type(question).__name__}: {question!r}"[:200])
+    if not question.strip():
+        raise BinderError("the question is empty: ask something about the table")
+    if title is not None and not isinstance(title, str):  # failed later with an AttributeError
+        raise BinderError(f"the title must be text (or None), got {type(title).__name__}: {title!r}"[:200])
 
 
 def _job(item: Any) -> dict[str, Any]:

@@ -259,6 +259,18 @@ def test_ask_many_keeps_order_and_can_return_exceptions(shirts, oracle_spec):
     assert results[2].value == "polyester performance tee"
 
 
+def test_ask_many_refuses_a_question_that_cannot_be_asked_before_asking_the_others(shirts):
+    """An empty question at the end of the list stopped the run after every question before it had been
+    asked and paid for, and their answers were lost with the error."""
+    lm = ScriptedLM(lambda request, purpose: "len(df)")
+    binder = Binder(lm=lm, n=1, progress=False, cache=False)
+    with pytest.raises(BinderError, match=r"^ask_many items\[2\]: the question is empty"):
+        binder.ask_many([(shirts, "how many shirts?"), (shirts, "how many rows?"), (shirts, " ")], concurrency=1)
+    assert lm.calls == []
+    with pytest.raises(BinderError, match=r"^ask_many items\[0\]: the title must be text"):
+        binder.ask_many([{"table": shirts, "question": "how many?", "title": 3}])
+
+
 def test_ask_many_says_which_item_failed(shirts, oracle_spec):
     binder = Binder(lm=scripted([PLAIN_PROGRAM]), neural=oracle_spec, task="analyst", n=1)
     with pytest.raises(BinderError, match=r"^ask_many items\[1\]: ") as info:
