@@ -44,7 +44,8 @@ def _pdeathsig_setter():
 #: modules pandas and numpy import lazily inside common methods (to_records, to_dict,
 #: to_string, stack/unstack, Timestamp.strftime); a worker may not load new code
 #: (the audit hook refuses marshal.loads), so the zygote loads them before forking
-LAZY_MODULES = ("time", "numpy.rec", "pandas.core.methods.to_dict", "pandas.core.reshape.reshape",
+LAZY_MODULES = ("time", "numpy.rec", "pandas.core.methods.to_dict", "pandas.core.methods.select",  # df.select
+                "pandas.core.reshape.reshape",
                 "pandas.io.formats.string",
                 "pandas.core.arrays.arrow._arrow_utils",  # (`.str.len()` of an Arrow string column)
                 "pyarrow.acero")  # (a groupby's min/max of a text column: Arrow's grouped aggregation)

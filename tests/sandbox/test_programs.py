@@ -24,6 +24,7 @@ PROGRAMS = [
     ("timestamp_strftime", 'pd.Timestamp("2020-03-04").strftime("%Y/%m")', "2020/03"),
     ("dt_strftime", 'pd.to_datetime(pd.Series(["2020-03-04"])).dt.strftime("%d.%m.%Y").iloc[0]', "04.03.2020"),
     ("to_records", 'len(df.to_records(index=False))', 6),
+    ("select_columns", 'df.select("name", "score").columns.tolist()', ["name", "score"]),  # pandas 3's select
     ("arrow_string_len", 'df["name"].astype("string[pyarrow]").str.len().max()', 3),
     # a compiled pattern's methods (match, search, sub, ... are C methods of another type than findall's)
     ("re_compiled_pattern", 'import re\np = re.compile(r"(\\w)(\\w+)")\n'
