@@ -248,7 +248,9 @@ def next_steps(answer: Answer) -> list[str]:
                    else "?")
         tips.append(f"Name the columns as the table does ({columns}): the programs used a column that is not there.")
     if kinds & {"timeout", "memory", "killed"}:
-        tips.append("A program ran out of time or memory: ask about fewer rows, or raise the sandbox limits.")
+        tips.append("A program ran out of time or memory: ask about fewer rows, or give the binder a sandbox with "
+                    "higher limits: from sandbox import Sandbox, Limits; Binder(..., sandbox=Sandbox(Limits("
+                    "wall_seconds=60, memory_bytes=4 * 1024**3))) (binder-py exec --timeout SECONDS for one program).")
     if kinds & {"syntax", "policy"}:
         tips.append("Programs did not parse or used something the sandbox forbids: a stronger model writes "
                     "valid programs more often (lm=...).")

@@ -110,6 +110,22 @@ def test_the_empty_results_tip_says_how_the_task_compares_text(task, compared):
         f"({compared})."]
 
 
+def test_the_time_or_memory_tip_says_how_to_raise_the_limits():
+    """The tip said "raise the sandbox limits", with no word of how: ask has no option for them."""
+    from sandbox import Limits, Sandbox
+
+    from binder_py.ask import Binder
+    from binder_py.lm import ScriptedLM
+    from binder_py.notebook import next_steps
+
+    with Sandbox(Limits(wall_seconds=1.0, cpu_seconds=1.0)) as sandbox:
+        answer = Binder(lm=ScriptedLM(lambda request, purpose: "while True:\n    pass"), n=1, progress=False,
+                        cache=False, repair_attempts=0, sandbox=sandbox).ask(pd.DataFrame({"n": [1]}), "n?")
+    tip = [tip for tip in next_steps(answer) if tip.startswith("A program ran out of time or memory")]
+    assert tip and "Binder(..., sandbox=Sandbox(Limits(wall_seconds=60" in tip[0]
+    exec(tip[0].split(": ", 2)[2].split("; ")[0], {})  # the import it names works
+
+
 def test_model_output_is_escaped():
     answer = ask(['"<script>alert(1)</script>"', 'df["shirt"].iloc[0] + "<img src=x onerror=alert(1)>"'])
     page = answer_html(answer)
