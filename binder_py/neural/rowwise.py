@@ -190,14 +190,20 @@ class RowwiseNeuralBackend:
             except LMContextTooLong:  # one long cell (a review, an article) must not fail the whole call
                 return request.keys[index], _TOO_LONG, "does not fit the model's context", Usage()
 
+        unanswered: list[str] = []
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
             for key, answer, raw, usage in pool.map(ask, range(len(request.rows))):
                 if answer is _TOO_LONG:  # unanswered, as the table prompt leaves such a row: not cached
                     result.warnings.append(f"row {shown_key(key)} does not fit the model's context")
                 else:
                     result.answers[key] = answer
+                    if answer is None or answer == UNKNOWN:
+                        unanswered.append(f"{shown_key(key)}: {raw[:120] or '(no text)'}")
                 result.raw_outputs.append(f"{shown_key(key, 200)[1:-1] if answer is _TOO_LONG else key}: {raw}")
                 result.usage += usage
+        if unanswered:  # (every row unknown, from a server that sends no log-probabilities, read as no row chosen)
+            result.warnings.append(f"{len(unanswered)} of {len(request.rows)} row(s) got no answer from the model and "
+                                   "are unknown (NA): " + "; ".join(unanswered[:5]))
         result.prompts.append(_shown_prompt(prefix, request))
         return result
 

@@ -85,6 +85,22 @@ def test_a_model_that_sends_no_log_probabilities_is_read_from_its_word():
     assert "mexico: yes (read from the text 'Yes': the model sent no log-probabilities)" in answer.raw_outputs
 
 
+def test_rows_the_model_left_unknown_are_said_in_the_calls_warnings():
+    """A server that sends no log-probabilities and writes no yes/no word left every row unknown, and a
+    program over the call answered [] (no row selected) with no warning at all."""
+    claims = Capabilities(api="chat", logprobs=True)
+    words = {"mexico": "Yes", "china": "df", "canada": "The"}
+    lm = ScriptedLM(lambda request, purpose: words[cell(request, "made in")], capabilities=claims)
+    answer = RowwiseNeuralBackend(lm).answer(col_request(["mexico", "china", "canada"]))
+    assert answer.warnings == ["2 of 3 row(s) got no answer from the model and are unknown (NA): 'china': unknown "
+                               "(read from the text 'df': the model sent no log-probabilities); 'canada': unknown "
+                               "(read from the text 'The': the model sent no log-probabilities)"]
+    table = pd.DataFrame({"made in": ["china", "canada"]})
+    run = execute('df[f_col("Is it in North America?", ["made in"])]["made in"].tolist()', table,
+                  neural=RowwiseNeuralBackend(lm))
+    assert run.ok and run.value == [] and any("2 of 2 row(s) got no answer from the model" in w for w in run.warnings)
+
+
 def leaning_to_yes(request, purpose):
     """A model that says yes to everything, a little more to North America: P(yes) 0.85 for a North
     American country, 0.75 for another one, 0.78 for a content-free row."""
