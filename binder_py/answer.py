@@ -393,12 +393,17 @@ class Answer:
         """Where a neural call's answers came from, counted in rows for ``f_col`` (one wording for every view)."""
         if call.kind != "col":
             return f"1 answer from {'the neural-call cache' if call.from_cache else call.backend}"
+        from binder_py.neural.requests import classify
+
         rows, cached = len(call.keys), len(set(call.cached_keys) & set(call.keys))
+        # an answer that reads as missing ("unknown", "n/a", as the model's unknown rows are written) is NA too
+        answered = sum(classify(call.answers.get(key))[0] != "na" for key in set(call.keys))
+        unknown = f" ({rows - answered} unknown)" if answered < rows else ""
         if rows and cached >= rows:
-            return f"{rows} row answer(s), all from the neural-call cache"
-        answered = sum(call.answers.get(key) is not None for key in set(call.keys))
-        text = (f"{rows} row answer(s) from {call.backend}" if answered >= rows else
-                f"{answered} of {rows} row(s) answered by {call.backend} ({rows - answered} unknown)")
+            return (f"{rows} row answer(s), all from the neural-call cache" if not unknown else
+                    f"{answered} of {rows} row(s) answered, all from the neural-call cache{unknown}")
+        text = (f"{rows} row answer(s) from {call.backend}" if not unknown else
+                f"{answered} of {rows} row(s) answered by {call.backend}{unknown}")
         return text + (f" ({cached} of them from the neural-call cache)" if cached else "")
 
     @staticmethod

@@ -295,6 +295,23 @@ def test_a_call_on_the_second_table_is_placed_there_even_when_the_first_shares_i
     assert "Is it perishable food?" in sales_section
 
 
+@pytest.mark.parametrize("answers, said", [
+    (["unknown", "yes", "n/a"], "1 of 3 row(s) answered by callable (2 unknown)"),
+    ([None, "yes", "no"], "2 of 3 row(s) answered by callable (1 unknown)"),
+    (["no", "yes", "no"], "3 row answer(s) from callable"),
+])
+def test_rows_answered_unknown_are_counted_as_unknown(answers, said):
+    """Rows a model answered "unknown" (the row-by-row backend's word for no answer) are NA, yet the call
+    read "3 row answer(s) from ..." in every view; only rows without any answer were counted unknown."""
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: 'df[f_col("Is it big?", ["x"])]["x"].tolist()'), n=1,
+                    progress=False, cache=False, neural=lambda request: answers).ask(
+        pd.DataFrame({"x": [1, 2, 3]}), "which are big?")
+    assert said in answer.explain() and said in answer_html(answer)
+
+
 def test_explain_counts_answered_rows_and_skips_usage_only_traces():
     """A model whose neural output could not be read: explain() said "4 row answer(s) from lm:..."
     for a call with no answer at all, that the plan's answers were read from the cache, and listed the prefetch's usage-only trace (order -1) as a
