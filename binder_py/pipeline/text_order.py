@@ -34,9 +34,10 @@ __all__ = ["text_ordered_numbers"]
 #: a column's methods whose result follows its order
 _ORDERING = frozenset({"max", "min", "idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest",
                        "sort_values", "rank", "cummax", "cummin"})
+_ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 #: a number written as text: an optional sign and currency sign, digits (with thousands commas), decimals,
 #: an optional percent sign
-_WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*%?")
+_WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*%?")
 _NOT_DIGITS = re.compile(r"[^0-9.\-]")
 #: distinct cells read (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -58,10 +59,11 @@ def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> li
         disorder = _disorder(table[column])
         if disorder is not None:
             first, second = disorder
+            conversion = (f"pd.to_numeric({table_name}[{column!r}].str.replace(r'[^0-9.\\-]', '', regex=True), "
+                          "errors='coerce')")
             lines.append(f"orders column {column!r} (a max, min, sort or <, >), whose numbers the table holds as "
                          f"text, so in text order: {first!r} before {second!r}; to order them as numbers convert the "
-                         "column first, e.g. "
-                         f"pd.to_numeric({table_name}[{column!r}].str.replace(r'[^0-9.\\-]', '', regex=True), errors='coerce')")
+                         f"column first, e.g. {conversion}")
     return lines
 
 
@@ -78,7 +80,7 @@ def _ordered_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
                 for argument in [*node.args[position:position + 1], *named]:
                     for column in literal_texts(argument):
                         yield _table_name(owner), column  # type: ignore[misc]
-        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for op in node.ops):
+        elif isinstance(node, ast.Compare) and any(isinstance(op, _ORDER_OPS) for op in node.ops):
             for side in (node.left, *node.comparators):
                 found = column_of(side)
                 if found is not None:

@@ -17,7 +17,7 @@ ORDERS = pd.DataFrame({
     "units": [3, 1, 7, 2],
     "code": ["007", "010", "100", "200"],  # codes, not numbers written with signs
 })
-TABLES = {"df": ORDERS, "table": ORDERS, "orders": ORDERS}
+TABLES = {"df": ORDERS, "table": ORDERS, "orders": ORDERS, "signs": pd.DataFrame({"x": ["$5", "-$-5", "--7"]})}
 
 
 @pytest.mark.parametrize("program, column", [
@@ -52,6 +52,7 @@ def test_the_line_shows_two_cells_out_of_order_and_the_conversion():
     'df[df["amount"] == "$987.00"]',  # compared for equality
     'other["amount"].max()',  # no such table
     'df[',  # does not parse
+    'signs["x"].max()',  # cells with two signs are no numbers written as text (and must not fail the vote)
     'df["amount"] = pd.to_numeric(df["amount"].str.replace(r"[$,]", "", regex=True))\ndf["amount"].max()',
     'df = df.assign(amount=df["amount"].str.len())\ndf.sort_values("amount")',  # numbers by then
 ])
