@@ -25,7 +25,7 @@ from binder_py.neural import NeuralBackend, NeuralCache
 from binder_py.neural.build import build_neural_backend, early_neural_backend
 from binder_py.pipeline import MODES, STAGES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
 from binder_py.progress import StageProgress, in_notebook, progress_bar
-from binder_py.tables import load_table, prepare_table
+from binder_py.tables import check_table_file, load_table, prepare_table
 from binder_py.tasks import task_profile
 from sandbox import Sandbox
 
@@ -183,8 +183,8 @@ class Binder:
         name several tables (a mapping, as for :meth:`ask`). Answers come
         back in input order. With ``return_exceptions`` a failing question gives its
         exception in place of an answer instead of stopping the others; without it, a question
-        that cannot be asked (not text, empty) or a title that is no text stops the run before
-        any question is asked.
+        that cannot be asked (not text, empty), a title that is no text or a table file that is
+        missing (or of an unknown format) stops the run before any question is asked.
 
         ``engine="ray"`` runs each question as a Ray task (``ray_address``: the cluster,
         default ``$RAY_ADDRESS`` or a new local Ray); each worker builds its own binder with
@@ -199,6 +199,7 @@ class Binder:
             for job in jobs:
                 try:
                     _check_question(job.get("question"), job.get("title"))
+                    _check_table_files(job.get("table"))
                 except BinderError as error:
                     _item_failure(error, job["position"], return_exceptions)
         results: list[Answer | BaseException | None] = [None] * len(jobs)
@@ -337,6 +338,16 @@ def _check_question(question: Any, title: Any) -> None:
         raise BinderError("the question is empty: ask something about the table")
     if title is not None and not isinstance(title, str):  # failed later with an AttributeError
         raise BinderError(f"the title must be text (or None), got {type(title).__name__}: {title!r}"[:200])
+
+
+def _check_table_files(tables: Any) -> None:
+    """A :class:`~binder_py.errors.TableError` for a table file that cannot be read (a missing file, an unknown
+    extension: :func:`~binder_py.tables.check_table_file`); nothing is read."""
+    paths = [tables] if isinstance(tables, (str, os.PathLike)) else list(tables.values()) \
+        if isinstance(tables, Mapping) else []
+    for path in paths:
+        if isinstance(path, (str, os.PathLike)):
+            check_table_file(path)
 
 
 def _job(item: Any) -> dict[str, Any]:

@@ -116,6 +116,7 @@ from binder_py.errors import TableError, env_whole_number
 __all__ = [
     "ACCEPTED_EXTENSIONS",
     "TableLimits",
+    "check_table_file",
     "load_table",
     "prepare_table",
     "normalize_header",
@@ -703,19 +704,10 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
-def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = None) -> pd.DataFrame:
-    """Read a table file and return it prepared by :func:`prepare_table`.
-
-    Accepted extensions (case-insensitive): ``.csv`` (comma-separated),
-    ``.tsv``/``.tab`` (tab-separated), ``.parquet``/``.pq``, ``.xlsx``/``.xls``
-    (first sheet). The first row (for Parquet: the column names) is the
-    header, read exactly as written. Every cell is read as text (empty cells
-    are ``""``) and then typed by :func:`prepare_table`. Duplicate column
-    names are an error (rename them in the file).
-
-    ``limits`` (default :meth:`TableLimits.from_env`) bounds the file size, the number of columns
-    and the cell length. Raises :class:`~binder_py.errors.TableError` with a message saying what to fix.
-    """
+def check_table_file(path: str | os.PathLike[str]) -> Path:
+    """``path`` when it names a table file :func:`load_table` can try (an accepted extension, a file that
+    exists and is not empty), else a :class:`~binder_py.errors.TableError` saying what to fix; nothing is
+    read, so many files are checked before any is used."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in ACCEPTED_EXTENSIONS:
@@ -731,6 +723,24 @@ def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = Non
         raise TableError(f"{path}: is a directory, not a table file")
     if path.stat().st_size == 0:
         raise TableError(f"{path}: the file is empty; give a table with a header row and at least one data row")
+    return path
+
+
+def load_table(path: str | os.PathLike[str], *, limits: TableLimits | None = None) -> pd.DataFrame:
+    """Read a table file and return it prepared by :func:`prepare_table`.
+
+    Accepted extensions (case-insensitive): ``.csv`` (comma-separated),
+    ``.tsv``/``.tab`` (tab-separated), ``.parquet``/``.pq``, ``.xlsx``/``.xls``
+    (first sheet). The first row (for Parquet: the column names) is the
+    header, read exactly as written. Every cell is read as text (empty cells
+    are ``""``) and then typed by :func:`prepare_table`. Duplicate column
+    names are an error (rename them in the file).
+
+    ``limits`` (default :meth:`TableLimits.from_env`) bounds the file size, the number of columns
+    and the cell length. Raises :class:`~binder_py.errors.TableError` with a message saying what to fix.
+    """
+    path = check_table_file(path)
+    suffix = path.suffix.lower()
     limits = limits or TableLimits.from_env()
     limits.check_size(path, path.stat().st_size)
     if suffix == ".csv":

@@ -269,6 +269,10 @@ def test_ask_many_refuses_a_question_that_cannot_be_asked_before_asking_the_othe
     assert lm.calls == []
     with pytest.raises(BinderError, match=r"^ask_many items\[0\]: the title must be text"):
         binder.ask_many([{"table": shirts, "question": "how many?", "title": 3}])
+    with pytest.raises(BinderError, match=r"^ask_many items\[1\]: nope\.csv: no such file"):
+        binder.ask_many([(shirts, "how many shirts?"), ({"a": shirts, "b": "nope.csv"}, "how many rows?")],
+                        concurrency=1)
+    assert lm.calls == []
 
 
 def test_ask_many_says_which_item_failed(shirts, oracle_spec):
