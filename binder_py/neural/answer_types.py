@@ -661,8 +661,11 @@ _NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six se
 _NUMBER_TOKEN = re.compile(r"[-+]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?")
 #: a scale word right after the one number of an answer ("$25 million"): read as 25, a column of
 #: amounts mixed "$11,000,000" with 25 once typed answers reached the program as numbers
-_SCALED = re.compile(r"([-+]?[$€£¥]?\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.I)
-_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_SCALED = re.compile(r"([-+]?[$€£¥]?\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b"
+                     # an abbreviated scale only after an amount of money ("$465M", "€3.5k", "£1.2bn"): "220m" may be metres
+                     r"|([-+]?[$€£¥]\d[\d,]*(?:\.\d+)?)\s?(k|m|mn|mm|b|bn|tn)(?![\w-])", re.I)
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+           "k": 10**3, "m": 10**6, "mn": 10**6, "mm": 10**6, "b": 10**9, "bn": 10**9, "tn": 10**12}
 
 
 def _normalised(text: str) -> str:
@@ -682,7 +685,8 @@ def _read_number(text: str) -> ParsedAnswer:
             value = parse_number(tokens[0])
             scaled = _SCALED.search(text)
             if value is not None and scaled is not None:
-                value = round(value * _SCALES[scaled.group(2).lower()], 6)  # 1.1 million: 1100000, not ...0002
+                scale = (scaled.group(2) or scaled.group(4)).lower()
+                value = round(value * _SCALES[scale], 6)  # 1.1 million: 1100000, not ...0002
                 value = int(value) if float(value).is_integer() else value
     if value is None:
         return ParsedAnswer(error=f"expected a number, got {text.strip()[:80]!r}")

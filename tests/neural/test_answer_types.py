@@ -184,6 +184,10 @@ def test_weak_uses_pick_by_the_wording():
     ("no, it is not", YES_NO, False), (" y ", YES_NO, True), (True, YES_NO, True),
     ("12", NUMBER, 12), ("1,234", NUMBER, 1234), ("$3.50", NUMBER, 3.5), ("12 kg", NUMBER, 12), ("seven", NUMBER, 7),
     ("-4", NUMBER, -4), (2.5, NUMBER, 2.5),
+    # an abbreviated scale after an amount of money (was 465: sums of "$465M" answers were silently wrong);
+    # without a currency sign "220m" may be metres, and "$2 t-shirts" names no trillion
+    ("$465M", NUMBER, 465_000_000), ("€3.5k", NUMBER, 3500), ("£1.2bn", NUMBER, 1_200_000_000),
+    ("-$1.5 mn", NUMBER, -1_500_000), ("about 220m", NUMBER, 220), ("$2 t-shirts", NUMBER, 2),
     ("1999", DATE, pd.Timestamp("1999-01-01")), ("2001-03-04", DATE, pd.Timestamp("2001-03-04")),
     ("March 4, 2001", DATE, pd.Timestamp("2001-03-04")),
     ("Harbour Lights", CHOICE, "harbour lights"), ("last ferry", CHOICE, "the last ferry"),
