@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from binder_py.jsonable import cut_note, to_jsonable
+from binder_py.jsonable import cut_note, index_labels, to_jsonable
 from binder_py.lm.types import Usage
 from binder_py.made_columns import lm_made_columns, place_calls
 from binder_py.vote import top_tie, vote_closeness
@@ -281,6 +281,14 @@ class Answer:
             return None
         return self.winner_columns()
 
+    def _value_index(self) -> list[Any] | None:
+        """The row labels of the answer (a grouped sum's keys), read from the winning program's own
+        value: the vote keeps a Series' values only (:func:`binder_py.jsonable.index_labels`)."""
+        winner = self.winner
+        if winner is None or self.value is None:
+            return None
+        return index_labels(winner.value)
+
     def winner_columns(self) -> pd.DataFrame | None:
         """:meth:`lm_columns` without the warning (for views that show the no-answer case themselves)."""
         winner = self.winner
@@ -436,7 +444,7 @@ class Answer:
             # every table the question was asked of, by the name programs see it under, with its shape
             "tables": {name: {"rows": int(frame.shape[0]), "columns": [str(c) for c in frame.columns]}
                        for name, frame in self._named_tables().items()},
-            "value": to_jsonable(self.value, infinity_as_text=True),
+            "value": to_jsonable(self.value, infinity_as_text=True), "value_index": self._value_index(),
             "confidence": self.confidence, "calibrated": self.calibrated, "mode": self.mode, "task": self.task, "lm": self.lm,
             "neural": self.neural,
             # (a share's display is an answer: ±inf as text, as "value"; its scores keep None)

@@ -30,6 +30,19 @@ def to_jsonable(value: Any, *, max_items: int = MAX_ITEMS, infinity_as_text: boo
         return repr(value)
 
 
+def index_labels(value: Any, *, max_items: int = MAX_ITEMS) -> list[Any] | None:
+    """The row labels of a Series or DataFrame answer, JSON-safe, when they say something (a grouped
+    sum's keys: ``df.groupby("city")["amount"].sum()``): :func:`to_jsonable` keeps a Series' values
+    and a DataFrame's rows only. None for another value, or the default labels 0, 1, 2, ..."""
+    if not isinstance(value, (pd.Series, pd.DataFrame)):
+        return None
+    index = value.index
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return None
+    labels = [list(label) if isinstance(label, tuple) else label for label in index[:max_items]]
+    return to_jsonable(labels, max_items=max_items, infinity_as_text=True)
+
+
 def cut_note(value: Any, *, max_items: int = MAX_ITEMS) -> str | None:
     """Says so when :func:`to_jsonable` cuts ``value`` itself (a list of 20,000 answers, a table of
     20,000 rows): a cut JSON value would otherwise read as the whole answer."""

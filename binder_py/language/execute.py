@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from binder_py.errors import ProgramError
-from binder_py.jsonable import cut_note, to_jsonable
+from binder_py.jsonable import cut_note, index_labels, to_jsonable
 from binder_py.neural.answer_types import (META_KEY, AnswerType, date_column_sites, date_column_texts, enforce,
                                            read_value, restated_column, site_answer_types)
 from binder_py.neural.backends import (CallableBackend, NeuralAnswer, NeuralBackend, backend_cache_id,
@@ -84,6 +84,7 @@ class ProgramRun:
             "rewritten_code": self.rewritten_code,
             "ok": self.ok,
             "value": to_jsonable(self.value, infinity_as_text=True),
+            "value_index": index_labels(self.value),
             "error": failure_json(self.error),
             "stdout": out.stdout,
             "timings": to_jsonable(vars(out.timings)),

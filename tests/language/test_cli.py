@@ -240,3 +240,23 @@ def test_infinity_as_text_is_only_for_answers():
     inf = float("inf")
     assert to_jsonable({"score": -inf, "x": [inf]}) == {"score": None, "x": [None]}
     assert to_jsonable(pd.Series([inf, 1.5, -inf]), infinity_as_text=True) == ["inf", 1.5, "-inf"]
+
+
+def test_a_grouped_answers_labels_are_in_its_json(files, capsys, tmp_path):
+    """`exec --json` of `df.groupby("made in")["price"].sum()` gave the sums without their countries (a Series
+    is its values in JSON); its labels are now "value_index" (null for a list or the default 0, 1, 2 labels)."""
+    from binder_py import Binder
+    from binder_py.lm import ScriptedLM
+
+    table, _, _ = files
+    program = tmp_path / "grouped.py"
+    program.write_text('df.groupby("made in")["price"].sum()\n')
+    assert main(["exec", str(table), str(program), "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["value"] == [10, 25, 80] and trace["value_index"] == ["China", "Mexico", "USA"]
+    frame = pd.read_csv(table)
+    lm = ScriptedLM(lambda request, purpose: ['df.groupby("made in")["price"].sum()'])
+    data = Binder(lm=lm, task="analyst", n=1, mode="python").ask(frame, "total price per country?").to_json()
+    assert data["value_index"] == ["China", "Mexico", "USA"]
+    lm = ScriptedLM(lambda request, purpose: ['df["price"].tolist()'])
+    assert Binder(lm=lm, task="analyst", n=1, mode="python").ask(frame, "prices?").to_json()["value_index"] is None
