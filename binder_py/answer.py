@@ -289,6 +289,13 @@ class Answer:
             return None
         return index_labels(winner.value)
 
+    @property
+    def labelled_value(self) -> Any:
+        """The answer with its row labels where they say something: the winning program's own Series or
+        table for a grouped answer (``df.groupby("city")["amount"].sum()``, whose ``value`` is the
+        sums alone), else :attr:`value`. What ``binder-py ask`` prints."""
+        return self.winner.value if self._value_index() is not None and self.winner is not None else self.value
+
     def winner_columns(self) -> pd.DataFrame | None:
         """:meth:`lm_columns` without the warning (for views that show the no-answer case themselves)."""
         winner = self.winner

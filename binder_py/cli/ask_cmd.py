@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"binder-py ask: no answer: no program gave one ({answer.counts.sentence(answer.mode)}); "
                   "run with --explain to see the programs and their errors", file=sys.stderr)
             return 1
-        print(terminal_text(format_value(answer.value)))
+        print(terminal_text(format_value(answer.labelled_value)))
         closeness = answer.closeness_sentence()
         if closeness:  # the value alone would read as a clear answer
             print(terminal_text(f"binder-py ask: {closeness}"), file=sys.stderr)

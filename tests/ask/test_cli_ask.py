@@ -210,3 +210,16 @@ def test_neural_with_a_mode_that_makes_no_neural_calls_is_refused(command, mode,
     code, out, err = run(capsys, *argv, "--mode", mode, "--neural", oracle_spec, "--lm", "openai:m@http://127.0.0.1:9/v1")
     assert code == 2 and out == ""
     assert f"--neural is not used with --mode {mode}" in err
+
+
+def test_a_grouped_answer_is_printed_with_its_labels(capsys, shirts_path, tmp_path, monkeypatch):
+    """`ask "total sales per country?"` printed [4500, 3400, ...]: the vote keeps a Series' values, so the
+    countries were lost. The winning program's own Series is printed (and --json has its labels)."""
+    from binder_py.lm.testserver import LoopbackServer
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path))
+    with LoopbackServer(responder=lambda body, api: 'df.groupby("made in")["sales"].sum()') as srv:
+        code, out, _ = run(capsys, "ask", str(shirts_path), "total sales per country?", "--lm",
+                           f"openai:m@{srv.base_url}", "--n", "1", "--quiet", "--mode", "python")
+    assert code == 0
+    assert "United States    5000" in out and "Canada           4500" in out
