@@ -169,7 +169,8 @@ class _NeuralHandler:
             return []
         return resolution.computed
 
-    def unused_prefetches(self) -> list[NeuralCallTrace]:
+    def unused_prefetches(self, program_failed: bool = False) -> list[NeuralCallTrace]:
+        """Traces of the prefetched calls the program did not claim (their answers were paid for)."""
         out = []
         for site_id, future in self.prefetches.items():
             if site_id in self._claimed or not future.done() or future.exception() is not None:
@@ -184,7 +185,8 @@ class _NeuralHandler:
             trace.prefetched = True
             trace.warnings.append(
                 "prefetched; the rows it left unanswered were asked again by the program's own call"
-                if site_id in self._called else "prefetched, but the program never made this call")
+                if site_id in self._called else "prefetched; the program failed before it made this call"
+                if program_failed else "prefetched, but the program never made this call")
             self._record(trace, computed)
             out.append(trace)
         return out
@@ -440,7 +442,7 @@ def execute(program: str, table: pd.DataFrame, *, neural: NeuralBackend | None, 
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
-    calls = list(handler.calls) + handler.unused_prefetches()
+    calls = list(handler.calls) + handler.unused_prefetches(program_failed=not outcome.ok)
     outcome = refuse_joined_text(name_the_columns(outcome, table, named, program), table, named,
                                  [(call.question, list(call.answers.values())) for call in handler.calls
                                   if call.kind == "col"])  # (the calls the program made: no unused prefetch)

@@ -69,6 +69,9 @@ def test_unreached_prefetch_is_reported(runner, shirts):
     assert not r.ok and r.error.line == 1
     assert calls == ["Never reached?"]
     assert len(r.calls) == 1 and r.calls[0].order == -1 and r.calls[0].prefetched
+    # (it said "the program never made this call", beside the program's own error, as if it were a second
+    # problem; the answer's warnings showed it in the quick start)
+    assert r.calls[0].warnings == ["prefetched; the program failed before it made this call"]
 
 
 def test_calls_are_known_until_the_table_is_rebound(shirts):
