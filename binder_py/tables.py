@@ -81,8 +81,8 @@ column whose other filled cells are all numeric, the cells ``pd.read_csv`` would
 (``N/A``, ``NA``, ``NaN``, ``NULL``, ``None``, ... :data:`MISSING_MARKERS`) are empty, so the
 column is numeric with NaN there (as ``pd.read_csv`` gives it) instead of text whose ``max()`` is
 ``'N/A'``; any other column keeps them as written. A Parquet file's index is kept as columns (named
-after its levels; an unnamed one of labels, such as a time series' dates, as ``index``) unless it is
-unnamed whole numbers, the row numbers a filtered table keeps. A workbook's or Parquet
+after its levels; an unnamed one, such as a time series' dates or years, as ``index``) unless it is
+unnamed and only the row numbers 0, 1, 2, ... (other whole numbers may be ids or years). A workbook's or Parquet
 file's column of dates reads as the dates (``2020-01-01``, not pandas' ``2020-01-01 00:00:00``)
 when every filled cell is at midnight.
 
@@ -223,6 +223,14 @@ _NUMBER = re.compile(
           | \.\d+ )$""",
     re.VERBOSE,
 )
+
+
+def _row_numbers(index: pd.Index) -> bool:
+    """Whether an unnamed index is only the row numbers 0, 1, 2, ...: any other (years, ids, the row
+    numbers a filtered table kept, which cannot be told from ids) is kept as a column."""
+    if isinstance(index, pd.RangeIndex):
+        return index.start == 0 and index.step == 1
+    return pd.api.types.is_integer_dtype(index.dtype) and bool((index.to_numpy() == np.arange(len(index))).all())
 
 
 def normalize_header(name: object) -> str:
@@ -659,9 +667,9 @@ def _read_parquet(path: Path, limits: TableLimits) -> pd.DataFrame:
         if any(name in df.columns for name in named):
             raise TableError(f"{path}: the index {named} has the name of a column; rename one of them")
         df = df.reset_index(level=named)
-    if not named and not isinstance(df.index, pd.RangeIndex) and not pd.api.types.is_integer_dtype(df.index.dtype):
-        # an unnamed index of labels (a time series' dates, row names) holds data too; whole numbers are only
-        # the row numbers a filtered table kept
+    if not named and not _row_numbers(df.index):
+        # an unnamed index of labels (a time series' dates, row names, years, ids) holds data too; only the
+        # row numbers 0, 1, 2, ... are dropped
         if "index" in df.columns:
             raise TableError(f"{path}: the table has an unnamed index of labels and a column named 'index'; name "
                              "the index (df.index.name = ...) or rename the column")

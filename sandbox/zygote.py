@@ -89,7 +89,10 @@ def _warm_up() -> None:
     import importlib
 
     for name in LAZY_MODULES:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # not in this pandas/pyarrow (pandas 2's has no core.methods.select,
+            pass                     # a pyarrow-core build no acero): nothing of it to load then
 
     from . import reentry, vetting
 

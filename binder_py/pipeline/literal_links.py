@@ -53,7 +53,7 @@ CLOSE_RATIO = 0.85
 #: a literal longer than this is not matched by spelling (rule 4)
 MAX_SPELLED_CHARS = 200
 CLOSE_MARGIN = 0.05
-_DIGITS = re.compile(r"\D+")
+_DIGIT_RUN = re.compile(r"[0-9]+")
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 
 
@@ -203,6 +203,12 @@ def _reads_as(written: str, literal: Any) -> bool:
         return False
 
 
+def _numbers_in(text: str) -> list[int]:
+    """The runs of digits in ``text``, as numbers: "2024-2-28" and "2024-02-28" hold the same
+    (leading zeros are no difference), "2024-02-27" another."""
+    return [int(run) for run in _DIGIT_RUN.findall(text)]
+
+
 def closest_value(literal: str, values: list[str]) -> tuple[str, str] | None:
     """The one value of ``values`` that text ``literal`` means, and the rule that found it (rules
     1–4 of the module docstring); None when no rule picks exactly one."""
@@ -229,10 +235,10 @@ def _closest(literal: str, plain: Mapping[str, str]) -> tuple[str, str] | None:
     matcher.set_seq2(wanted)  # the literal's index is built once
     floor = CLOSE_RATIO - CLOSE_MARGIN  # below it a value can be neither the match nor a close runner-up
     # a digit is no misspelling: "2024-02-27" is another date than "2024-02-28", "ORD-1007" another order
-    digits = _DIGITS.sub("", wanted)
+    digits = _numbers_in(wanted)
     scored = []
     for value, p in plain.items():
-        if _DIGITS.sub("", p) != digits:
+        if _numbers_in(p) != digits:
             continue
         matcher.set_seq1(p)
         if p and matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:

@@ -37,7 +37,8 @@ _ORDERING = frozenset({"max", "min", "idxmax", "idxmin", "argmax", "argmin", "nl
 _ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 #: a number written as text: an optional sign and currency sign, digits (with thousands commas), decimals,
 #: an optional percent sign
-_WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*%?")
+#: (ASCII digits only: "١٢" matched \d, its digits were then stripped and float("") failed the vote stage)
+_WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*%?")
 _NOT_DIGITS = re.compile(r"[^0-9.\-]")
 #: distinct cells read (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -102,5 +103,8 @@ def _disorder(column: pd.Series) -> tuple[str, str] | None:
     cells = sorted({v.strip() for v in column.dropna().unique()[:MAX_VALUES] if isinstance(v, str) and v.strip()})
     if len(cells) < 2 or not all(_WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
         return None
-    numbers = [float(_NOT_DIGITS.sub("", cell)) for cell in cells]
+    try:
+        numbers = [float(_NOT_DIGITS.sub("", cell)) for cell in cells]
+    except ValueError:  # a warning never fails a question
+        return None
     return next(((cells[i], cells[i + 1]) for i in range(len(cells) - 1) if numbers[i] > numbers[i + 1]), None)

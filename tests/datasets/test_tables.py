@@ -229,8 +229,14 @@ def test_a_parquet_files_named_index_is_kept_as_columns(tmp_path):
                                                                    "n": [1, 2]}
     df.set_index(["name", "year"]).to_parquet(tmp_path / "two.parquet")
     assert list(load_table(tmp_path / "two.parquet").columns) == ["name", "year", "n"]
-    df.iloc[[1]].to_parquet(tmp_path / "filtered.parquet")  # an unnamed index is only row numbers
-    assert list(load_table(tmp_path / "filtered.parquet").columns) == ["name", "year", "n"]
+    df.to_parquet(tmp_path / "numbered.parquet")  # an unnamed index 0, 1, 2, ... is only row numbers
+    assert list(load_table(tmp_path / "numbered.parquet").columns) == ["name", "year", "n"]
+    # any other whole numbers may be data (years, ids), and cannot be told from the row numbers a filtered
+    # table kept: they were dropped without a word; they are kept as a column
+    df.iloc[[1]].to_parquet(tmp_path / "filtered.parquet")
+    assert list(load_table(tmp_path / "filtered.parquet").columns) == ["index", "name", "year", "n"]
+    pd.DataFrame({"sales": [5, 9]}, index=[2019, 2020]).to_parquet(tmp_path / "years.parquet")
+    assert load_table(tmp_path / "years.parquet").to_dict("list") == {"index": [2019, 2020], "sales": [5, 9]}
 
 
 @pytest.mark.parametrize("save, kind", [

@@ -74,6 +74,9 @@ def test_link_literals_leaves_alone(program) -> None:
     ("Room 12B", ["Room 13B", "Hall 4"], None),
     ("2024-02-28 ", ["2024-02-28", "2023-01-01"], ("2024-02-28", "case")),
     ("Winter Olympcs 1994", ["Winter Olympics 1994", "Summer Olympics 1996"], ("Winter Olympics 1994", "spelling")),
+    # leading zeros are no other number (the digit rule first refused these links)
+    ("2024-2-28", ["2024-02-28", "2024-04-01"], ("2024-02-28", "spelling")),
+    ("3/5/2024", ["03/05/2024", "03/06/2024"], ("03/05/2024", "spelling")),
 ])
 def test_a_value_differing_in_its_digits_is_no_spelling_of_the_literal(literal, values, expected) -> None:
     """`df[df["Order Date"] == "2024-02-27"]` (no order that day: 0) ran as `== "2024-02-28"` and
