@@ -489,6 +489,11 @@ class LMStore:
         with self._lock:
             self._models_put.clear()
 
+    def holds_responses(self) -> bool:
+        """Whether any answer is recorded (an earlier run's, when a new run has recorded nothing yet)."""
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM responses LIMIT 1").fetchone() is not None
+
     def move_aside(self, target: Path) -> None:
         """Copy this file to ``target`` and empty it of all but the models put since :meth:`begin_run`
         and their token counts, written once per process (``binder-py eval --force``: the old run's

@@ -552,6 +552,10 @@ def _run_locked(out: Path, config: dict[str, Any], selected: list[Any], runner: 
             raise BinderError(f"{results_path} exists but {out / CONFIG_FILE} does not; use a new --out or --force "
                               "(moves the old results aside)")
         _move_aside(out)
+    elif force and (out / RECORDING_FILE).exists() and open_store(out / RECORDING_FILE).holds_responses():
+        # results deleted to start over, or a run killed before its first line: the recording is still the
+        # earlier run's, and a replay of this run would read its answers
+        _move_aside(out)
     write_config(out, config)
 
     if found is None or found.truncated_bytes:

@@ -206,6 +206,24 @@ def test_force_moves_the_old_runs_recording_aside_too(fake_examples, tmp_path, m
     assert summary.errors == 0 and [r["prediction"] for r in lines(tmp_path / "replay")] == ["2", "2"]
 
 
+def test_force_moves_an_earlier_recording_aside_when_no_results_are_left(fake_examples, tmp_path, monkeypatch):
+    """With results.jsonl and config.json deleted to start over (or a run killed before its first line),
+    --force found nothing to move aside and kept lm.sqlite, the earlier run's answers included."""
+    from binder_py.lm.store import LMStore
+    from binder_py.lm.testserver import LoopbackServer
+
+    monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "r"
+    with LoopbackServer(responder=lambda body, api: "A: 1" if body["model"] == "a" else "A: 2") as server:
+        e2e_run(fake_examples, out, limit=2, lm=f"openai:a@{server.base_url}")
+        (out / "results.jsonl").unlink()
+        (out / "config.json").unlink()
+        e2e_run(fake_examples, out, limit=2, lm=f"openai:b@{server.base_url}", force=True)
+    old = LMStore(next(out.glob("lm.sqlite.replaced-*")), readonly=True)
+    assert [m[0] for m in old.models()] == ["openai:a"] and old.stats()["responses"] == 2
+    assert [m[0] for m in LMStore(out / "lm.sqlite", readonly=True).models()] == ["openai:b"]
+
+
 def test_a_refused_resume_leaves_the_recording_as_it_was(fake_examples, tmp_path, monkeypatch):
     """A resume refused for other settings (here --lm ...?ctx=4096) had already built its model, which
     wrote its own description over the recorded one in lm.sqlite: the replay of the run then budgeted
