@@ -237,6 +237,8 @@ def _guard_entry_point(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         no_spec = all(arguments.get(p) is None for p in params if p in sig.parameters)
         for pname, pvalue in list(arguments.items()):
             kind = params.get(pname)
+            if kind is not None and pvalue is None and no_spec:
+                continue  # agg(None, x="sum") spells out "no spec": pandas reads the keywords, checked below
             if kind is not None:
                 arguments[pname] = _CHECKERS[kind](pvalue, f"{name}()")
             elif sig.parameters[pname].kind is inspect.Parameter.VAR_KEYWORD and named_agg:

@@ -110,6 +110,8 @@ PROGRAMS = [
     ("agg_lambda_list", 'df.groupby("team")["score"].agg([lambda s: s.max() - s.min()]).iloc[:, 0].to_dict()',
      {"blue": 5, "green": 0, "red": 5}),
     ("named_agg_class", 'g = df.groupby("team").agg(top=pd.NamedAgg(column="score", aggfunc="max"))\nint(g.loc["red", "top"])', 12),
+    # "no spec" spelled out (func=None), the keywords naming the outputs: refused as a spec until the review
+    ("series_groupby_agg_none_spec", 'g = df.groupby("team")["score"].agg(None, top="max")\nint(g.loc["red", "top"])', 12),
     ("named_agg_lambda", 'g = df.groupby("team").agg(span=("score", lambda s: s.max() - s.min()))\nint(g["span"].sum())', 10),
     ("frame_named_agg", 'df.agg(best=("score", "max"))["score"].tolist()', [30]),
     # without a spec, pandas reads the keywords as one: the sandbox checks them as specs (red team 14)
