@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from binder_py.jsonable import cut_note, index_labels, to_jsonable
+from binder_py.jsonable import cut_note, has_labels, index_labels, to_jsonable
 from binder_py.lm.types import Usage
 from binder_py.made_columns import lm_made_columns, place_calls
 from binder_py.vote import top_tie, vote_closeness
@@ -281,20 +281,24 @@ class Answer:
             return None
         return self.winner_columns()
 
-    def _value_index(self) -> list[Any] | None:
-        """The row labels of the answer (a grouped sum's keys), read from the winning program's own
-        value: the vote keeps a Series' values only (:func:`binder_py.jsonable.index_labels`)."""
+    def _labelled_winner_value(self) -> Any:
+        """The winning program's own Series or table when its row labels say something (a grouped sum's
+        keys), which the vote's value, its values only, left out; else None."""
         winner = self.winner
-        if winner is None or self.value is None:
-            return None
-        return index_labels(winner.value)
+        return winner.value if winner is not None and self.value is not None and has_labels(winner.value) else None
+
+    def _value_index(self) -> list[Any] | None:
+        """The row labels of the answer (:func:`binder_py.jsonable.index_labels`), or None."""
+        labelled = self._labelled_winner_value()
+        return index_labels(labelled) if labelled is not None else None
 
     @property
     def labelled_value(self) -> Any:
         """The answer with its row labels where they say something: the winning program's own Series or
         table for a grouped answer (``df.groupby("city")["amount"].sum()``, whose ``value`` is the
         sums alone), else :attr:`value`. What ``binder-py ask`` prints."""
-        return self.winner.value if self._value_index() is not None and self.winner is not None else self.value
+        labelled = self._labelled_winner_value()
+        return labelled if labelled is not None else self.value
 
     def winner_columns(self) -> pd.DataFrame | None:
         """:meth:`lm_columns` without the warning (for views that show the no-answer case themselves)."""

@@ -30,16 +30,20 @@ def to_jsonable(value: Any, *, max_items: int = MAX_ITEMS, infinity_as_text: boo
         return repr(value)
 
 
+def has_labels(value: Any) -> bool:
+    """Whether ``value`` is a Series or DataFrame whose row labels say something (not 0, 1, 2, ...)."""
+    from binder_py.tables import is_row_numbers
+
+    return isinstance(value, (pd.Series, pd.DataFrame)) and not is_row_numbers(value.index)
+
+
 def index_labels(value: Any, *, max_items: int = MAX_ITEMS) -> list[Any] | None:
     """The row labels of a Series or DataFrame answer, JSON-safe, when they say something (a grouped
     sum's keys: ``df.groupby("city")["amount"].sum()``): :func:`to_jsonable` keeps a Series' values
     and a DataFrame's rows only. None for another value, or the default labels 0, 1, 2, ..."""
-    if not isinstance(value, (pd.Series, pd.DataFrame)):
+    if not has_labels(value):
         return None
-    index = value.index
-    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
-        return None
-    labels = [list(label) if isinstance(label, tuple) else label for label in index[:max_items]]
+    labels = [list(label) if isinstance(label, tuple) else label for label in value.index[:max_items]]
     return to_jsonable(labels, max_items=max_items, infinity_as_text=True)
 
 

@@ -117,6 +117,7 @@ __all__ = [
     "ACCEPTED_EXTENSIONS",
     "TableLimits",
     "check_table_file",
+    "is_row_numbers",
     "load_table",
     "prepare_table",
     "normalize_header",
@@ -225,9 +226,9 @@ _NUMBER = re.compile(
 )
 
 
-def _row_numbers(index: pd.Index) -> bool:
-    """Whether an unnamed index is only the row numbers 0, 1, 2, ...: any other (years, ids, the row
-    numbers a filtered table kept, which cannot be told from ids) is kept as a column."""
+def is_row_numbers(index: pd.Index) -> bool:
+    """Whether an index is only the row numbers 0, 1, 2, ...: any other holds labels (years, ids, dates, a
+    grouped answer's keys, the row numbers a filtered table kept, which cannot be told from ids)."""
     if isinstance(index, pd.RangeIndex):
         return index.start == 0 and index.step == 1
     return pd.api.types.is_integer_dtype(index.dtype) and bool((index.to_numpy() == np.arange(len(index))).all())
@@ -667,7 +668,7 @@ def _read_parquet(path: Path, limits: TableLimits) -> pd.DataFrame:
         if any(name in df.columns for name in named):
             raise TableError(f"{path}: the index {named} has the name of a column; rename one of them")
         df = df.reset_index(level=named)
-    if not named and not _row_numbers(df.index):
+    if not named and not is_row_numbers(df.index):
         # an unnamed index of labels (a time series' dates, row names, years, ids) holds data too; only the
         # row numbers 0, 1, 2, ... are dropped
         if "index" in df.columns:

@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
+from binder_py.language.columns import column_key
 from binder_py.neural.requests import (FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, NeuralRequest, classify, parse_number,
                                       shown_key)
 from binder_py.neural.yesno import yes_no_series
@@ -363,12 +364,9 @@ def restated_column(request: NeuralRequest, answer_type: AnswerType | None) -> s
     if answer_type is None or answer_type.kind is not AnswerKind.YES_NO or _YES_NO_START.search(request.question.strip()):
         return None
 
-    def plain(text: str) -> str:
-        return " ".join(re.sub(r"[\s_]+", " ", text).split()).casefold().rstrip("?:. ")
-
-    asked = plain(request.question)
+    asked = column_key(request.question).rstrip("?:. ")
     for position, column in enumerate(request.columns):
-        if asked and plain(str(column)) == asked:
+        if asked and column_key(str(column)).rstrip("?:. ") == asked:
             cells = (row[position] for row in request.rows if position < len(row))
             values = {str(cell) for cell in cells if classify(cell)[0] != "na"}
             return column if len(values) > 2 else None

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping
 import pandas as pd
 
 from binder_py.pipeline.literal_hints import column_of, literal_texts
+from binder_py.neural.requests import parse_number
 from binder_py.pipeline.literal_links import changed_columns
 
 __all__ = ["text_ordered_numbers"]
@@ -39,7 +40,6 @@ _ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 #: an optional percent sign
 #: (ASCII digits only: "١٢" matched \d, its digits were then stripped and float("") failed the vote stage)
 _WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*%?")
-_NOT_DIGITS = re.compile(r"[^0-9.\-]")
 #: distinct cells read (the first ones, in table order)
 MAX_VALUES = 5_000
 
@@ -103,8 +103,7 @@ def _disorder(column: pd.Series) -> tuple[str, str] | None:
     cells = sorted({v.strip() for v in column.dropna().unique()[:MAX_VALUES] if isinstance(v, str) and v.strip()})
     if len(cells) < 2 or not all(_WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
         return None
-    try:
-        numbers = [float(_NOT_DIGITS.sub("", cell)) for cell in cells]
-    except ValueError:  # a warning never fails a question
+    numbers = [parse_number(cell) for cell in cells]  # (the reader typed answers use)
+    if any(number is None for number in numbers):  # a warning never fails a question
         return None
     return next(((cells[i], cells[i + 1]) for i in range(len(cells) - 1) if numbers[i] > numbers[i + 1]), None)
