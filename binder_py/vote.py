@@ -18,6 +18,9 @@ Rules
    so is a program whose answer is a bare yes/no or true/false. The question's expectations
    are one :class:`AnswerShape` (built by the task profile). Only when at least one program
    that ran has a non-empty answer of the right shape: otherwise nothing is set aside.
+   Before the shape, :func:`polarity_fit` sets aside a program that drops the question's
+   negation (``drops_negation``: "with no chemicals" asked as "Does it contain chemicals?",
+   the yes rows kept) when a program that keeps it ran with a non-empty answer.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
    (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
@@ -83,6 +86,7 @@ __all__ = [
     "VoteCandidate",
     "VoteShare",
     "VoteResult",
+    "polarity_fit",
     "shape_fit",
     "vote",
     "top_tie",
@@ -121,6 +125,8 @@ class VoteCandidate:
             fall in the prefix). Empty: all ``count`` programs are taken to be at ``order``.
         per_row: the program's answer is an ``f_col`` column itself
             (:func:`binder_py.language.program.answers_per_row`); see rule 0.
+        drops_negation: a neural call of the program asks about what the question negates
+            without negating it (:func:`binder_py.language.negation.drops_negation`); see rule 0.
     """
 
     value: Any
@@ -131,6 +137,7 @@ class VoteCandidate:
     ok: bool = True
     sample_orders: tuple[int, ...] = ()
     per_row: bool = False
+    drops_negation: bool = False
 
 
 @dataclass(frozen=True)
@@ -331,6 +338,17 @@ class AnswerShape:
                     "f_col column itself; other programs answered otherwise")
         return ("their answer was an f_col column itself (one answer per row, not an answer about the "
                 "table); other programs answered otherwise")
+
+
+def polarity_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
+    """The candidates that keep their vote given the question's negation (rule 0): those that do
+    not drop it (``drops_negation``: "with no chemicals" asked as "Does it contain chemicals?" and the
+    yes rows kept). Only when at least one candidate that keeps it ran with a non-empty answer;
+    otherwise every candidate is kept. Failed candidates are kept. Order is preserved."""
+    keep = [not c.ok or not c.drops_negation for c in candidates]
+    if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
+        return list(candidates)
+    return [c for c, k in zip(candidates, keep) if k]
 
 
 def shape_fit(candidates: Sequence[VoteCandidate], shape: AnswerShape = AnswerShape()) -> list[VoteCandidate]:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from binder_py.answer import ABSTAINED, Answer, Candidate
 from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_model, confidence,
                                    resolve_calibrator)
+from binder_py.language.negation import drops_negation, negated_terms
 from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.literal_hints import literal_hints
@@ -17,7 +18,7 @@ from binder_py.pipeline.state import QuestionState
 from binder_py.pipeline.text_order import text_ordered_numbers
 from binder_py.pipeline.tiebreak import score_tie, scores_ties
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
-from binder_py.vote import VoteCandidate, VoteResult, shape_fit, vote
+from binder_py.vote import VoteCandidate, VoteResult, polarity_fit, shape_fit, vote
 
 #: proposed programs' scores are log-probabilities of the choices that built them: weigh answers
 #: by their programs' probabilities (β = 1)
@@ -44,14 +45,17 @@ def cast_vote(voters: Sequence[VoteCandidate], *, strategy: str, mode: str, yes_
 def vote_candidates(state: QuestionState) -> QuestionState:
     settings, profile = state.settings, state.profile
     strategy = state.vote_strategy
+    negated = negated_terms(state.question)
     every = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
-                           sample_orders=c.sample_orders, per_row=answers_per_row(c.program))
+                           sample_orders=c.sample_orders, per_row=answers_per_row(c.program),
+                           drops_negation=drops_negation(c.program, state.question, negated))
              for c in state.candidates]
     shape = profile.answer_shape(state.question)
     superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
-    voters = shape_fit([v for i, v in enumerate(every) if i not in superseded], shape)
-    kept = {id(v) for v in voters}
+    polar = polarity_fit([v for i, v in enumerate(every) if i not in superseded])
+    voters = shape_fit(polar, shape)
+    kept, polar_kept = {id(v) for v in voters}, {id(v) for v in polar}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     rules = dict(strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
                  answer_weights=profile.vote_weights(strategy, settings.answer_weights),
@@ -66,9 +70,14 @@ def vote_candidates(state: QuestionState) -> QuestionState:
             result = cast_vote(voters, **rules, answer_scores=tie.scores)  # type: ignore[arg-type]
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
-    if any(aside and i not in superseded for i, aside in enumerate(set_aside)):
+    unpolar = [i for i, v in enumerate(every) if i not in superseded and id(v) not in polar_kept]
+    if unpolar:
+        programs = sum(state.candidates[i].count for i in unpolar)
+        warnings += (f"{programs} program(s) did not vote: they ask the model about what the question negates "
+                     f"({', '.join(sorted(negated))}) without negating it; other programs kept the negation",)
+    if any(aside and i not in superseded and i not in unpolar for i, aside in enumerate(set_aside)):
         programs = sum(c.count for i, (c, aside) in enumerate(zip(state.candidates, set_aside))
-                       if aside and i not in superseded)
+                       if aside and i not in superseded and i not in unpolar)
         why = shape.why_set_aside()
         warnings += (f"{programs} program(s) did not vote: {why}",)
     if not result.distribution:

@@ -122,15 +122,19 @@ def accuracy_by_subset(run: Run, *, keep_split: bool = False) -> dict[str, Accur
 
 def vote_candidates(record: dict[str, Any]) -> list[Any]:
     """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects."""
+    from binder_py.language.negation import drops_negation, negated_terms
     from binder_py.language.program import answers_per_row
 
+    question = str(record.get("question") or "")
+    negated = negated_terms(question)
     out = []
     for c in record.get("candidates") or []:
         orders = tuple(int(o) for o in c.get("sample_orders") or ())
         out.append(VoteCandidate(value=revive_answer(c.get("value")), count=int(c.get("count", 1)),
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
                                  order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders,
-                                 per_row=answers_per_row(str(c.get("program") or ""))))
+                                 per_row=answers_per_row(str(c.get("program") or "")),
+                                 drops_negation=drops_negation(str(c.get("program") or ""), question, negated)))
     return out
 
 
@@ -141,7 +145,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
     from binder_py.answer import link_entry, superseded_by_links
     from binder_py.pipeline.vote import cast_vote
     from binder_py.runs.records import recorded_vote
-    from binder_py.vote import shape_fit
+    from binder_py.vote import polarity_fit, shape_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
     mode = str(config.get("mode") or record.get("mode") or "binder")  # a config from before it recorded the mode
@@ -152,8 +156,8 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
                                                  c.get("repaired_from") if type(c.get("repaired_from")) is int else None)
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
-    voters = shape_fit([voter for i, v in enumerate(every) if i not in superseded
-                        for voter in _within_prefix(candidates, every, i, k)],
+    voters = shape_fit(polarity_fit([voter for i, v in enumerate(every) if i not in superseded
+                                     for voter in _within_prefix(candidates, every, i, k)]),
                        profile.answer_shape(question))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
