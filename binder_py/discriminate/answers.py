@@ -3,9 +3,12 @@ the answers the programs gave, to break ties in the vote.
 
 When the vote's top is a tie (two or more answers with the same weight: with the embedded model
 and n = 5, about one question in four), the earliest sample used to win. Instead, the model that
-wrote the programs scores each tied answer ``a`` as ``log P(a | table, question)``: the end-to-end
-prompt (:func:`binder_py.prompting.build_e2e_prompt`, one exemplar, the table as the parse prompt
-shows it), and the answer forced as the model's reply by a grammar that matches exactly its text;
+wrote the programs scores each tied answer ``a`` as ``log P(a | table, question)``: for a chat model,
+the question's own program-writing prompt followed by a turn that asks for the answer itself
+(``prompts/templates/tie_answer.txt``: the runtime finds the program-writing turns evaluated in a
+slot, so a tied answer costs only that turn and its own tokens); otherwise the end-to-end prompt
+(:func:`binder_py.prompting.build_e2e_prompt`, one exemplar, the table as the parse prompt shows
+it). The answer is forced as the model's reply by a grammar that matches exactly its text;
 the score is the sum of the forced tokens' log-probabilities, the end of the reply included, so an
 answer is not favoured for being a prefix of a longer one. A model reads a small table better than
 it writes a program over it, and choosing among given answers is what a small model does well
@@ -50,10 +53,10 @@ def can_score_answers(lm: LanguageModel) -> bool:
     return lm.capabilities.grammar and lm.capabilities.logprobs
 
 
-def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, purpose: str = "score-answers",
-                  tags: Mapping[str, str] | None = None) -> AnswerScores:
+def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], answers: Sequence[str], *,
+                  purpose: str = "score-answers", tags: Mapping[str, str] | None = None) -> AnswerScores:
     """Each of ``answers`` (texts as the end-to-end prompt's exemplars write them) forced as the reply to
-    ``prompt``; its score is the sum of its tokens' log-probabilities. An answer that cannot be scored
+    ``prompt`` (a text, or chat turns for a chat model); its score is the sum of its tokens' log-probabilities. An answer that cannot be scored
     (:func:`scorable`), whose request failed (whatever the model raised: scoring only refines a vote), or
     that the model could not be made to write (the server did not follow the grammar) is not scored
     (None); the usage counts every request that was answered."""
@@ -63,11 +66,15 @@ def score_answers(lm: LanguageModel, prompt: str, answers: Sequence[str], *, pur
         if not scorable(text):
             scores[text] = None
             continue
-        forced = text if lm.capabilities.chat else " " + text  # a completion prompt ends with "A:"
+        forced = text if lm.capabilities.chat or not isinstance(prompt, str) else " " + text  # a completion prompt ends with "A:"
         common = dict(temperature=0.0, max_tokens=lm.count_tokens(forced) + 8, logprobs=True,
                       grammar=literal_grammar(forced), seed=0)
-        request = (LMRequest(messages=(("user", prompt),), **common) if lm.capabilities.chat
-                   else LMRequest(prompt=prompt, **common))
+        if not isinstance(prompt, str):
+            request = LMRequest(messages=tuple(prompt), **common)
+        elif lm.capabilities.chat:
+            request = LMRequest(messages=(("user", prompt),), **common)
+        else:
+            request = LMRequest(prompt=prompt, **common)
         try:
             completion = lm.complete(request, purpose=purpose, tags=tags)
         except Exception:  # noqa: BLE001 - an LMError, or a user's own model failing: this answer is unscored

@@ -13,6 +13,7 @@ from binder_py.pipeline.prompt import ASSUMED_CONTEXT_WINDOW
 from binder_py.pipeline.settings import ties_are_scored
 from binder_py.pipeline.state import QuestionState
 from binder_py.prompting import build_e2e_prompt
+from binder_py.prompting.templates import fill, load_template
 from binder_py.prompting.e2e import format_answer
 from binder_py.vote import VoteShare, top_tie
 
@@ -34,6 +35,24 @@ def scores_ties(state: QuestionState) -> bool:
     return ties_are_scored(state.settings.score_ties, state.settings.mode, can_score_answers(state.lm))
 
 
+def scoring_prompt(state: QuestionState) -> str | tuple[tuple[str, str], ...]:
+    """What the tied answers are scored after: for a chat model, the question's program-writing turns
+    and a turn asking for the answer itself (``prompts/templates/tie_answer.txt``), whose prefix the
+    runtime still holds evaluated from the sampling; otherwise (a completion model, the e2e mode, no
+    prompt) the end-to-end prompt with :data:`SCORING_SHOTS` exemplar."""
+    lm, settings, profile = state.lm, state.settings, state.profile
+    prompt = state.prompt
+    if lm.capabilities.chat and prompt is not None and prompt.messages is not None and settings.mode != "e2e":
+        turn = fill(load_template("tie_answer"), {"task": profile.e2e_task, "answer_format": profile.e2e_answer_format})
+        return (*prompt.messages, ("user", turn))
+    return build_e2e_prompt(profile.name, state.table, state.question, state.title,
+                            table_style=settings.table_style, selection=settings.selection,
+                            num_shots=SCORING_SHOTS, count_tokens=lm.count_tokens,
+                            context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
+                            max_table_rows=profile.effective_table_rows(lm, settings.table_rows),
+                            lowercase=state.lowercased, tables=state.tables or None).text
+
+
 def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieScores:
     """The scores of the answers tied at the top of ``distribution`` (nothing when there is no tie)."""
     tied = top_tie(distribution)
@@ -45,14 +64,8 @@ def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieSco
     if not all(map(scorable, texts)):  # the vote orders a tie by scores only when every tied answer has one
         return TieScores()
     try:
-        prompt = build_e2e_prompt(state.profile.name, state.table, state.question, state.title,
-                                  table_style=settings.table_style, selection=settings.selection,
-                                  num_shots=SCORING_SHOTS, count_tokens=lm.count_tokens,
-                                  context_window=lm.context_window or ASSUMED_CONTEXT_WINDOW,
-                                  max_table_rows=state.profile.effective_table_rows(lm, settings.table_rows),
-                                  lowercase=state.lowercased, tables=state.tables or None)
         state.services.say(f"{len(tied)} answers tied; {lm.name} scores each given the table")
-        scored = score_answers(lm, prompt.text, texts, tags=state.tags)
+        scored = score_answers(lm, scoring_prompt(state), texts, tags=state.tags)
     except Exception as error:  # noqa: BLE001 - scoring only refines the vote: the answer stands without it
         return TieScores(warnings=(f"the tied answers could not be scored ({type(error).__name__}: {error}); "
                                    "the tie was broken as without scores",))

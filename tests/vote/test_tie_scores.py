@@ -57,8 +57,13 @@ def test_a_model_that_can_score_breaks_the_tie_by_its_scores():
     assert [s.score for s in answer.distribution] == [pytest.approx(-0.6), pytest.approx(-4.1)]
     scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
     assert sorted(forced_text(r) for r in scoring) == ["2", "3"]
-    prompt = scoring[0].messages[-1][1]
-    assert "how many cities?" in prompt and "lima" in prompt.lower()  # the table and the question
+    # the program-writing turns (the table and the question), then a turn asking for the answer itself:
+    # the runtime still holds the turns it evaluated for the sampling, so a tied answer costs few tokens
+    parse = next(r for r, purpose, _ in lm.calls if purpose == "parse")
+    assert all(r.messages[:-1] == parse.messages for r in scoring)
+    assert "how many cities?" in parse.messages[-1][1] and "lima" in parse.messages[-1][1].lower()
+    assert scoring[0].messages[-1] == ("user", "Now answer the question yourself, using only the table, without a "
+                                               'program. Reply with the answer; separate several values with " | ".')
     assert answer.usage.requests == 3  # the programs' request and the two scores
     assert "picked by the model's log-probability of each tied answer" in answer.closeness_sentence()
     # the report's re-vote of the recorded answer orders the tie the same way
@@ -151,3 +156,20 @@ def test_the_report_says_how_the_ties_went_with_and_without_the_scores(tmp_path)
     assert "## Ties at the top of the vote" in markdown and "| r | official | 1 | 1 | 1 | 0 |" in markdown
     untied = Run("u", Path(tmp_path), run.config, [{**record, "candidates": record["candidates"][:1]}])
     assert tie_summary(untied) is None
+
+
+def test_a_completion_model_scores_after_the_end_to_end_prompt():
+    completion = Capabilities(api="completion", logprobs=True, grammar=True)
+
+    def respond(request, purpose):
+        if purpose != "score-answers":
+            return ["len(df)", "df.shape[1]"]
+        text = forced_text(request)
+        return Choice(text, token_logprobs=((text, LOGPROBS[text.strip()]), ("\n", -0.1)))
+
+    lm = ScriptedLM(respond, capabilities=completion)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
+    assert answer.value == 2
+    scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
+    assert scoring and all(r.messages is None and r.prompt.rstrip().endswith("A:") for r in scoring)
+    assert sorted(forced_text(r) for r in scoring) == [" 2", " 3"]
