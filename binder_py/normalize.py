@@ -469,6 +469,19 @@ _OR_OK_RE = re.compile(
 _YES_NO_KEYS = frozenset({YES, NO, "true", "false"})
 
 
+def yes_no_word(value: Any) -> bool | None:
+    """True for a yes (``True``, ``1``, ``"yes"``, ``"Y"``, ``"true"``, ``"1"``), False for a no, None for
+    anything else: the forms a yes/no answer is compared with, read as the vote reads them."""
+    if isinstance(value, bool):
+        return value
+    if type(value) is int and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().casefold()
+        return True if word in _YES_FORMS else False if word in _NO_FORMS else None
+    return None
+
+
 def is_yes_no_answer(value: Any) -> bool:
     """Whether an answer is made only of yes/no/true/false (``True``, ``"no"``, ``[True, False]``), not
     ``1``/``0``: no answer to a question that asks which or who. Never raises."""

@@ -18,9 +18,10 @@ Rules
    so is a program whose answer is a bare yes/no or true/false. The question's expectations
    are one :class:`AnswerShape` (built by the task profile). Only when at least one program
    that ran has a non-empty answer of the right shape: otherwise nothing is set aside.
-   Before the shape, :func:`polarity_fit` sets aside a program that drops the question's
-   negation (``drops_negation``: "with no chemicals" asked as "Does it contain chemicals?",
-   the yes rows kept) when a program that keeps it ran with a non-empty answer.
+   Then, among the programs the shape kept, :func:`polarity_fit` sets aside a program that drops
+   the question's negation (``negation="drops"``: "with no chemicals" asked as "Does it contain
+   chemicals?", the yes rows kept) when a program whose neural calls keep it ran with a non-empty
+   answer.
 1. **Who votes.** A candidate with ``ok=False`` (it raised, timed out, ...) abstains
    when ``drop_failed`` (default). A candidate whose normalised answer is empty
    (``None``, NaN, ``""``, empty list/Series/DataFrame) abstains when ``drop_empty``
@@ -125,8 +126,9 @@ class VoteCandidate:
             fall in the prefix). Empty: all ``count`` programs are taken to be at ``order``.
         per_row: the program's answer is an ``f_col`` column itself
             (:func:`binder_py.language.program.answers_per_row`); see rule 0.
-        drops_negation: a neural call of the program asks about what the question negates
-            without negating it (:func:`binder_py.language.negation.drops_negation`); see rule 0.
+        negation: ``"drops"`` when a neural call of the program asks about what the question negates
+            without negating it, ``"keeps"`` when its calls about it negate it, None when it asks the
+            model nothing about it (:func:`binder_py.language.negation.negation_polarity`); see rule 0.
     """
 
     value: Any
@@ -137,7 +139,7 @@ class VoteCandidate:
     ok: bool = True
     sample_orders: tuple[int, ...] = ()
     per_row: bool = False
-    drops_negation: bool = False
+    negation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -341,14 +343,15 @@ class AnswerShape:
 
 
 def polarity_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
-    """The candidates that keep their vote given the question's negation (rule 0): those that do
-    not drop it (``drops_negation``: "with no chemicals" asked as "Does it contain chemicals?" and the
-    yes rows kept). Only when at least one candidate that keeps it ran with a non-empty answer;
-    otherwise every candidate is kept. Failed candidates are kept. Order is preserved."""
-    keep = [not c.ok or not c.drops_negation for c in candidates]
-    if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
+    """The candidates that keep their vote given the question's negation (rule 0): all but those
+    that drop it (``negation="drops"``: "with no chemicals" asked as "Does it contain chemicals?",
+    the yes rows kept). Only when a candidate that keeps it (``negation="keeps"``: its neural calls
+    negate it; a program that asks the model nothing about it is no such witness) ran with a
+    non-empty answer; otherwise every candidate is kept. Failed candidates are kept. Order is
+    preserved."""
+    if not any(c.ok and c.negation == "keeps" and not normalize_answer(c.value).is_empty for c in candidates):
         return list(candidates)
-    return [c for c, k in zip(candidates, keep) if k]
+    return [c for c in candidates if not c.ok or c.negation != "drops"]
 
 
 def shape_fit(candidates: Sequence[VoteCandidate], shape: AnswerShape = AnswerShape()) -> list[VoteCandidate]:

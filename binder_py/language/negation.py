@@ -5,65 +5,86 @@ question negates must negate it too, in its own words or in the program.
 *chemicals*. A program that asks ``f_col("Does it contain chemicals?", ["shirt"])`` and keeps the
 rows where the model said yes answers the opposite question; one that asks "Does it contain no
 chemicals?", or "Does it contain chemicals?" and keeps ``~f_col(...)`` or ``f_col(...) == "no"``,
-keeps the negation. Small models drop it often (measured on the shirts question with the 1.5B
-embedded model: 6 of 14 sampled programs that asked about chemicals dropped it).
+keeps the negation. Small models drop it often (the shirts question, 1.5B embedded model, five
+seeds: 17 of the 24 sampled programs that asked about chemicals).
 
-:func:`negated_terms` reads the words a question negates (up to two content words after ``no``,
-``not``, ``without``, ``never``, ``non``, or a verb ending in ``n't``; ``No.`` the abbreviation is
-no negation). :func:`drops_negation` reads a program (never run here): a neural call whose
-question names one of those words (compared by a crude stem: ``chemicals``/``chemical``) drops
-the negation when the call's question and the program together negate it an even number of
-times (neither, or both: ``~f_col("Is it chemical-free?")``). The vote sets such a program aside
-when another program that keeps the negation answered (:func:`binder_py.vote.polarity_fit`).
+:func:`negated_words` reads the words a question negates: up to two content words after ``no``,
+``not``, ``without``, ``never``, ``non``, ``nor`` or a verb ending in ``n't``, skipping articles,
+auxiliaries and prepositions ("not from canada": *canada*), never a bare number. ``No.``/``no 5``/
+``no of`` is the abbreviation of number, and "or not", "not only" and "yes or no" negate nothing.
+
+:func:`negation_polarity` reads a program (never run here). A neural call is *about* a negated word
+when its question holds it (compared by a crude stem: ``chemicals``/``chemical``); only an ``f_val``
+or an ``f_col`` whose answer is yes/no (by the question's wording, or compared with yes/no) is
+judged, so ``f_col("What country is he from?") != "canada"`` is not. The call's question and the
+program together negate it an odd number of times (its own *no*/*not*/*…-free*/*lacks*, once a
+trailing "yes or no?"/"or not?" is set aside; ``~``/``not`` around it, ``== "no"``, ``!= "yes"``,
+``.eq``/``.ne``, ``.isin(["no"])``, climbing through all of them) to keep it, an even number (none,
+or two: ``~f_col("Is it chemical-free?")``) to drop it. A program with a call that drops it
+*drops*; else one with a call that keeps it *keeps*; else it is not judged (``None``). The vote
+sets a program that drops it aside when a program that keeps it answered
+(:func:`binder_py.vote.polarity_fit`): a plain pandas program, or one whose negation this reading
+cannot see (``~mask`` of a mask assigned earlier, ``len(df) - len(...)``), is never the reason.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from typing import Literal
 
-from binder_py.language.program import NEURAL_FORMS
+from binder_py.language.program import NEURAL_FORMS, call_question, parent_map
+from binder_py.normalize import is_yes_no_question, yes_no_word
 
-__all__ = ["drops_negation", "negated_terms"]
+__all__ = ["Polarity", "negated_terms", "negated_words", "negation_polarity"]
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+Polarity = Literal["drops", "keeps"]
+
 #: words that negate what follows them in a question
 _CUES = frozenset({"no", "not", "without", "never", "non", "nor"})
 #: words that negate in a neural call's own question ("chemical-free", "lacks")
 _CALL_CUES = _CUES | {"free", "lack", "lacks", "lacking", "none", "neither"}
-#: words skipped after a cue before the negated content words ("not have a ...", "no more than")
+#: words skipped after a cue before the negated content words ("not have a ...", "not from ...")
 _SKIPPED = frozenset(
     "a an the any anyone anything more longer one been be being have has had do does did is are was were "
-    "with of to in on at for by it its they them their he his she her that this those these there than "
-    "so very much many single only ever yet".split())
+    "it its they them their he his she her this those these there so very much many single ever yet "
+    "with of to in on at for by from into onto after before during over under as between against about "
+    "within through since until upon".split())
 #: words that end the negated phrase (a new clause)
 _CLAUSE_ENDS = frozenset("and or but which who whom whose what when where while that if than".split())
 #: content words read after a cue
 TERMS_AFTER_CUE = 2
+#: phrases that negate nothing, set aside before reading: "no. 5", "no 5", "no of", "whether or not",
+#: "not only", "(yes or no)"
+_NOT_NEGATIONS = (re.compile(r"\bno\b\s*(?:\.|(?=#|\d|of\b))"), re.compile(r"\bor\s+not\b"),
+                  re.compile(r"\bnot\s+only\b"), re.compile(r"\byes\s*(?:or|/)\s*no\b"))
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,;:?!.()]")
 
 
 def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
+    if word.endswith("es") and len(word) > 4 and re.search(r"(?:s|x|z|ch|sh)es$", word):
+        return word[:-2]
+    for suffix in ("ing", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold().replace("\u2019", "'"))
+def _tokens(text: str) -> list[str]:
+    text = text.casefold().replace("\u2019", "'")
+    for pattern in _NOT_NEGATIONS:
+        text = pattern.sub(" ", text)
+    return _TOKEN.findall(text)
 
 
 def _is_cue(word: str, cues: frozenset[str]) -> bool:
     return word in cues or word.endswith("n't")
 
 
-def negated_terms(question: str) -> frozenset[str]:
-    """The stems of the content words ``question`` negates (empty when it negates nothing)."""
-    text = question.casefold()
-    text = re.sub(r"\bno\s*\.", " number ", text)  # "No. 5", "the no. of": the abbreviation, not a negation
-    text = re.sub(r"\b(?:or|and) not\b", " ", text)  # "whether or not": no term negated
-    words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?|[,;:?!.()]", text.replace("\u2019", "'"))
-    terms: set[str] = set()
+def negated_words(question: str) -> list[str]:
+    """The content words ``question`` negates, in order, each once (empty when it negates nothing)."""
+    words = _tokens(question)
+    found: dict[str, None] = {}
     for index, word in enumerate(words):
         if not _is_cue(word, _CUES):
             continue
@@ -71,73 +92,97 @@ def negated_terms(question: str) -> frozenset[str]:
         for following in words[index + 1:]:
             if not following[0].isalnum() or following in _CLAUSE_ENDS or _is_cue(following, _CUES):
                 break
-            if following in _SKIPPED:
+            if following in _SKIPPED or following.isdigit():
                 continue
-            terms.add(_stem(following))
+            found[following] = None
             taken += 1
             if taken == TERMS_AFTER_CUE:
                 break
-    return frozenset(terms)
+    return list(found)
 
 
-def drops_negation(program: str, question: str, terms: frozenset[str] | None = None) -> bool:
-    """Whether a neural call of ``program`` asks about a word ``question`` negates without negating
-    it (module docstring). False when the question negates nothing or the program does not parse.
-    ``terms``: :func:`negated_terms` of the question, when the caller has it."""
+def negated_terms(question: str) -> frozenset[str]:
+    """The stems of :func:`negated_words`."""
+    return frozenset(_stem(word) for word in negated_words(question))
+
+
+def negation_polarity(program: str, question: str, terms: frozenset[str] | None = None) -> Polarity | None:
+    """Whether ``program`` drops or keeps what ``question`` negates, or None when it asks the model
+    nothing about it (module docstring). None also when the question negates nothing or the program
+    does not parse. ``terms``: :func:`negated_terms` of the question, when the caller has it."""
     terms = negated_terms(question) if terms is None else terms
     if not terms:
-        return False
+        return None
     try:
         tree = ast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        return None
+    parents: dict[int, ast.AST] | None = None
+    polarity: Polarity | None = None
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NEURAL_FORMS
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NEURAL_FORMS):
             continue
-        words = _words(node.args[0].value)
+        asked = call_question(node)
+        words = _tokens(asked)
         if not terms & {_stem(w) for w in words}:
             continue  # the call asks about something else
-        negations = sum(_is_cue(w, _CALL_CUES) for w in words) + _negations_around(node, parents)
-        if negations % 2 == 0:
-            return True
-    return False
+        parents = parent_map(tree) if parents is None else parents
+        negations, yes_no_use = _negations_around(node, parents)
+        if node.func.id != "f_val" and not yes_no_use and not is_yes_no_question(asked):
+            continue  # an answer that is not yes/no ("What country is it from?"): its negation is not read here
+        if (sum(_is_cue(w, _CALL_CUES) for w in words) + negations) % 2 == 0:
+            return "drops"
+        polarity = "keeps"
+    return polarity
 
 
-def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> int:
-    """How many times the program negates the call's answer where it uses it: ``~``/``not`` around
-    it, ``== "no"``/``== False``/``== 0``, ``!= "yes"``/``!= True``, ``.eq("no")``/``.ne("yes")``."""
-    count = 0
+def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int, bool]:
+    """How many times the program negates the call's answer where it uses it, climbing through ``~``/
+    ``not``, comparisons with yes/no (``== "no"``, ``!= "yes"``, ``== False``), ``.eq``/``.ne`` and
+    ``.isin([...])`` of yes/no; and whether the answer is used as yes/no at all (compared with a yes/no,
+    or a row mask: ``df[...]``, ``... & ...``, ``... | ...``)."""
+    count, compared = 0, False
     node: ast.AST = call
-    while True:
-        parent = parents.get(id(node))
+    while (parent := parents.get(id(node))) is not None:
         if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.Invert, ast.Not)):
             count += 1
         elif isinstance(parent, ast.Compare) and len(parent.ops) == 1:
-            other = parent.comparators[0] if parent.left is node else parent.left
-            count += _negating_comparison(parent.ops[0], other)
-            return count
-        elif (isinstance(parent, ast.Attribute) and parent.attr in ("eq", "ne")
-              and isinstance(call_of := parents.get(id(parent)), ast.Call) and call_of.args):
-            count += _negating_comparison(ast.Eq() if parent.attr == "eq" else ast.NotEq(), call_of.args[0])
-            return count
+            said_no = _says_no(parent.ops[0], parent.comparators[0] if parent.left is node else parent.left)
+            if said_no is None:
+                break
+            count, compared = count + said_no, True
+        elif isinstance(parent, ast.Attribute) and parent.attr in ("eq", "ne", "isin"):
+            method_call = parents.get(id(parent))
+            if not (isinstance(method_call, ast.Call) and method_call.func is parent and method_call.args):
+                break
+            argument = method_call.args[0]
+            if parent.attr == "isin":
+                items = argument.elts if isinstance(argument, (ast.List, ast.Tuple, ast.Set)) else []
+                readings = {_says_no(ast.Eq(), item) for item in items}
+                if len(readings) != 1 or None in readings:
+                    break
+                said_no = readings.pop()
+            else:
+                said_no = _says_no(ast.Eq() if parent.attr == "eq" else ast.NotEq(), argument)
+            if said_no is None:
+                break
+            count, compared = count + said_no, True
+            parent = method_call
         else:
-            return count
+            masked = ((isinstance(parent, ast.Subscript) and parent.slice is node)
+                      or (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.BitAnd, ast.BitOr)))
+                      or isinstance(parent, ast.BoolOp))
+            return count, compared or masked
         node = parent
+    return count, compared
 
 
-def _negating_comparison(op: ast.cmpop, other: ast.AST) -> int:
-    """1 when comparing an answer with ``other`` by ``op`` keeps the rows the model said no to."""
-    if not isinstance(other, ast.Constant) or not isinstance(other.value, (str, bool, int)):
-        return 0
-    value = other.value
-    said_no = (value.strip().casefold() in ("no", "false", "n") if isinstance(value, str)
-               else value is False or (type(value) is int and value == 0))
-    said_yes = (value.strip().casefold() in ("yes", "true", "y") if isinstance(value, str)
-                else value is True or (type(value) is int and value == 1))
-    if isinstance(op, ast.Eq):
-        return int(said_no)
-    if isinstance(op, ast.NotEq):
-        return int(said_yes)
-    return 0
+def _says_no(op: ast.cmpop, other: ast.AST) -> int | None:
+    """1 when comparing an answer with ``other`` by ``op`` keeps the rows the model said no to, 0 when
+    it keeps the yes rows, None when ``other`` is no yes/no constant or ``op`` no (in)equality."""
+    if not isinstance(other, ast.Constant) or not isinstance(op, (ast.Eq, ast.NotEq)):
+        return None
+    word = yes_no_word(other.value)
+    if word is None:
+        return None
+    return int(word is False) if isinstance(op, ast.Eq) else int(word is True)

@@ -165,12 +165,28 @@ def _tree_depth(tree: ast.AST, limit: int) -> tuple[int, ast.AST | None]:
     return deepest, None
 
 
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+def parent_map(tree: ast.AST) -> dict[int, ast.AST]:
+    """Each node's parent, by the node's ``id``."""
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
     return parents
+
+
+def call_argument(call: ast.Call, position: int, keyword: str) -> ast.AST | None:
+    """A call's argument at ``position``, else the one passed as ``keyword=``, else None."""
+    if len(call.args) > position:
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def call_question(call: ast.Call) -> str:
+    """A neural call's question when it is a string literal (the 2nd argument of the compatibility
+    forms ``qa_map``/``qa_ans``, the 1st of the others, or ``question=``), else ``""``."""
+    name = call.func.id if isinstance(call.func, ast.Name) else ""
+    node = call_argument(call, 1 if name in ("qa_map", "qa_ans") else 0, "question")
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
 
 
 def _in_column_position(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -256,7 +272,7 @@ def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
     # a compatibility name the program binds itself is an ordinary name there
     neural_names = frozenset(n for n in NEURAL_FORMS if n not in bound or n in CORE_FORMS)
 
-    parents = _parents(tree)
+    parents = parent_map(tree)
     calls: list[ast.Call] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in (BRIDGE_NAME, CALLBACK_NAME):

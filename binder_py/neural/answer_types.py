@@ -39,6 +39,7 @@ import pandas as pd
 
 from binder_py.grammar.gbnf import gbnf_literal
 from binder_py.language.columns import column_key
+from binder_py.language.program import call_question, parent_map
 from binder_py.neural.requests import (FALSE_ANSWERS, MISSING_ANSWERS, TRUE_ANSWERS, NeuralRequest, classify, parse_number,
                                       shown_key)
 from binder_py.neural.yesno import yes_no_series
@@ -397,10 +398,6 @@ THROUGH_DT = Usage("date", "used through .dt")
 TO_DATETIME = Usage("date", "passed to to_datetime()")
 
 
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
 def _constant_usage(value: Any, op: ast.cmpop) -> Usage | None:
     if isinstance(value, bool):
         return Usage("mask", f"compared with {value}")
@@ -557,7 +554,7 @@ def _followed_uses(call: ast.Call, uses_of: _Uses) -> list[Usage]:
 
 def usage_of_call(call: ast.Call, tree: ast.AST) -> list[Usage]:
     """How the program uses the result of ``call`` (an ``ast.Call`` inside ``tree``)."""
-    return _followed_uses(call, _Uses(tree, _parents(tree)))
+    return _followed_uses(call, _Uses(tree, parent_map(tree)))
 
 
 def infer_answer_type(question: str, usages: Iterable[Usage] = ()) -> AnswerType:
@@ -599,8 +596,8 @@ def site_answer_types(parsed: Any) -> dict[int, AnswerType]:
     """The answer type of every neural call site of a parsed program
     (:func:`binder_py.language.program.parse_program`), by site id. A question that is not
     a string literal is typed by its use alone."""
-    uses_of = _Uses(parsed.tree, _parents(parsed.tree))
-    return {site_id: infer_answer_type(_question_at(node), _followed_uses(node, uses_of))
+    uses_of = _Uses(parsed.tree, parent_map(parsed.tree))
+    return {site_id: infer_answer_type(call_question(node), _followed_uses(node, uses_of))
             for site_id, node in _site_calls(parsed)}
 
 
@@ -613,7 +610,7 @@ def date_column_sites(parsed: Any, answer_types: Mapping[int, AnswerType]) -> fr
     wanted = {site for site, answer_type in answer_types.items() if answer_type.kind is AnswerKind.DATE}
     if not wanted:
         return frozenset()
-    uses_of = _Uses(parsed.tree, _parents(parsed.tree))
+    uses_of = _Uses(parsed.tree, parent_map(parsed.tree))
     return frozenset(site_id for site_id, node in _site_calls(parsed)
                      if site_id in wanted and (_usage_at(node, uses_of.parents) == TO_DATETIME
                                                or THROUGH_DT in _followed_uses(node, uses_of)))
@@ -625,17 +622,6 @@ def _site_calls(parsed: Any) -> list[tuple[int, ast.Call]]:
             if isinstance(node, ast.Call) and id(node) in parsed.node_sites]
 
 
-def _question_at(call: ast.Call) -> str:
-    """A neural call's question when it is a string literal, else ``""``."""
-    name = call.func.id if isinstance(call.func, ast.Name) else ""
-    node = _argument(call, 1 if name in ("qa_map", "qa_ans") else 0, "question")
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
-
-
-def _argument(call: ast.Call, position: int, keyword: str) -> ast.AST | None:
-    if len(call.args) > position:
-        return call.args[position]
-    return next((k.value for k in call.keywords if k.arg == keyword), None)
 
 
 # --------------------------------------------------------------------------- parsing answers

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -92,16 +94,18 @@ def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
     return demos
 
 
+#: questions (with their context columns) whose rows' P(yes) a backend keeps for their thresholds
+READINGS_KEPT = 256
 #: a row whose request does not fit the model's context (left unanswered, with a warning)
 _TOO_LONG = object()
 
 
 @dataclass(frozen=True)
 class _YesProbability:
-    """A yes/no row's P(yes) (calibrated when a prior was asked), decided once the call's rows are in."""
+    """A yes/no row's P(yes) (calibrated when a prior was asked), decided once the call's rows are in;
+    the row's raw output shows it ("P(yes)=0.71" or "P(yes)=0.71, calibrated 0.64")."""
 
     value: float
-    shown: str  # how the raw output shows it: "P(yes)=0.71" or "P(yes)=0.71, calibrated 0.64"
 
 
 def centred_threshold(probabilities: Sequence[float]) -> float:
@@ -181,6 +185,10 @@ class RowwiseNeuralBackend:
         self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
         self.table_backend = LMNeuralBackend(lm, title=title, fixed_demos=True)
         self._prefix = fixed_prefix(self.demos)
+        # P(yes) of every row read so far, per (question, context columns): a call's threshold is
+        # centred on all of them, not only on the rows the neural cache did not answer already
+        self._yes_readings: OrderedDict[tuple[str, tuple[str, ...]], dict[Any, float]] = OrderedDict()
+        self._readings_lock = threading.Lock()
 
     def prefix(self) -> tuple[tuple[str, str], ...]:
         """The fixed chat turns every row's request starts with (the same for every call)."""
@@ -220,12 +228,13 @@ class RowwiseNeuralBackend:
         unanswered: list[str] = []
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
             rows = list(pool.map(ask, range(len(request.rows))))
-        probabilities = [answer.value for _, answer, _, _ in rows if isinstance(answer, _YesProbability)]
+        probabilities = self._read_together(request, {key: answer.value for key, answer, _, _ in rows
+                                                      if isinstance(answer, _YesProbability)})
         threshold = centred_threshold(probabilities)
         for key, answer, raw, usage in rows:
             if isinstance(answer, _YesProbability):
-                raw = f"{'yes' if answer.value > threshold else 'no'} ({answer.shown})"
                 answer = "yes" if answer.value > threshold else "no"
+                raw = f"{answer} ({raw})"
             if answer is _TOO_LONG:  # unanswered, as the table prompt leaves such a row: not cached
                 result.warnings.append(f"row {shown_key(key)} does not fit the model's context")
             else:
@@ -237,12 +246,29 @@ class RowwiseNeuralBackend:
         if len(probabilities) > 1:
             result.raw_outputs.append(
                 f"yes when P(yes) > {threshold:.2f}: halfway between 0.5 and the mean P(yes) "
-                f"{sum(probabilities) / len(probabilities):.2f} of the call's {len(probabilities)} rows")
+                f"{sum(probabilities) / len(probabilities):.2f} of the {len(probabilities)} rows read for this "
+                "question and columns")
         if unanswered:  # (every row unknown, from a server that sends no log-probabilities, read as no row chosen)
             result.warnings.append(f"{len(unanswered)} of {len(request.rows)} row(s) got no answer from the model and "
                                    "are unknown (NA): " + "; ".join(unanswered[:5]))
         result.prompts.append(_shown_prompt(prefix, request))
         return result
+
+    def _read_together(self, request: NeuralRequest, read: dict[Any, float]) -> list[float]:
+        """The P(yes) of every row read so far for the request's question and columns, with ``read``
+        (this call's rows) added: the rows a threshold is centred on. The neural cache hands the
+        backend only the rows it has not answered, so without this a call over a sub-table, asked
+        after another call had answered part of it, would be centred on the rest alone."""
+        if not read:
+            return []
+        topic = (request.question, tuple(map(str, request.columns)))
+        with self._readings_lock:
+            readings = self._yes_readings.setdefault(topic, {})
+            self._yes_readings.move_to_end(topic)
+            readings.update(read)
+            while len(self._yes_readings) > READINGS_KEPT:
+                self._yes_readings.popitem(last=False)
+            return list(readings.values())
 
     def _yes_no_probability(self, messages: tuple[tuple[str, str], ...],
                             tags: dict[str, str]) -> tuple[float | None, str, Usage, bool]:
@@ -280,7 +306,7 @@ class RowwiseNeuralBackend:
             return UNKNOWN, f"{text!r} (neither yes nor no among the likeliest tokens)", usage
         calibrated = calibrated_yes_probability(probability, prior)
         shown = f"P(yes)={probability:.2f}" if prior is None else f"P(yes)={probability:.2f}, calibrated {calibrated:.2f}"
-        return _YesProbability(calibrated, shown), shown, usage
+        return _YesProbability(calibrated), shown, usage
 
     def _typed_row(self, messages: tuple[tuple[str, str], ...], answer_type: AnswerType,
                    tags: dict[str, str]) -> tuple[Any, str, Usage]:

@@ -19,6 +19,8 @@ from binder_py.vote import VoteShare, top_tie
 
 #: exemplars in the scoring prompt (each costs prompt tokens on every tied question)
 SCORING_SHOTS = 1
+#: tokens kept free beyond the scoring turn and the answer (the chat template's markers, the end of text)
+_REPLY_MARGIN = 16
 
 
 @dataclass
@@ -35,16 +37,26 @@ def scores_ties(state: QuestionState) -> bool:
     return ties_are_scored(state.settings.score_ties, state.settings.mode, can_score_answers(state.lm))
 
 
-def scoring_prompt(state: QuestionState) -> str | tuple[tuple[str, str], ...]:
-    """What the tied answers are scored after: for a chat model, the question's program-writing turns
-    and a turn asking for the answer itself (``prompts/templates/tie_answer.txt``), whose prefix the
-    runtime still holds evaluated from the sampling; otherwise (a completion model, the e2e mode, no
-    prompt) the end-to-end prompt with :data:`SCORING_SHOTS` exemplar."""
+def scoring_prompt(state: QuestionState, answers: Sequence[str] = ()) -> str | tuple[tuple[str, str], ...]:
+    """What the tied ``answers`` are scored after: for a chat model, the question's program-writing
+    turns with its last turn asking for the answer itself instead of a program (its marker line
+    replaced by ``prompts/templates/tie_answer.txt``, in the same turn: some chat templates refuse two
+    user turns in a row), whose prefix the runtime still holds evaluated from the sampling; otherwise
+    (a completion model, the e2e mode, no prompt, or no room left in the context for the turn and the
+    longest answer) the end-to-end prompt with :data:`SCORING_SHOTS` exemplar, fitted to the context."""
     lm, settings, profile = state.lm, state.settings, state.profile
     prompt = state.prompt
     if lm.capabilities.chat and prompt is not None and prompt.messages is not None and settings.mode != "e2e":
         turn = fill(load_template("tie_answer"), {"task": profile.e2e_task, "answer_format": profile.e2e_answer_format})
-        return (*prompt.messages, ("user", turn))
+        *earlier, (role, last) = prompt.messages
+        if last.endswith(prompt.marker):
+            last = last[: -len(prompt.marker)]
+        else:
+            last += "\n"
+        needed = (prompt.prompt_tokens + lm.count_tokens(turn)
+                  + max((lm.count_tokens(text) for text in answers), default=0) + _REPLY_MARGIN)
+        if needed <= (lm.context_window or ASSUMED_CONTEXT_WINDOW):
+            return (*earlier, (role, last + turn))
     return build_e2e_prompt(profile.name, state.table, state.question, state.title,
                             table_style=settings.table_style, selection=settings.selection,
                             num_shots=SCORING_SHOTS, count_tokens=lm.count_tokens,
@@ -65,7 +77,7 @@ def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieSco
         return TieScores()
     try:
         state.services.say(f"{len(tied)} answers tied; {lm.name} scores each given the table")
-        scored = score_answers(lm, scoring_prompt(state), texts, tags=state.tags)
+        scored = score_answers(lm, scoring_prompt(state, texts), texts, tags=state.tags)
     except Exception as error:  # noqa: BLE001 - scoring only refines the vote: the answer stands without it
         return TieScores(warnings=(f"the tied answers could not be scored ({type(error).__name__}: {error}); "
                                    "the tie was broken as without scores",))

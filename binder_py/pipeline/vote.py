@@ -10,7 +10,7 @@ from dataclasses import replace
 from binder_py.answer import ABSTAINED, Answer, Candidate
 from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_model, confidence,
                                    resolve_calibrator)
-from binder_py.language.negation import drops_negation, negated_terms
+from binder_py.language.negation import negated_terms, negated_words, negation_polarity
 from binder_py.language.program import answers_per_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.literal_hints import literal_hints
@@ -49,13 +49,13 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     every = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
                            sample_orders=c.sample_orders, per_row=answers_per_row(c.program),
-                           drops_negation=drops_negation(c.program, state.question, negated))
+                           negation=negation_polarity(c.program, state.question, negated))
              for c in state.candidates]
     shape = profile.answer_shape(state.question)
     superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
-    polar = polarity_fit([v for i, v in enumerate(every) if i not in superseded])
-    voters = shape_fit(polar, shape)
-    kept, polar_kept = {id(v) for v in voters}, {id(v) for v in polar}
+    shaped = shape_fit([v for i, v in enumerate(every) if i not in superseded], shape)
+    voters = polarity_fit(shaped)
+    kept, shape_kept = {id(v) for v in voters}, {id(v) for v in shaped}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     rules = dict(strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
                  answer_weights=profile.vote_weights(strategy, settings.answer_weights),
@@ -70,16 +70,16 @@ def vote_candidates(state: QuestionState) -> QuestionState:
             result = cast_vote(voters, **rules, answer_scores=tie.scores)  # type: ignore[arg-type]
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
-    unpolar = [i for i, v in enumerate(every) if i not in superseded and id(v) not in polar_kept]
+    off_shape = [i for i, v in enumerate(every) if i not in superseded and id(v) not in shape_kept]
+    if off_shape:
+        programs = sum(state.candidates[i].count for i in off_shape)
+        warnings += (f"{programs} program(s) did not vote: {shape.why_set_aside()}",)
+    unpolar = [i for i, v in enumerate(every) if id(v) in shape_kept and id(v) not in kept]
     if unpolar:
         programs = sum(state.candidates[i].count for i in unpolar)
         warnings += (f"{programs} program(s) did not vote: they ask the model about what the question negates "
-                     f"({', '.join(sorted(negated))}) without negating it; other programs kept the negation",)
-    if any(aside and i not in superseded and i not in unpolar for i, aside in enumerate(set_aside)):
-        programs = sum(c.count for i, (c, aside) in enumerate(zip(state.candidates, set_aside))
-                       if aside and i not in superseded and i not in unpolar)
-        why = shape.why_set_aside()
-        warnings += (f"{programs} program(s) did not vote: {why}",)
+                     f"({', '.join(negated_words(state.question))}) without negating it; other programs' "
+                     "neural calls kept the negation",)
     if not result.distribution:
         warnings += ("no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)

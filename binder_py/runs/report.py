@@ -122,7 +122,7 @@ def accuracy_by_subset(run: Run, *, keep_split: bool = False) -> dict[str, Accur
 
 def vote_candidates(record: dict[str, Any]) -> list[Any]:
     """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects."""
-    from binder_py.language.negation import drops_negation, negated_terms
+    from binder_py.language.negation import negated_terms, negation_polarity
     from binder_py.language.program import answers_per_row
 
     question = str(record.get("question") or "")
@@ -134,7 +134,7 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
                                  order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders,
                                  per_row=answers_per_row(str(c.get("program") or "")),
-                                 drops_negation=drops_negation(str(c.get("program") or ""), question, negated)))
+                                 negation=negation_polarity(str(c.get("program") or ""), question, negated)))
     return out
 
 
@@ -156,9 +156,9 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
                                                  c.get("repaired_from") if type(c.get("repaired_from")) is int else None)
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
-    voters = shape_fit(polarity_fit([voter for i, v in enumerate(every) if i not in superseded
-                                     for voter in _within_prefix(candidates, every, i, k)]),
-                       profile.answer_shape(question))
+    voters = polarity_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded
+                                     for voter in _within_prefix(candidates, every, i, k)],
+                                    profile.answer_shape(question)))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None

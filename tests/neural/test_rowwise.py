@@ -77,13 +77,29 @@ def test_a_model_that_leans_to_yes_still_tells_the_rows_apart():
     countries = ["mexico", "china", "united states", "canada", "portugal", "vietnam"]
     answer = RowwiseNeuralBackend(lm).answer(col_request(countries))
     assert answer.answers == {c: "yes" if c in NORTH_AMERICA else "no" for c in countries}
-    assert "yes when P(yes) > 0.62: halfway between 0.5 and the mean P(yes) 0.75 of the call's 6 rows" in answer.raw_outputs
+    assert ("yes when P(yes) > 0.62: halfway between 0.5 and the mean P(yes) 0.75 of the 6 rows read for this "
+            "question and columns") in answer.raw_outputs
     assert "china: no (P(yes)=0.60)" in answer.raw_outputs
     # a call whose rows the model all says yes to (or all no to) stays so
     sure = RowwiseNeuralBackend(ScriptedLM(lambda request, purpose: choice_from(0.9), capabilities=EMBEDDED))
     assert set(sure.answer(col_request(countries)).answers.values()) == {"yes"}
     unsure = RowwiseNeuralBackend(ScriptedLM(lambda request, purpose: choice_from(0.3), capabilities=EMBEDDED))
     assert set(unsure.answer(col_request(countries)).answers.values()) == {"no"}
+
+
+def test_the_threshold_is_centred_on_every_row_read_for_the_question_not_only_the_uncached_ones():
+    """The neural cache hands the backend only rows it has not answered: a call over China and Vietnam
+    (P(yes) 0.6) after one over the three North American countries (0.9) is centred on all five."""
+    lm = ScriptedLM(lambda request, purpose: choice_from(0.9 if cell(request, "made in") in NORTH_AMERICA else 0.6),
+                    capabilities=EMBEDDED)
+    backend = RowwiseNeuralBackend(lm)
+    first = backend.answer(col_request(["mexico", "canada", "united states"]))
+    assert set(first.answers.values()) == {"yes"}
+    later = backend.answer(col_request(["china", "vietnam"]))
+    assert later.answers == {"china": "no", "vietnam": "no"}  # alone, their mean 0.6 would make them yes
+    # another question (or other columns) has its own rows
+    other = backend.answer(col_request(["china", "vietnam"], question="Is it in Asia?"))
+    assert set(other.answers.values()) == {"yes"}
 
 
 def test_spellings_of_yes_and_no_are_summed_and_neither_means_unknown():

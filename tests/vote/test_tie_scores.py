@@ -60,10 +60,13 @@ def test_a_model_that_can_score_breaks_the_tie_by_its_scores():
     # the program-writing turns (the table and the question), then a turn asking for the answer itself:
     # the runtime still holds the turns it evaluated for the sampling, so a tied answer costs few tokens
     parse = next(r for r, purpose, _ in lm.calls if purpose == "parse")
-    assert all(r.messages[:-1] == parse.messages for r in scoring)
-    assert "how many cities?" in parse.messages[-1][1] and "lima" in parse.messages[-1][1].lower()
-    assert scoring[0].messages[-1] == ("user", "Now answer the question yourself, using only the table, without a "
-                                               'program. Reply with the answer; separate several values with " | ".')
+    last = parse.messages[-1][1]
+    assert "how many cities?" in last and "lima" in last.lower() and last.endswith("\nNeuralPandas:")
+    for r in scoring:  # the same turns, the last one's marker line replaced by the request for the answer
+        assert r.messages[:-1] == parse.messages[:-1]
+        assert r.messages[-1] == ("user", last[: -len("NeuralPandas:")] + "Now answer the question yourself, using "
+                                  'only the table, without a program. Reply with the answer; separate several values '
+                                  'with " | ".')
     assert answer.usage.requests == 3  # the programs' request and the two scores
     assert "picked by the model's log-probability of each tied answer" in answer.closeness_sentence()
     # the report's re-vote of the recorded answer orders the tie the same way
@@ -173,3 +176,14 @@ def test_a_completion_model_scores_after_the_end_to_end_prompt():
     scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
     assert scoring and all(r.messages is None and r.prompt.rstrip().endswith("A:") for r in scoring)
     assert sorted(forced_text(r) for r in scoring) == [" 2", " 3"]
+
+
+def test_without_room_in_the_context_the_end_to_end_prompt_is_used(monkeypatch):
+    from binder_py.pipeline import tiebreak
+
+    monkeypatch.setattr(tiebreak, "_REPLY_MARGIN", 10**6)  # no room after the program-writing turns
+    lm = ScriptedLM(responder(), capabilities=SCORING)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
+    assert answer.value == 2
+    scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
+    assert scoring and all(len(r.messages) == 1 and r.messages[0][1].rstrip().endswith("A:") for r in scoring)
