@@ -13,9 +13,10 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
 
 * yes/no: ``max_tokens=1`` with the top log-probabilities; P(yes) is the summed probability
   of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no"; unknown when
-  neither is among the top tokens. A row is yes when its P(yes) is above the call's
-  :func:`centred_threshold`, halfway between 0.5 and the mean P(yes) of the call's rows (a small
-  model leans one way for each question; the rows' order tells them apart better than 0.5 does).
+  neither is among the top tokens. A row is yes when its P(yes) is above the
+  :func:`centred_threshold` of the rows read so far for the call's question and columns, halfway
+  between 0.5 and their mean P(yes) (a small model leans one way for each question; the rows' order
+  tells them apart better than 0.5 does).
   Models without log-probabilities generate under the type's grammar instead.
 * **Contextual calibration, off by default** (Zhao et al. 2021, "Calibrate before use"):
   ``calibrate=True`` first asks the call's question of content-free rows (every cell ``N/A``,
@@ -24,7 +25,7 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
   calibrated P(yes), ``(p/q) / (p/q + (1-p)/(1-q))``, is shown beside the raw one). Measured on
   108 labelled cells (``python -m binder_py.bench.yes_no_cells``, docs/LM.md) it answered
   *worse* than ``p > 0.5`` with both embedded models, so it is off by default (when on, the
-  centred threshold applies to the calibrated P(yes)).
+  centred threshold applies to the calibrated P(yes); that combination was not measured).
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -109,8 +110,9 @@ class _YesProbability:
 
 
 def centred_threshold(probabilities: Sequence[float]) -> float:
-    """The P(yes) above which a row of one ``f_col`` call is answered yes: halfway between 0.5 and
-    the mean P(yes) of the call's rows (0.5 with no rows; for one row the same as 0.5).
+    """The P(yes) above which a row is answered yes, given the P(yes) of the rows read for its
+    question and columns: halfway between 0.5 and their mean (0.5 with no rows; for one row the same
+    as 0.5).
 
     A small model's P(yes) carries a bias of its own for each question ("Is it in North America?":
     0.65–0.78 for six countries, three of them in it, with the 0.5B model), so a fixed 0.5 answers
