@@ -187,9 +187,9 @@ class RowwiseNeuralBackend:
         self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
         self.table_backend = LMNeuralBackend(lm, title=title, fixed_demos=True)
         self._prefix = fixed_prefix(self.demos)
-        # P(yes) of every row read so far, per (question, context columns): a call's threshold is
+        # P(yes) of every row read so far, per (table title, question, context columns): a call's threshold is
         # centred on all of them, not only on the rows the neural cache did not answer already
-        self._yes_readings: OrderedDict[tuple[str, tuple[str, ...]], dict[Any, float]] = OrderedDict()
+        self._yes_readings: OrderedDict[tuple[str | None, str, tuple[str, ...]], dict[Any, float]] = OrderedDict()
         self._readings_lock = threading.Lock()
 
     def prefix(self) -> tuple[tuple[str, str], ...]:
@@ -263,7 +263,8 @@ class RowwiseNeuralBackend:
         after another call had answered part of it, would be centred on the rest alone."""
         if not read:
             return []
-        topic = (request.question, tuple(map(str, request.columns)))
+        topic = (request.title, request.question, tuple(map(str, request.columns)))  # the title: another table's
+        # rows (an evaluation asks many tables the same question) are not this table's
         with self._readings_lock:
             readings = self._yes_readings.setdefault(topic, {})
             self._yes_readings.move_to_end(topic)

@@ -97,9 +97,12 @@ def test_the_threshold_is_centred_on_every_row_read_for_the_question_not_only_th
     assert set(first.answers.values()) == {"yes"}
     later = backend.answer(col_request(["china", "vietnam"]))
     assert later.answers == {"china": "no", "vietnam": "no"}  # alone, their mean 0.6 would make them yes
-    # another question (or other columns) has its own rows
+    # another question (or other columns, or another table) has its own rows
     other = backend.answer(col_request(["china", "vietnam"], question="Is it in Asia?"))
     assert set(other.answers.values()) == {"yes"}
+    elsewhere = col_request(["china", "vietnam"])
+    elsewhere.title = "another table"
+    assert set(backend.answer(elsewhere).answers.values()) == {"yes"}
 
 
 def test_spellings_of_yes_and_no_are_summed_and_neither_means_unknown():
