@@ -472,7 +472,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerSha
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
     Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
-    applies :func:`shape_fit` to them (rule 0, with the question's ``shape``)
+    applies :func:`shape_fit` and :func:`polarity_fit` to them (rule 0, with the question's ``shape``)
     and calls :func:`vote`
     with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
@@ -480,7 +480,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerSha
     the no-voters result.
     """
     kept = sample_prefix(candidates, k)
-    return vote(shape_fit(kept, shape), **kwargs)
+    return vote(polarity_fit(shape_fit(kept, shape)), **kwargs)
 
 
 def sample_prefix(candidates: Sequence[VoteCandidate], k: int) -> list[VoteCandidate]:

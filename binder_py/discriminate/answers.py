@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from binder_py.discriminate.scoring import FORCED_ZERO, literal_grammar
-from binder_py.lm.types import LanguageModel, LMRequest, Usage
+from binder_py.lm.types import LanguageModel, LMContextTooLong, LMRequest, Usage
 
 __all__ = ["AnswerScores", "can_score_answers", "scorable", "score_answers"]
 
@@ -41,6 +41,9 @@ class AnswerScores:
 
     scores: dict[str, float | None]
     usage: Usage
+    #: a request was refused as longer than the model's context (the answers it left unscored may be
+    #: scored after a shorter prompt)
+    too_long: bool = False
 
 
 def scorable(text: str) -> bool:
@@ -62,6 +65,7 @@ def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], an
     (None); the usage counts every request that was answered."""
     usage = Usage()
     scores: dict[str, float | None] = {}
+    too_long = False
     for text in dict.fromkeys(answers):
         if not scorable(text):
             scores[text] = None
@@ -77,6 +81,9 @@ def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], an
             request = LMRequest(prompt=prompt, **common)
         try:
             completion = lm.complete(request, purpose=purpose, tags=tags)
+        except LMContextTooLong:
+            scores[text], too_long = None, True
+            continue
         except Exception:  # noqa: BLE001 - an LMError, or a user's own model failing: this answer is unscored
             scores[text] = None
             continue
@@ -87,4 +94,4 @@ def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], an
             scores[text] = None
             continue
         scores[text] = sum(logprobs)
-    return AnswerScores(scores, usage)
+    return AnswerScores(scores, usage, too_long)

@@ -8,23 +8,25 @@ chemicals?", or "Does it contain chemicals?" and keeps ``~f_col(...)`` or ``f_co
 keeps the negation. Small models drop it often (the shirts question, 1.5B embedded model, five
 seeds: 17 of the 24 sampled programs that asked about chemicals).
 
-:func:`negated_words` reads the words a question negates: up to two content words after ``no``,
+:func:`negated_words` reads the words a question negates: the first content word after ``no``,
 ``not``, ``without``, ``never``, ``non``, ``nor`` or a verb ending in ``n't``, skipping articles,
 auxiliaries and prepositions ("not from canada": *canada*), never a bare number. ``No.``/``no 5``/
 ``no of`` is the abbreviation of number, and "or not", "not only" and "yes or no" negate nothing.
 
 :func:`negation_polarity` reads a program (never run here). A neural call is *about* a negated word
-when its question holds it (compared by a crude stem: ``chemicals``/``chemical``); only an ``f_val``
-or an ``f_col`` whose answer is yes/no (by the question's wording, or compared with yes/no) is
-judged, so ``f_col("What country is he from?") != "canada"`` is not. The call's question and the
-program together negate it an odd number of times (its own *no*/*not*/*…-free*/*lacks*, once a
-trailing "yes or no?"/"or not?" is set aside; ``~``/``not`` around it, ``== "no"``, ``!= "yes"``,
-``.eq``/``.ne``, ``.isin(["no"])``, climbing through all of them) to keep it, an even number (none,
-or two: ``~f_col("Is it chemical-free?")``) to drop it. A program with a call that drops it
-*drops*; else one with a call that keeps it *keeps*; else it is not judged (``None``). The vote
-sets a program that drops it aside when a program that keeps it answered
-(:func:`binder_py.vote.polarity_fit`): a plain pandas program, or one whose negation this reading
-cannot see (``~mask`` of a mask assigned earlier, ``len(df) - len(...)``), is never the reason.
+when its question holds it (compared by a crude stem: ``chemicals``/``chemical``). An ``f_val`` is
+judged by its question alone; an ``f_col`` only where its answer selects rows (``df[...]``,
+``.loc[...]``, ``&``/``|`` of masks), climbing through ``~``/``not``, ``== "no"``, ``!= "yes"``,
+``== False``, ``.eq``/``.ne`` and ``.isin(["no"])`` on the way. The call's question and the program
+together negate the word an odd number of times (its own *no*/*not*/*…-free*/*lacks*, once a trailing
+"yes or no?"/"or not?" is set aside, and the program's negations) to keep it, an even number (none, or
+two: ``~f_col("Is it chemical-free?")``) to drop it. A program with a call that keeps it *keeps*
+(another call may ask about the word plainly: "did not win the cup but won 10 games"); else one with a
+call that drops it *drops*; else it is not judged (``None``): an answer that goes anywhere but a row
+mask (``m = f_col(...); df[~m]``, ``(f_col(...) == "yes").sum() == 0``) is not read. A negation outside
+the mask (``len(df) - len(df[mask])``, ``df.drop(df[mask].index)``) is not seen: such a program reads
+as dropping it. The vote sets a program that drops it aside when one that keeps it answered
+(:func:`binder_py.vote.polarity_fit`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import re
 from typing import Literal
 
 from binder_py.language.program import NEURAL_FORMS, call_question, parent_map
-from binder_py.normalize import is_yes_no_question, yes_no_word
+from binder_py.normalize import yes_no_word
 
 __all__ = ["Polarity", "negated_terms", "negated_words", "negation_polarity"]
 
@@ -52,8 +54,8 @@ _SKIPPED = frozenset(
     "within through since until upon".split())
 #: words that end the negated phrase (a new clause)
 _CLAUSE_ENDS = frozenset("and or but which who whom whose what when where while that if than".split())
-#: content words read after a cue
-TERMS_AFTER_CUE = 2
+#: content words read after a cue ("did not win the cup but won 10 games": *win* only)
+TERMS_AFTER_CUE = 1
 #: phrases that negate nothing, set aside before reading: "no. 5", "no 5", "no of", "whether or not",
 #: "not only", "(yes or no)"
 _NOT_NEGATIONS = (re.compile(r"\bno\b\s*(?:\.|(?=#|\d|of\b))"), re.compile(r"\bor\s+not\b"),
@@ -118,7 +120,7 @@ def negation_polarity(program: str, question: str, terms: frozenset[str] | None 
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     parents: dict[int, ast.AST] | None = None
-    polarity: Polarity | None = None
+    readings: set[Polarity] = set()
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NEURAL_FORMS):
             continue
@@ -127,21 +129,37 @@ def negation_polarity(program: str, question: str, terms: frozenset[str] | None 
         if not terms & {_stem(w) for w in words}:
             continue  # the call asks about something else
         parents = parent_map(tree) if parents is None else parents
-        negations, yes_no_use = _negations_around(node, parents)
-        if node.func.id != "f_val" and not yes_no_use and not is_yes_no_question(asked):
-            continue  # an answer that is not yes/no ("What country is it from?"): its negation is not read here
-        if (sum(_is_cue(w, _CALL_CUES) for w in words) + negations) % 2 == 0:
-            return "drops"
-        polarity = "keeps"
-    return polarity
+        if node.func.id == "f_val":
+            negations = 0  # one answer, not rows kept: its question alone says what it asks
+        else:
+            used = _mask_use(node, parents)
+            if used is None:
+                continue  # not a row mask this reading follows (assigned, aggregated, len(...)): not judged
+            negations = used  # a row mask: its answers are yes/no
+        odd = (sum(_is_cue(w, _CALL_CUES) for w in words) + negations) % 2 == 1
+        readings.add("keeps" if odd else "drops")
+    # a program that negates the word in one call and asks about it plainly in another ("did not win the
+    # cup but won 10 games") kept the negation where it meant it
+    return "keeps" if "keeps" in readings else "drops" if readings else None
 
 
-def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int, bool]:
+def _mask_use(call: ast.Call, parents: dict[int, ast.AST]) -> int | None:
+    """When the call's answer selects rows (the climb below ends in ``T[...]``, ``.loc[...]``, or ``&``/``|``
+    of such a mask): how many times the program negates it on the way. None when the answer goes
+    anywhere else (a name, an aggregate, ``len``, a call): a negation there (``m = ...; df[~m]``,
+    ``(... == "yes").sum() == 0``) is not read, so the call is not judged."""
+    count, end = _negations_around(call, parents)
+    parent = parents.get(id(end))
+    masked = ((isinstance(parent, ast.Subscript) and parent.slice is end)
+              or (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.BitAnd, ast.BitOr))))
+    return count if masked else None
+
+
+def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int, ast.AST]:
     """How many times the program negates the call's answer where it uses it, climbing through ``~``/
     ``not``, comparisons with yes/no (``== "no"``, ``!= "yes"``, ``== False``), ``.eq``/``.ne`` and
-    ``.isin([...])`` of yes/no; and whether the answer is used as yes/no at all (compared with a yes/no,
-    or a row mask: ``df[...]``, ``... & ...``, ``... | ...``)."""
-    count, compared = 0, False
+    ``.isin([...])`` of yes/no; and the node the climb ended at."""
+    count = 0
     node: ast.AST = call
     while (parent := parents.get(id(node))) is not None:
         if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.Invert, ast.Not)):
@@ -150,7 +168,7 @@ def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int,
             said_no = _says_no(parent.ops[0], parent.comparators[0] if parent.left is node else parent.left)
             if said_no is None:
                 break
-            count, compared = count + said_no, True
+            count += said_no
         elif isinstance(parent, ast.Attribute) and parent.attr in ("eq", "ne", "isin"):
             method_call = parents.get(id(parent))
             if not (isinstance(method_call, ast.Call) and method_call.func is parent and method_call.args):
@@ -166,15 +184,12 @@ def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int,
                 said_no = _says_no(ast.Eq() if parent.attr == "eq" else ast.NotEq(), argument)
             if said_no is None:
                 break
-            count, compared = count + said_no, True
+            count += said_no
             parent = method_call
         else:
-            masked = ((isinstance(parent, ast.Subscript) and parent.slice is node)
-                      or (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.BitAnd, ast.BitOr)))
-                      or isinstance(parent, ast.BoolOp))
-            return count, compared or masked
+            break
         node = parent
-    return count, compared
+    return count, node
 
 
 def _says_no(op: ast.cmpop, other: ast.AST) -> int | None:

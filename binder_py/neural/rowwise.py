@@ -13,19 +13,15 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
 
 * yes/no: ``max_tokens=1`` with the top log-probabilities; P(yes) is the summed probability
   of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no"; unknown when
-  neither is among the top tokens. A row is yes when its P(yes) is above the
-  :func:`centred_threshold` of the rows read so far for the call's question and columns, halfway
-  between 0.5 and their mean P(yes) (a small model leans one way for each question; the rows' order
-  tells them apart better than 0.5 does).
-  Models without log-probabilities generate under the type's grammar instead.
+  neither is among the top tokens. Models without log-probabilities generate under the type's
+  grammar instead.
 * **Contextual calibration, off by default** (Zhao et al. 2021, "Calibrate before use"):
   ``calibrate=True`` first asks the call's question of content-free rows (every cell ``N/A``,
   then every cell empty: two more short requests on the same cached prefix), takes their mean
   P(yes) as the model's prior q for the question, and answers yes when ``p > q`` (the
   calibrated P(yes), ``(p/q) / (p/q + (1-p)/(1-q))``, is shown beside the raw one). Measured on
   108 labelled cells (``python -m binder_py.bench.yes_no_cells``, docs/LM.md) it answered
-  *worse* than ``p > 0.5`` with both embedded models, so it is off by default (when on, the
-  centred threshold applies to the calibrated P(yes); that combination was not measured).
+  *worse* than ``p > 0.5`` with both embedded models, so the plain threshold is the default.
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -39,8 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -95,35 +89,8 @@ def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
     return demos
 
 
-#: questions (with their context columns) whose rows' P(yes) a backend keeps for their thresholds
-READINGS_KEPT = 256
 #: a row whose request does not fit the model's context (left unanswered, with a warning)
 _TOO_LONG = object()
-
-
-@dataclass(frozen=True)
-class _YesProbability:
-    """A yes/no row's P(yes) (calibrated when a prior was asked), decided once the call's rows are in;
-    the row's raw output shows it ("P(yes)=0.71" or "P(yes)=0.71, calibrated 0.64")."""
-
-    value: float
-
-
-def centred_threshold(probabilities: Sequence[float]) -> float:
-    """The P(yes) above which a row is answered yes, given the P(yes) of the rows read for its
-    question and columns: halfway between 0.5 and their mean (0.5 with no rows; for one row the same
-    as 0.5).
-
-    A small model's P(yes) carries a bias of its own for each question ("Is it in North America?":
-    0.65–0.78 for six countries, three of them in it, with the 0.5B model), so a fixed 0.5 answers
-    a whole call alike, while the rows' order is informative. Moving the threshold half way towards
-    the call's mean removes half of that bias and keeps a call whose rows are all yes (or all no)
-    mostly so. Measured on the 108 labelled cells (``python -m binder_py.bench.yes_no_cells``, every
-    call of 2 to 6 of a question's cells): 0.5B 56.3% → 59.9% right, 1.5B 74.8% → 79.7%; calls whose
-    cells are all yes or all no 58.7% → 58.1% and 75.6% → 75.0% (docs/LANGUAGE.md)."""
-    if not probabilities:
-        return 0.5
-    return (0.5 + sum(probabilities) / len(probabilities)) / 2
 
 
 def row_turn(question: str, cells: Sequence[tuple[str, str]]) -> str:
@@ -187,10 +154,6 @@ class RowwiseNeuralBackend:
         self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
         self.table_backend = LMNeuralBackend(lm, title=title, fixed_demos=True)
         self._prefix = fixed_prefix(self.demos)
-        # P(yes) of every row read so far, per (table title, question, context columns): a call's threshold is
-        # centred on all of them, not only on the rows the neural cache did not answer already
-        self._yes_readings: OrderedDict[tuple[str | None, str, tuple[str, ...]], dict[Any, float]] = OrderedDict()
-        self._readings_lock = threading.Lock()
 
     def prefix(self) -> tuple[tuple[str, str], ...]:
         """The fixed chat turns every row's request starts with (the same for every call)."""
@@ -229,49 +192,20 @@ class RowwiseNeuralBackend:
 
         unanswered: list[str] = []
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
-            rows = list(pool.map(ask, range(len(request.rows))))
-        probabilities = self._read_together(request, {key: answer.value for key, answer, _, _ in rows
-                                                      if isinstance(answer, _YesProbability)})
-        threshold = centred_threshold(probabilities)
-        for key, answer, raw, usage in rows:
-            if isinstance(answer, _YesProbability):
-                answer = "yes" if answer.value > threshold else "no"
-                raw = f"{answer} ({raw})"
-            if answer is _TOO_LONG:  # unanswered, as the table prompt leaves such a row: not cached
-                result.warnings.append(f"row {shown_key(key)} does not fit the model's context")
-            else:
-                result.answers[key] = answer
-                if answer is None or answer == UNKNOWN:
-                    unanswered.append(f"{shown_key(key)}: {raw[:120] or '(no text)'}")
-            result.raw_outputs.append(f"{shown_key(key, 200)[1:-1] if answer is _TOO_LONG else key}: {raw}")
-            result.usage += usage
-        if len(probabilities) > 1:
-            result.raw_outputs.append(
-                f"yes when P(yes) > {threshold:.2f}: halfway between 0.5 and the mean P(yes) "
-                f"{sum(probabilities) / len(probabilities):.2f} of the {len(probabilities)} rows read for this "
-                "question and columns")
+            for key, answer, raw, usage in pool.map(ask, range(len(request.rows))):
+                if answer is _TOO_LONG:  # unanswered, as the table prompt leaves such a row: not cached
+                    result.warnings.append(f"row {shown_key(key)} does not fit the model's context")
+                else:
+                    result.answers[key] = answer
+                    if answer is None or answer == UNKNOWN:
+                        unanswered.append(f"{shown_key(key)}: {raw[:120] or '(no text)'}")
+                result.raw_outputs.append(f"{shown_key(key, 200)[1:-1] if answer is _TOO_LONG else key}: {raw}")
+                result.usage += usage
         if unanswered:  # (every row unknown, from a server that sends no log-probabilities, read as no row chosen)
             result.warnings.append(f"{len(unanswered)} of {len(request.rows)} row(s) got no answer from the model and "
                                    "are unknown (NA): " + "; ".join(unanswered[:5]))
         result.prompts.append(_shown_prompt(prefix, request))
         return result
-
-    def _read_together(self, request: NeuralRequest, read: dict[Any, float]) -> list[float]:
-        """The P(yes) of every row read so far for the request's question and columns, with ``read``
-        (this call's rows) added: the rows a threshold is centred on. The neural cache hands the
-        backend only the rows it has not answered, so without this a call over a sub-table, asked
-        after another call had answered part of it, would be centred on the rest alone."""
-        if not read:
-            return []
-        topic = (request.title, request.question, tuple(map(str, request.columns)))  # the title: another table's
-        # rows (an evaluation asks many tables the same question) are not this table's
-        with self._readings_lock:
-            readings = self._yes_readings.setdefault(topic, {})
-            self._yes_readings.move_to_end(topic)
-            readings.update(read)
-            while len(self._yes_readings) > READINGS_KEPT:
-                self._yes_readings.popitem(last=False)
-            return list(readings.values())
 
     def _yes_no_probability(self, messages: tuple[tuple[str, str], ...],
                             tags: dict[str, str]) -> tuple[float | None, str, Usage, bool]:
@@ -298,8 +232,6 @@ class RowwiseNeuralBackend:
 
     def _yes_no_row(self, messages: tuple[tuple[str, str], ...], prior: float | None,
                     tags: dict[str, str]) -> tuple[Any, str, Usage]:
-        """The row's answer read from the text (a server without log-probabilities), UNKNOWN, or its
-        :class:`_YesProbability`, which :meth:`answer` decides against the call's threshold."""
         probability, text, usage, reported = self._yes_no_probability(messages, tags)
         if probability is None and not reported:  # a server that ignores top_logprobs: read the word it wrote
             kind, value = classify(text)
@@ -308,8 +240,9 @@ class RowwiseNeuralBackend:
         if probability is None:
             return UNKNOWN, f"{text!r} (neither yes nor no among the likeliest tokens)", usage
         calibrated = calibrated_yes_probability(probability, prior)
+        answer = "yes" if calibrated > 0.5 else "no"
         shown = f"P(yes)={probability:.2f}" if prior is None else f"P(yes)={probability:.2f}, calibrated {calibrated:.2f}"
-        return _YesProbability(calibrated), shown, usage
+        return answer, f"{answer} ({shown})", usage
 
     def _typed_row(self, messages: tuple[tuple[str, str], ...], answer_type: AnswerType,
                    tags: dict[str, str]) -> tuple[Any, str, Usage]:

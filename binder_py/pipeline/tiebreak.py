@@ -46,10 +46,11 @@ def scoring_prompt(state: QuestionState, answers: Sequence[str] = ()) -> str | t
     longest answer) the end-to-end prompt with :data:`SCORING_SHOTS` exemplar, fitted to the context."""
     lm, settings, profile = state.lm, state.settings, state.profile
     prompt = state.prompt
-    if lm.capabilities.chat and prompt is not None and prompt.messages is not None and settings.mode != "e2e":
+    if (lm.capabilities.chat and prompt is not None and prompt.messages and prompt.messages[-1][0] == "user"
+            and settings.mode != "e2e"):
         turn = fill(load_template("tie_answer"), {"task": profile.e2e_task, "answer_format": profile.e2e_answer_format})
         *earlier, (role, last) = prompt.messages
-        if last.endswith(prompt.marker):
+        if prompt.marker and last.endswith(prompt.marker):
             last = last[: -len(prompt.marker)]
         else:
             last += "\n"
@@ -57,6 +58,12 @@ def scoring_prompt(state: QuestionState, answers: Sequence[str] = ()) -> str | t
                   + max((lm.count_tokens(text) for text in answers), default=0) + _REPLY_MARGIN)
         if needed <= (lm.context_window or ASSUMED_CONTEXT_WINDOW):
             return (*earlier, (role, last + turn))
+    return e2e_scoring_prompt(state)
+
+
+def e2e_scoring_prompt(state: QuestionState) -> str:
+    """The end-to-end prompt (:data:`SCORING_SHOTS` exemplar), fitted to the model's context."""
+    lm, settings, profile = state.lm, state.settings, state.profile
     return build_e2e_prompt(profile.name, state.table, state.question, state.title,
                             table_style=settings.table_style, selection=settings.selection,
                             num_shots=SCORING_SHOTS, count_tokens=lm.count_tokens,
@@ -77,7 +84,10 @@ def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieSco
         return TieScores()
     try:
         state.services.say(f"{len(tied)} answers tied; {lm.name} scores each given the table")
-        scored = score_answers(lm, scoring_prompt(state, texts), texts, tags=state.tags)
+        prompt = scoring_prompt(state, texts)
+        scored = score_answers(lm, prompt, texts, tags=state.tags)
+        if not isinstance(prompt, str) and scored.too_long:  # the chat turns counted more than their text
+            scored = score_answers(lm, e2e_scoring_prompt(state), texts, tags=state.tags)
     except Exception as error:  # noqa: BLE001 - scoring only refines the vote: the answer stands without it
         return TieScores(warnings=(f"the tied answers could not be scored ({type(error).__name__}: {error}); "
                                    "the tie was broken as without scores",))

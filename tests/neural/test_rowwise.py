@@ -15,8 +15,8 @@ from binder_py.neural.answer_types import META_KEY, NUMBER, AnswerKind, AnswerTy
 from binder_py.neural.build import build_neural_backend, lm_backend
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.requests import NeuralRequest, row_key
-from binder_py.neural.rowwise import (CONTENT_FREE, RowwiseNeuralBackend, calibrated_yes_probability,
-                                     centred_threshold, load_row_demos, row_turn, yes_probability)
+from binder_py.neural.rowwise import (CONTENT_FREE, RowwiseNeuralBackend, calibrated_yes_probability, load_row_demos,
+                                     row_turn, yes_probability)
 
 EMBEDDED = Capabilities(api="chat", logprobs=True, grammar=True, embedded=True)
 NORTH_AMERICA = {"mexico", "canada", "united states"}
@@ -61,48 +61,6 @@ def test_yes_no_comes_from_the_log_probabilities_one_request_per_row_after_a_fix
     # a second call (another question) starts with the very same prefix
     backend.answer(col_request(["portugal"], question="Is it in Europe?"))
     assert lm.calls[-1][0].messages[:-1] in prefixes
-
-
-def test_the_threshold_is_halfway_between_one_half_and_the_calls_mean():
-    assert centred_threshold([]) == 0.5
-    assert centred_threshold([0.8]) == pytest.approx(0.65)  # one row: above it exactly when above 0.5
-    assert centred_threshold([0.9, 0.9, 0.6, 0.6]) == pytest.approx(0.625)
-    assert centred_threshold([0.2, 0.4]) == pytest.approx(0.4)
-
-
-def test_a_model_that_leans_to_yes_still_tells_the_rows_apart():
-    """P(yes) 0.9 for a North American country, 0.6 for another: 0.5 would say yes to all six."""
-    lm = ScriptedLM(lambda request, purpose: choice_from(0.9 if cell(request, "made in") in NORTH_AMERICA else 0.6),
-                    capabilities=EMBEDDED)
-    countries = ["mexico", "china", "united states", "canada", "portugal", "vietnam"]
-    answer = RowwiseNeuralBackend(lm).answer(col_request(countries))
-    assert answer.answers == {c: "yes" if c in NORTH_AMERICA else "no" for c in countries}
-    assert ("yes when P(yes) > 0.62: halfway between 0.5 and the mean P(yes) 0.75 of the 6 rows read for this "
-            "question and columns") in answer.raw_outputs
-    assert "china: no (P(yes)=0.60)" in answer.raw_outputs
-    # a call whose rows the model all says yes to (or all no to) stays so
-    sure = RowwiseNeuralBackend(ScriptedLM(lambda request, purpose: choice_from(0.9), capabilities=EMBEDDED))
-    assert set(sure.answer(col_request(countries)).answers.values()) == {"yes"}
-    unsure = RowwiseNeuralBackend(ScriptedLM(lambda request, purpose: choice_from(0.3), capabilities=EMBEDDED))
-    assert set(unsure.answer(col_request(countries)).answers.values()) == {"no"}
-
-
-def test_the_threshold_is_centred_on_every_row_read_for_the_question_not_only_the_uncached_ones():
-    """The neural cache hands the backend only rows it has not answered: a call over China and Vietnam
-    (P(yes) 0.6) after one over the three North American countries (0.9) is centred on all five."""
-    lm = ScriptedLM(lambda request, purpose: choice_from(0.9 if cell(request, "made in") in NORTH_AMERICA else 0.6),
-                    capabilities=EMBEDDED)
-    backend = RowwiseNeuralBackend(lm)
-    first = backend.answer(col_request(["mexico", "canada", "united states"]))
-    assert set(first.answers.values()) == {"yes"}
-    later = backend.answer(col_request(["china", "vietnam"]))
-    assert later.answers == {"china": "no", "vietnam": "no"}  # alone, their mean 0.6 would make them yes
-    # another question (or other columns, or another table) has its own rows
-    other = backend.answer(col_request(["china", "vietnam"], question="Is it in Asia?"))
-    assert set(other.answers.values()) == {"yes"}
-    elsewhere = col_request(["china", "vietnam"])
-    elsewhere.title = "another table"
-    assert set(backend.answer(elsewhere).answers.values()) == {"yes"}
 
 
 def test_spellings_of_yes_and_no_are_summed_and_neither_means_unknown():

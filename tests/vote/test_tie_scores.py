@@ -187,3 +187,20 @@ def test_without_room_in_the_context_the_end_to_end_prompt_is_used(monkeypatch):
     assert answer.value == 2
     scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
     assert scoring and all(len(r.messages) == 1 and r.messages[0][1].rstrip().endswith("A:") for r in scoring)
+
+
+def test_a_chat_prompt_the_model_finds_too_long_is_retried_with_the_end_to_end_prompt():
+    from binder_py.lm.types import LMContextTooLong
+
+    plain = responder()
+
+    def respond(request, purpose):
+        if purpose == "score-answers" and len(request.messages) > 1:  # the program-writing turns
+            raise LMContextTooLong("the prompt does not fit")
+        return plain(request, purpose)
+
+    lm = ScriptedLM(respond, capabilities=SCORING)
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
+    assert answer.value == 2 and [s.score for s in answer.distribution] == [pytest.approx(-0.6), pytest.approx(-4.1)]
+    scored = [r for r, purpose, _ in lm.calls if purpose == "score-answers" and len(r.messages) == 1]
+    assert scored and all(r.messages[0][1].rstrip().endswith("A:") for r in scored)

@@ -20,11 +20,12 @@ SHIRTS_QUESTION = "which is the best-selling shirt made in North America and wit
 
 @pytest.mark.parametrize("question, expected", [
     (SHIRTS_QUESTION, ["chemicals"]),
-    ("which team did not win a game in 2005?", ["win", "game"]),
-    ("who didn\u2019t score a goal?", ["score", "goal"]),
+    ("which team did not win a game in 2005?", ["win"]),
+    ("who didn\u2019t score a goal?", ["score"]),
     ("which players have never been capped?", ["capped"]),
     ("list the films without a sequel", ["sequel"]),
-    ("how many non-european teams played?", ["european", "teams"]),
+    ("how many non-european teams played?", ["european"]),
+    ("players not from canada scored in 2010", ["canada"]),
     ("who is not from canada?", ["canada"]),  # prepositions are skipped
     ("which races were not won in 2008?", ["won"]),  # numbers are no terms
     # no negation: the abbreviation of number, "or not", "not only", a comparison, nothing negated
@@ -71,7 +72,13 @@ def test_stems_match_plurals() -> None:
     ('df[f_col("Does it contain chemicals?", ["shirt"]).isin(["no", "No"])]', "keeps"),
     ('df[~(f_col("Does it contain chemicals?", ["shirt"]) == "yes")]', "keeps"),  # through the comparison
     ('df[~f_col("Does it contain chemicals?", ["shirt"]).eq("yes")]', "keeps"),
-    ('not (f_col("Does it contain chemicals?", ["shirt"]) == "yes")', "keeps"),
+    # an answer that goes anywhere but a row mask is not read
+    ('not (f_col("Does it contain chemicals?", ["shirt"]) == "yes")', None),
+    ('c = f_col("Does it contain chemicals?", ["shirt"])\ndf[c == "no"]', None),
+    ('df["chem"] = f_col("Does it contain chemicals?", ["shirt"])\ndf[df["chem"] == "no"]', None),
+    ('len(df) - len(df[f_col("Does it contain chemicals?", ["shirt"]) == "yes"])', "drops"),
+    ('(f_col("Does it contain chemicals?", ["shirt"]) == "yes").sum() == 0', None),
+    ('df.drop(df[f_col("Does it contain chemicals?", ["shirt"]) == "yes"].index)', "drops"),
     ('f_val("Which shirt has no chemicals?", df)', "keeps"),
     # calls about something else, answers that are not yes/no, no call, no program
     ('df[f_col("Is it in North America?", ["made in"])]', None),
@@ -86,6 +93,13 @@ def test_negation_polarity(program, polarity) -> None:
 
 def test_a_question_without_negation_is_never_judged() -> None:
     assert negation_polarity('df[f_col("Does it contain chemicals?", ["shirt"])]', "which shirt has chemicals?") is None
+
+
+def test_a_call_that_keeps_the_negation_outweighs_one_that_asks_plainly() -> None:
+    question = "which team did not win the cup but won more than 10 games?"
+    program = ('df[(f_col("Did the team win the cup?", ["team"]) == "no") & '
+               '(f_col("Did the team win more than 10 games?", ["team"]) == "yes")]')
+    assert negation_polarity(program, question) == "keeps"
 
 
 def test_an_answer_that_is_not_yes_no_is_not_judged() -> None:
@@ -164,3 +178,13 @@ def test_the_shape_rule_comes_first() -> None:
     yes = C(value="yes", order=3, negation="keeps")
     voters = polarity_fit(shape_fit([*dropping, yes], shape))
     assert vote(voters).value == "acrylic knit shirt"
+
+
+def test_vote_prefix_applies_the_negation_rule_too() -> None:
+    from binder_py.vote import vote_prefix
+
+    candidates = [C(value="acrylic knit shirt", order=0, negation="drops"),
+                  C(value="acrylic knit shirt", order=1, negation="drops"),
+                  C(value="pure cotton oxford shirt", order=2, negation="keeps")]
+    assert vote_prefix(candidates, 3).value == "pure cotton oxford shirt"
+    assert vote_prefix(candidates, 2).value == "acrylic knit shirt"  # no witness among the first two
