@@ -126,9 +126,10 @@ class VoteCandidate:
             fall in the prefix). Empty: all ``count`` programs are taken to be at ``order``.
         per_row: the program's answer is an ``f_col`` column itself
             (:func:`binder_py.language.program.answers_per_row`); see rule 0.
-        negation: ``"drops"`` when a neural call of the program asks about what the question negates
-            without negating it, ``"keeps"`` when its calls about it negate it, None when it asks the
-            model nothing about it (:func:`binder_py.language.negation.negation_polarity`); see rule 0.
+        negation: ``"keeps"`` when a neural call of the program asks about what the question negates
+            and negates it, else ``"drops"`` when one asks about it without negating it, None when the
+            program asks the model nothing about it that this reading follows
+            (:func:`binder_py.language.negation.negation_polarity`); see rule 0.
     """
 
     value: Any
