@@ -59,26 +59,24 @@ def can_score_answers(lm: LanguageModel) -> bool:
 def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], answers: Sequence[str], *,
                   purpose: str = "score-answers", tags: Mapping[str, str] | None = None) -> AnswerScores:
     """Each of ``answers`` (texts as the end-to-end prompt's exemplars write them) forced as the reply to
-    ``prompt`` (a text, or chat turns for a chat model); its score is the sum of its tokens' log-probabilities. An answer that cannot be scored
-    (:func:`scorable`), whose request failed (whatever the model raised: scoring only refines a vote), or
+    ``prompt`` (a text, or chat turns for a chat model); its score is the sum of its tokens'
+    log-probabilities. An answer that cannot be scored (:func:`scorable`), whose request failed (whatever the model raised: scoring only refines a vote), or
     that the model could not be made to write (the server did not follow the grammar) is not scored
     (None); the usage counts every request that was answered."""
     usage = Usage()
     scores: dict[str, float | None] = {}
     too_long = False
+    # chat turns as given, a text as one user turn for a chat model, else a completion prompt ending with "A:"
+    turns = tuple(prompt) if not isinstance(prompt, str) else (("user", prompt),) if lm.capabilities.chat else None
     for text in dict.fromkeys(answers):
         if not scorable(text):
             scores[text] = None
             continue
-        forced = text if lm.capabilities.chat or not isinstance(prompt, str) else " " + text  # a completion prompt ends with "A:"
+        forced = text if turns is not None else " " + text
         common = dict(temperature=0.0, max_tokens=lm.count_tokens(forced) + 8, logprobs=True,
                       grammar=literal_grammar(forced), seed=0)
-        if not isinstance(prompt, str):
-            request = LMRequest(messages=tuple(prompt), **common)
-        elif lm.capabilities.chat:
-            request = LMRequest(messages=(("user", prompt),), **common)
-        else:
-            request = LMRequest(prompt=prompt, **common)
+        request = (LMRequest(messages=turns, **common) if turns is not None
+                   else LMRequest(prompt=str(prompt), **common))
         try:
             completion = lm.complete(request, purpose=purpose, tags=tags)
         except LMContextTooLong:

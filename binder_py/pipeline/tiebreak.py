@@ -77,7 +77,7 @@ def score_tie(state: QuestionState, distribution: Sequence[VoteShare]) -> TieSco
     tied = top_tie(distribution)
     if len(tied) < 2:
         return TieScores()
-    lm, settings = state.lm, state.settings
+    lm = state.lm
     # as the end-to-end prompt's exemplars write answers (a statement's verdict as true/false)
     texts = [format_answer(state.profile.final_value(share.display, key_text(share.key))) for share in tied]
     if not all(map(scorable, texts)):  # the vote orders a tie by scores only when every tied answer has one
