@@ -1,14 +1,17 @@
-"""Yes/no neural answers row by row, with and without contextual calibration, side by side in one run.
+"""Yes/no neural answers row by row, read three ways side by side in one run.
 
     python -m binder_py.bench.yes_no_cells --lm local [--lm local:1.5b ...] [--json OUT]
 
 Asks the 108 labelled cells of ``binder_py/bench/data/yes_no_cells.jsonl`` (18 yes/no questions ×
 6 cells, half yes; general knowledge, none from a bench or evaluation table, cells lower-cased as the
 pipeline sends them) through :class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`, one ``f_col``
-call per question, first uncalibrated (``p > 0.5``), then calibrated (``p`` above the question's
-content-free prior). The model's response cache is a fresh file per run, so the calibrated pass
-re-reads the rows' responses and sends only the content-free requests. Prints, per model, the
-accuracy of each pass, how many cells each answered yes, and the questions where the two differ.
+call per question, read at ``p > 0.5``; centred on the call's rows as the pipeline reads them
+(:mod:`binder_py.neural.yes_scores`; each call holds a question's six cells, three yes and three
+no, which favours any reading centred on the call); and calibrated (``p`` above the question's
+content-free prior). The model's response cache is a fresh file per run, so the later passes
+re-read the rows' responses and the calibrated one sends only the content-free requests. Prints,
+per model, the accuracy of each pass, how many cells each answered yes, and the questions where
+the centred reading differs from the plain one.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from binder_py.lm import lm_from_spec
 from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.neural.rowwise import RowwiseNeuralBackend
+from binder_py.neural.yes_scores import decide_call
 
 DATA = "yes_no_cells.jsonl"
 
@@ -39,12 +43,16 @@ def load_cells() -> dict[tuple[str, str], list[tuple[str, str]]]:
     return dict(groups)
 
 
-def score(backend: RowwiseNeuralBackend, groups: dict[tuple[str, str], list[tuple[str, str]]]) -> dict[str, Any]:
+def score(backend: RowwiseNeuralBackend, groups: dict[tuple[str, str], list[tuple[str, str]]], *,
+          centred: bool = False) -> dict[str, Any]:
+    """Right answers of ``backend`` on every question's cells: read at 0.5 (a scored answer's own text),
+    or ``centred`` on the call's rows as the pipeline reads them."""
     right = yes = total = 0
     by_question: dict[str, int] = {}
     for (question, column), cells in groups.items():
         rows = [[value] for value, _ in cells]
         answers = backend.answer(NeuralRequest("col", question, [column], rows, [row_key(r) for r in rows])).answers
+        answers = decide_call(answers)[0] if centred else {key: str(value) for key, value in answers.items()}
         got = sum(answers[row_key([value])] == gold for value, gold in cells)
         by_question[question] = got
         right += got
@@ -65,11 +73,12 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as cache_dir:
             model = lm_from_spec(spec, cache=True, cache_path=Path(cache_dir) / "lm.sqlite", log=False)
             plain = score(RowwiseNeuralBackend(model, calibrate=False), groups)
+            centred = score(RowwiseNeuralBackend(model, calibrate=False), groups, centred=True)
             calibrated = score(RowwiseNeuralBackend(model, calibrate=True), groups)
-        differ = {q: (plain["right_by_question"][q], calibrated["right_by_question"][q])
-                  for q in plain["right_by_question"] if plain["right_by_question"][q] != calibrated["right_by_question"][q]}
-        result = {"lm": model.name, "uncalibrated": plain, "calibrated": calibrated,
-                  "questions_that_differ (uncalibrated, calibrated right of 6)": differ}
+        differ = {q: (plain["right_by_question"][q], centred["right_by_question"][q])
+                  for q in plain["right_by_question"] if plain["right_by_question"][q] != centred["right_by_question"][q]}
+        result = {"lm": model.name, "at 0.5": plain, "centred on the call (the pipeline's reading)": centred,
+                  "calibrated": calibrated, "questions that differ (at 0.5, centred: right of 6)": differ}
         results.append(result)
         print(json.dumps({k: v for k, v in result.items()}, indent=1))
     if args.json:

@@ -29,6 +29,7 @@ from binder_py.language.joined_text import refuse_joined_text
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
 from binder_py.neural.requests import NeuralRequest, context_keys, keys_name_rows, shown_key
+from binder_py.neural.yes_scores import decide_call
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
@@ -279,8 +280,12 @@ class _NeuralHandler:
                                      [answer])
                     trace.warnings.append("answered for this call alone, not through the cache shared with other "
                                           f"programs: {unshared}")
+                # yes/no answers scored by the model are read against this call's rows (yes_scores)
+                answers, threshold_note = decide_call(res.answers)
+                if threshold_note is not None:
+                    trace.raw_outputs.append(threshold_note)
                 # an answer of the wrong kind for how the program uses it is a per-row failure
-                typed, refused = enforce(dict(res.answers), answer_type)
+                typed, refused = enforce(answers, answer_type)
                 trace.warnings.extend(refused)
                 trace.answers = typed if set(map(type, typed.values())) <= _PLAIN_ANSWER_TYPES else \
                     {k: plain_answer(v) for k, v in typed.items()}

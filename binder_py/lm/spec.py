@@ -5,7 +5,7 @@ Grammar (see docs/LM.md)::
     SPEC    := openai:MODEL[@BASE_URL][?OPTIONS]              chat completions
              | openai-completions:MODEL[@BASE_URL][?OPTIONS]  legacy completions
              | azure:DEPLOYMENT[@ENDPOINT][?OPTIONS]          Azure OpenAI (chat)
-             | local[:0.5b|:1.5b|:PATH.gguf][?OPTIONS]        embedded llama.cpp model (default 0.5b)
+             | local[:1.5b|:0.5b|:PATH.gguf][?OPTIONS]        embedded llama.cpp model (default 1.5b)
              | replay:DIR                                     answers recorded in DIR/lm.sqlite only
     OPTIONS := KEY=VALUE[&KEY=VALUE...]   keys: ctx, concurrency, rpm, tpm, timeout, retries, threads, slots
 """
@@ -30,7 +30,7 @@ PROVIDERS = ("openai", "openai-completions", "azure", "local", "replay")
 OPTION_KEYS = {"ctx": int, "concurrency": int, "rpm": float, "tpm": float, "timeout": float, "retries": int,
                "threads": int, "slots": int}
 ACCEPTED_FORMS = ("openai:MODEL, openai:MODEL@http://HOST:PORT/v1, openai-completions:MODEL[@URL], "
-                  "azure:DEPLOYMENT[@https://NAME.openai.azure.com], local, local:0.5b, local:1.5b, local:/path/model.gguf, replay:DIR "
+                  "azure:DEPLOYMENT[@https://NAME.openai.azure.com], local, local:1.5b, local:0.5b, local:/path/model.gguf, replay:DIR "
                   "(options may follow after '?', e.g. openai:gpt-4o-mini?rpm=500&concurrency=8)")
 #: options that pace requests (how many at once, how fast, how long to wait), not what the model answers
 PACING_OPTIONS = ("concurrency", "rpm", "tpm", "timeout", "retries")
@@ -110,18 +110,30 @@ def parse_spec(spec: str) -> LMSpec:
     return LMSpec(provider, rest or None, base_url, options, text)
 
 
-def answering_spec(spec: str) -> str:
+def answering_spec(spec: str, model_name: str | None = None) -> str:
     """``spec`` as far as it decides the answers: its pacing options (:data:`PACING_OPTIONS`) left
-    out, the others in order, ``local:0.5b`` as ``local`` (a run may be resumed with ``?rpm=``
-    lowered). A spec that does not parse is returned as it is."""
+    out, the others in order (a run may be resumed with ``?rpm=`` lowered), and an embedded model
+    named by the file it runs: ``model_name`` (a run's recorded ``lm_name``) when given, else by
+    its key's file (``local`` alone: the 0.5b model, the default of runs recorded before a run's
+    config held ``lm_name``). So ``local`` recorded by a run of the 0.5b model differs from ``local``
+    today (the 1.5b model). A spec that does not parse is returned as it is."""
     try:
         parsed = parse_spec(spec)
     except LMConfigError:
         return spec
-    model = None if parsed.provider == "local" and parsed.model == "0.5b" else parsed.model
+    from binder_py.lm.local_models import MODELS  # (no runtime: the weights' table only)
+
+    model = parsed.model
+    if parsed.provider == "local" and (model is None or model.lower() in MODELS):
+        model = (model_name.removeprefix("local:") if model_name
+                 else MODELS[(model or LEGACY_LOCAL_DEFAULT).lower()].name)
     options = "&".join(f"{key}={value}" for key, value in sorted(parsed.options.items()) if key not in PACING_OPTIONS)
     return (parsed.provider + (f":{model}" if model else "") + (f"@{parsed.base_url}" if parsed.base_url else "")
             + (f"?{options}" if options else ""))
+
+
+#: what ``local`` ran before the 1.5b model became the default (runs recorded without ``lm_name``)
+LEGACY_LOCAL_DEFAULT = "0.5b"
 
 
 def default_spec() -> str:

@@ -13,8 +13,10 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
 
 * yes/no: ``max_tokens=1`` with the top log-probabilities; P(yes) is the summed probability
   of every spelling of "yes" (``Yes``, `` yes``, …) against the same for "no"; unknown when
-  neither is among the top tokens. Models without log-probabilities generate under the type's
-  grammar instead.
+  neither is among the top tokens. The answer is a :class:`~binder_py.neural.yes_scores.ScoredYesNo`
+  (P(yes) kept), read yes or no against the threshold of the call that reads it (centred on its
+  rows: :mod:`binder_py.neural.yes_scores`). Models without log-probabilities generate under the
+  type's grammar instead.
 * **Contextual calibration, off by default** (Zhao et al. 2021, "Calibrate before use"):
   ``calibrate=True`` first asks the call's question of content-free rows (every cell ``N/A``,
   then every cell empty: two more short requests on the same cached prefix), takes their mean
@@ -48,6 +50,7 @@ from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.render import one_line
 from binder_py.neural.requests import NeuralRequest, classify, shown_key
+from binder_py.neural.yes_scores import ScoredYesNo
 
 INSTRUCTION = ("Answer a question about one row of a table, using only what its cells say and what you know. "
                "Reply with the answer alone: yes or no for a yes/no question, a bare number for a quantity, "
@@ -240,9 +243,9 @@ class RowwiseNeuralBackend:
         if probability is None:
             return UNKNOWN, f"{text!r} (neither yes nor no among the likeliest tokens)", usage
         calibrated = calibrated_yes_probability(probability, prior)
-        answer = "yes" if calibrated > 0.5 else "no"
+        answer = ScoredYesNo(calibrated)  # decided against the call's rows when a call reads it (yes_scores)
         shown = f"P(yes)={probability:.2f}" if prior is None else f"P(yes)={probability:.2f}, calibrated {calibrated:.2f}"
-        return answer, f"{answer} ({shown})", usage
+        return answer, f"{answer} at 0.5 ({shown})", usage
 
     def _typed_row(self, messages: tuple[tuple[str, str], ...], answer_type: AnswerType,
                    tags: dict[str, str]) -> tuple[Any, str, Usage]:

@@ -343,7 +343,7 @@ def _compared(config: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     out = {key: None if key in ANSWER_DEFAULTS and config.get(key) == ANSWER_DEFAULTS[key] else config.get(key)
            for key in ANSWER_KEYS}
     if isinstance(out["lm"], str):  # ?rpm= and the other pacing options do not change the answers
-        out["lm"] = answering_spec(out["lm"])
+        out["lm"] = answering_spec(out["lm"], config.get("lm_name"))
     if config.get("mode") not in SAMPLING_MODES:  # discriminate: n samples nothing
         out["n"] = None
     for name, taken in TAKEN_SETTINGS.items():

@@ -1,6 +1,6 @@
 """End to end on the embedded local model, for real (slow; needs the 'local' extra).
 
-The 0.5B model is small: this checks that the whole pipeline runs on it (programs written,
+The default 1.5B model is small: this checks that the whole pipeline runs on it (programs written,
 run in the sandbox, neural calls answered by the same model, votes counted), not that its
 answer is right.
 """
@@ -26,7 +26,7 @@ def test_the_motivating_example_runs_end_to_end_on_the_local_model(tmp_path, shi
         answer = Binder(lm=lm, task="analyst", n=3, seed=0).ask(shirts, QUESTION)
     finally:
         lm.close()
-    assert answer.lm == "local:qwen2.5-coder-0.5b-instruct-q4_k_m"
+    assert answer.lm == "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
     assert sum(c.count for c in answer.candidates if c.origin == "sample") == 3
     assert all(c.run is not None and c.run.outcome is not None for c in answer.candidates)
     assert answer.usage.requests >= 1 and answer.usage.completion_tokens > 0

@@ -116,7 +116,7 @@ def test_calibration_divides_out_the_questions_prior_from_content_free_rows():
     assert len(content_free) == len(CONTENT_FREE)
     assert {request.messages[:-1] for request, _, _ in lm.calls} == {content_free[0].messages[:-1]}  # one prefix
     assert "prior P(yes) of a content-free row: 0.78" in answer.raw_outputs
-    assert any(raw.startswith("china: no (P(yes)=0.75, calibrated 0.46") for raw in answer.raw_outputs)
+    assert any(raw.startswith("china: no at 0.5 (P(yes)=0.75, calibrated 0.46") for raw in answer.raw_outputs)
     # switched off, the same model says yes to every row
     plain = RowwiseNeuralBackend(ScriptedLM(leaning_to_yes, capabilities=EMBEDDED))
     assert set(plain.answer(col_request(["mexico", "china"])).answers.values()) == {"yes"}

@@ -932,15 +932,35 @@ def test_a_larger_sample_that_is_another_draw_says_how_to_grow_one(tmp_path):
         e2e_run(many, out, sample=100, lm=ScriptedLM(lambda r, p: "A: 12"))
 
 
+def test_local_names_the_model_it_ran():
+    """'--lm local' ran the 0.5b model until the 1.5b model became the default: a run recorded then
+    (its config's lm_name, or no lm_name at all) is not resumed by today's 'local', and is by
+    'local:0.5b'; 'local' and 'local:1.5b' are the same model today."""
+    from binder_py.lm.spec import answering_spec
+    from binder_py.runs.records import config_differences
+
+    small, large = "local:qwen2.5-coder-0.5b-instruct-q4_k_m", "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
+    assert answering_spec("local") == small  # recorded without lm_name: the default then
+    assert answering_spec("local", large) == answering_spec("local:1.5b") == large
+    assert answering_spec("local:/models/mine.gguf?ctx=4096") == "local:/models/mine.gguf?ctx=4096"
+    base = {"task": "wikitq", "split": "dev", "mode": "binder", "n": 5}
+    recorded = {**base, "lm": "local", "lm_name": small}
+    assert config_differences(recorded, {**base, "lm": "local", "lm_name": large}) == [
+        f"lm: {small!r} -> {large!r}"]
+    assert config_differences(recorded, {**base, "lm": "local:0.5b", "lm_name": small}) == []
+    assert config_differences({**base, "lm": "local"}, {**base, "lm": "local:0.5b", "lm_name": small}) == []
+    assert config_differences({**base, "lm": "local:1.5b", "lm_name": large}, {**base, "lm": "local", "lm_name": large}) == []
+
+
 def test_a_run_resumes_with_the_model_paced_otherwise(fake_examples, tmp_path, monkeypatch):
     """A run stopped by rate limits and resumed with '--lm openai:M@URL?rpm=300' (or ?concurrency=,
     ?timeout=, ?retries=) was refused as 'other settings (lm: ... -> ...?rpm=300)', though pacing does
-    not change the answers; 'local:0.5b' is 'local'. An option that does (?ctx=) is still refused."""
+    not change the answers. An option that does (?ctx=) is still refused."""
     from binder_py.lm.spec import answering_spec
     from binder_py.lm.testserver import LoopbackServer
     from tests.runs.conftest import E2E, question_of
 
-    assert answering_spec("local:0.5b?threads=2") == "local?threads=2" and answering_spec("local") == "local"
+    assert answering_spec("local:0.5b?threads=2") == "local:qwen2.5-coder-0.5b-instruct-q4_k_m?threads=2"
     monkeypatch.setenv("BINDER_CACHE_DIR", str(tmp_path / "cache"))
 
     def respond(body, api):

@@ -1,0 +1,69 @@
+"""Yes/no row answers read from the model's probabilities, decided when a call reads its rows.
+
+A small model leans the same way for every row of a question: asked "Is it in North America?"
+row by row, the 0.5B model gave every country P(yes) 0.61–0.75, the three North American ones
+highest; asked "Does not contain chemicals?", the 1.5B model gave 0.50–0.89 and every shirt but
+one read "yes". The rows are ranked well; the line at 0.5 is not. So a row's yes/no answer is
+decided against a threshold centred on the call's own rows: halfway between 0.5 and the mean
+P(yes) of the call's distinct rows. That removes half of the question's lean, while a call whose
+rows are all yes (or all no) mostly stays so, and a call of one row is read at 0.5 as before.
+
+Why at read time: the neural cache shares answered rows between programs, and a backend is
+handed only the rows no program has asked yet. A threshold computed by the backend would make a
+row's answer depend on which program asked first (tried so, and taken out, in the seventeenth
+session). So the backend (:class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`) returns a
+:class:`ScoredYesNo` — the text at 0.5, with P(yes) kept — the cache stores it as it is, and
+:func:`decide_call` reads each call's rows against that call's threshold, whatever their order.
+
+Measured in docs/LANGUAGE.md ("The row-by-row backend"); ``BINDER_YES_THRESHOLD=0.5`` reads
+every row at 0.5 instead (for comparison).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+#: the plain threshold: P(yes) above it is "yes"
+PLAIN_THRESHOLD = 0.5
+
+
+class ScoredYesNo(str):
+    """``"yes"`` or ``"no"`` as P(yes) reads at 0.5, with ``p_yes`` kept for :func:`decide_call`.
+
+    A ``str``, so that whatever does not decide (a trace, a JSON record) sees the plain answer."""
+
+    p_yes: float
+
+    def __new__(cls, p_yes: float) -> ScoredYesNo:
+        text = super().__new__(cls, "yes" if p_yes > PLAIN_THRESHOLD else "no")
+        text.p_yes = float(p_yes)
+        return text
+
+    def __reduce__(self) -> tuple[Any, tuple[float]]:  # (pickled between processes, e.g. Ray workers)
+        return ScoredYesNo, (self.p_yes,)
+
+
+def centred_threshold(probabilities: list[float]) -> float:
+    """Halfway between 0.5 and the mean of ``probabilities`` (0.5 for none)."""
+    if not probabilities or os.environ.get("BINDER_YES_THRESHOLD", "").strip() == "0.5":
+        return PLAIN_THRESHOLD
+    return (PLAIN_THRESHOLD + sum(probabilities) / len(probabilities)) / 2
+
+
+def decide_call(answers: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """``answers`` (a call's distinct row keys → raw answers) with every :class:`ScoredYesNo` read as
+    a plain ``"yes"``/``"no"`` against the call's centred threshold, and a line saying so (None
+    when no answer was scored). Other answers are kept as they are."""
+    scored = {key: value.p_yes for key, value in answers.items() if isinstance(value, ScoredYesNo)}
+    if not scored:
+        return dict(answers), None
+    threshold = centred_threshold(list(scored.values()))
+    decided = {key: ("yes" if scored[key] > threshold else "no") if key in scored else value
+               for key, value in answers.items()}
+    yes = sum(1 for key in scored if decided[key] == "yes")
+    mean = sum(scored.values()) / len(scored)
+    note = (f"yes/no read at P(yes) > {threshold:.3f}, halfway between 0.5 and the mean P(yes) {mean:.3f} of the "
+            f"call's {len(scored)} row(s): {yes} yes, {len(scored) - yes} no")
+    return decided, note
