@@ -391,6 +391,8 @@ class Answer:
                 answers = call.answers if call.kind == "col" else call.value
                 lines.append(f"  neural call {call.name} (line {call.line}) {call.question!r} on "
                              f"{call.columns}: {self.call_source(call)}: {_show(answers, 200)}")
+                if call.threshold:
+                    lines.append(f"    {call.threshold}")
         if self.plan is not None and self.plan.steps:
             pu = self.plan.usage
             asked = sum(sum(step.asked.values()) for step in self.plan.steps)

@@ -181,6 +181,8 @@ def provenance_html(call: NeuralCallTrace, summary: str) -> str:
                            f"{len(call.cached_keys)} row(s) from the neural-call cache" if call.cached_keys else "no"),
              "prefetched before the program reached it" if call.prefetched else "asked when the program reached it",
              f"{call.usage.requests} model request(s), {call.usage.total_tokens} tokens, {call.seconds:.2f} s"]
+    if call.threshold:
+        facts.append(_esc(call.threshold))
     if call.error:
         facts.append(f'<span class="error">error: {_esc(call.error)}</span>')
     body = "".join(f"<div>{fact}</div>" for fact in facts)
@@ -188,6 +190,9 @@ def provenance_html(call: NeuralCallTrace, summary: str) -> str:
         body += f"<div>prompt {i} of {len(call.prompts)}:</div><pre>{_esc(prompt)}</pre>"
         if i <= len(call.raw_outputs):
             body += f"<div>output {i}:</div><pre>{_esc(call.raw_outputs[i - 1])}</pre>"
+    if call.prompts and len(call.raw_outputs) > len(call.prompts):  # one prompt shown for many rows (row by row)
+        rest = call.raw_outputs[len(call.prompts):]
+        body += f"<div>the other {len(rest)} output(s):</div><pre>{_esc(chr(10).join(rest))}</pre>"
     if not call.prompts:
         body += ("<div>no prompt: " + ("the answers were read from the cache or the question's plan"
                                         if call.from_cache or call.prefetched

@@ -1,6 +1,6 @@
 """The embedded model's neural calls, table prompt against row by row, side by side in one run.
 
-    python -m binder_py.bench.neural_protocols --lm local [--repeats 2]
+    python -m binder_py.bench.neural_protocols --lm local:0.5b [--repeats 2]
 
 Runs the quick start's two ``f_col`` calls (``examples/shirts.csv``, cells lower-cased as the analyst
 task sees them) with each protocol in turn, ``repeats`` rounds, the model's response cache off, and

@@ -1,6 +1,6 @@
 """Yes/no neural answers row by row, read three ways side by side in one run.
 
-    python -m binder_py.bench.yes_no_cells --lm local [--lm local:1.5b ...] [--json OUT]
+    python -m binder_py.bench.yes_no_cells --lm local:1.5b [--lm local:0.5b ...] [--json OUT]
 
 Asks the 108 labelled cells of ``binder_py/bench/data/yes_no_cells.jsonl`` (18 yes/no questions ×
 6 cells, half yes; general knowledge, none from a bench or evaluation table, cells lower-cased as the
@@ -64,7 +64,7 @@ def score(backend: RowwiseNeuralBackend, groups: dict[tuple[str, str], list[tupl
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m binder_py.bench.yes_no_cells", description=__doc__)
-    parser.add_argument("--lm", action="append", help="an embedded model (local, local:1.5b); repeatable")
+    parser.add_argument("--lm", action="append", help="an embedded model (local, local:0.5b); repeatable")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     groups = load_cells()

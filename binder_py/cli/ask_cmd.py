@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   "the embedded model, the table prompt otherwise), lm-rows, lm-table or lm:SPEC")
     add_sampling_options(parser, tasks=PROFILES)
     parser.add_argument("--title", help="the table's title (default: the file name; none for several tables)")
-    parser.add_argument("--explain", action="store_true", help="show the vote, the winning program and its calls")
+    parser.add_argument("--explain", action="store_true", help="show the vote, the winning program and its calls "
+                        "(with --json: on stderr, the JSON alone on stdout)")
     parser.add_argument("--json", action="store_true", help="print the whole answer with every candidate as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(func=run)
@@ -57,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     # answers, programs, cells and model output are untrusted text: no control characters reach the
     # terminal (binder_py.cli.terminal)
     if args.json:
+        if args.explain:  # stdout stays one JSON document for a pipe
+            print(terminal_text(answer.explain()), file=sys.stderr)
         print(terminal_json(json.dumps(answer.to_json(), ensure_ascii=False, indent=2)))
     elif args.explain:
         print(terminal_text(answer.explain()))

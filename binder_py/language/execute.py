@@ -282,8 +282,6 @@ class _NeuralHandler:
                                           f"programs: {unshared}")
                 # yes/no answers scored by the model are read against this call's rows (yes_scores)
                 answers, threshold_note = decide_call(res.answers)
-                if threshold_note is not None:
-                    trace.raw_outputs.append(threshold_note)
                 # an answer of the wrong kind for how the program uses it is a per-row failure
                 typed, refused = enforce(answers, answer_type)
                 trace.warnings.extend(refused)
@@ -305,6 +303,7 @@ class _NeuralHandler:
                 result: Any = column_reply(_shared_texts(list(map(sent.get, request.keys))),
                                            as_dates=site.id in self.date_columns)
             else:
+                threshold_note = None
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
                     return None
@@ -319,6 +318,8 @@ class _NeuralHandler:
                 trace.prefetched = True
                 trace.from_cache = False
                 self._record(trace, early)
+            if threshold_note is not None:  # after the outputs it read (a view pairs prompts with outputs)
+                trace.threshold = threshold_note
             return result
         except Exception as error:
             trace.error = f"{type(error).__name__}: {error}"

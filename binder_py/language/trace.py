@@ -45,6 +45,7 @@ class NeuralCallTrace:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    threshold: str | None = None  # col: how yes/no answers scored by the model were read (neural/yes_scores.py)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -118,7 +118,9 @@ def yes_probability(choice: Choice) -> float | None:
         if word in totals:
             totals[word] += math.exp(logprob)
     both = totals["yes"] + totals["no"]
-    return totals["yes"] / both if both > 0 else None
+    if not 0 < both < math.inf:  # neither word, or a reading that is no probability (a non-finite log-prob)
+        return None
+    return totals["yes"] / both
 
 
 def calibrated_yes_probability(p_yes: float, prior: float | None) -> float:
@@ -243,7 +245,9 @@ class RowwiseNeuralBackend:
         if probability is None:
             return UNKNOWN, f"{text!r} (neither yes nor no among the likeliest tokens)", usage
         calibrated = calibrated_yes_probability(probability, prior)
-        answer = ScoredYesNo(calibrated)  # decided against the call's rows when a call reads it (yes_scores)
+        # decided against the call's rows when a call reads it (yes_scores); calibrated: at 0.5, the
+        # prior already divided out
+        answer = ScoredYesNo(calibrated) if prior is None else ("yes" if calibrated > 0.5 else "no")
         shown = f"P(yes)={probability:.2f}" if prior is None else f"P(yes)={probability:.2f}, calibrated {calibrated:.2f}"
         return answer, f"{answer} at 0.5 ({shown})", usage
 

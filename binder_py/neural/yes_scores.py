@@ -15,18 +15,23 @@ session). So the backend (:class:`~binder_py.neural.rowwise.RowwiseNeuralBackend
 :class:`ScoredYesNo` — the text at 0.5, with P(yes) kept — the cache stores it as it is, and
 :func:`decide_call` reads each call's rows against that call's threshold, whatever their order.
 
-Measured in docs/LANGUAGE.md ("The row-by-row backend"); ``BINDER_YES_THRESHOLD=0.5`` reads
-every row at 0.5 instead (for comparison).
+Measured in docs/LANGUAGE.md ("The row-by-row backend"); ``BINDER_YES_THRESHOLD=P`` (a number
+between 0 and 1, e.g. 0.5) reads every row at that fixed threshold instead (for comparison).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from typing import Any
 
+from binder_py.errors import BinderError
+
 #: the plain threshold: P(yes) above it is "yes"
 PLAIN_THRESHOLD = 0.5
+#: a fixed threshold instead of the centred one (for comparison)
+THRESHOLD_ENV = "BINDER_YES_THRESHOLD"
 
 
 class ScoredYesNo(str):
@@ -45,25 +50,43 @@ class ScoredYesNo(str):
         return ScoredYesNo, (self.p_yes,)
 
 
+def fixed_threshold() -> float | None:
+    """``$BINDER_YES_THRESHOLD`` as a number in (0, 1), None when unset; anything else is an error."""
+    text = os.environ.get(THRESHOLD_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise BinderError(f"{THRESHOLD_ENV}={text!r} is not a probability between 0 and 1: give e.g. "
+                          f"{THRESHOLD_ENV}=0.5, or unset it for the threshold centred on each call's rows")
+    return value
+
+
 def centred_threshold(probabilities: list[float]) -> float:
     """Halfway between 0.5 and the mean of ``probabilities`` (0.5 for none)."""
-    if not probabilities or os.environ.get("BINDER_YES_THRESHOLD", "").strip() == "0.5":
+    if not probabilities:
         return PLAIN_THRESHOLD
     return (PLAIN_THRESHOLD + sum(probabilities) / len(probabilities)) / 2
 
 
 def decide_call(answers: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
     """``answers`` (a call's distinct row keys → raw answers) with every :class:`ScoredYesNo` read as
-    a plain ``"yes"``/``"no"`` against the call's centred threshold, and a line saying so (None
-    when no answer was scored). Other answers are kept as they are."""
-    scored = {key: value.p_yes for key, value in answers.items() if isinstance(value, ScoredYesNo)}
-    if not scored:
+    a plain ``"yes"``/``"no"`` against the call's centred threshold (or ``$BINDER_YES_THRESHOLD``),
+    and a line saying so (None when no answer was scored). Other answers are kept as they are."""
+    if ScoredYesNo not in set(map(type, answers.values())):  # (an oracle's, a table prompt's: one pass at C speed)
         return dict(answers), None
-    threshold = centred_threshold(list(scored.values()))
+    scored = {key: value.p_yes for key, value in answers.items() if isinstance(value, ScoredYesNo)}
+    fixed = fixed_threshold()
+    threshold = centred_threshold(list(scored.values())) if fixed is None else fixed
     decided = {key: ("yes" if scored[key] > threshold else "no") if key in scored else value
                for key, value in answers.items()}
     yes = sum(1 for key in scored if decided[key] == "yes")
+    counts = f"{yes} yes, {len(scored) - yes} no"
+    if fixed is not None:
+        return decided, f"yes/no read at P(yes) > {threshold:.3f} ({THRESHOLD_ENV}) for the call's {len(scored)} row(s): {counts}"
     mean = sum(scored.values()) / len(scored)
-    note = (f"yes/no read at P(yes) > {threshold:.3f}, halfway between 0.5 and the mean P(yes) {mean:.3f} of the "
-            f"call's {len(scored)} row(s): {yes} yes, {len(scored) - yes} no")
-    return decided, note
+    return decided, (f"yes/no read at P(yes) > {threshold:.3f}, halfway between 0.5 and the mean P(yes) {mean:.3f} "
+                     f"of the call's {len(scored)} row(s): {counts}")

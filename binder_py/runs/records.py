@@ -344,6 +344,14 @@ def _compared(config: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
            for key in ANSWER_KEYS}
     if isinstance(out["lm"], str):  # ?rpm= and the other pacing options do not change the answers
         out["lm"] = answering_spec(out["lm"], config.get("lm_name"))
+    neural = out["neural"]
+    if isinstance(neural, str) and neural.startswith("lm:") and not ("neural_effective" in config
+                                                                     and "neural_effective" in other):
+        # one run was recorded before runs held the backend they used (compared by it below when both
+        # do): the neural model by the file it ran, as the lm's (an embedded model's by the backend's id)
+        effective = config.get("neural_effective")
+        model_name = effective.split(":", 1)[1] if isinstance(effective, str) and ":" in effective else None
+        out["neural"] = "lm:" + answering_spec(neural[3:], model_name)
     if config.get("mode") not in SAMPLING_MODES:  # discriminate: n samples nothing
         out["n"] = None
     for name, taken in TAKEN_SETTINGS.items():

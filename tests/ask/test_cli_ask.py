@@ -49,6 +49,10 @@ def test_ask_json_and_explain(capsys, server, shirts_path, oracle_spec, tmp_path
     code, out, _ = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", lm, "--neural", oracle_spec,
                        "--n", "1", "--explain", "--quiet")
     assert code == 0 and "Winning program:" in out
+    # both: the JSON alone on stdout (for a pipe), the explanation on stderr (it was dropped without a word)
+    code, out, err = run(capsys, "ask", str(shirts_path), QUESTION, "--lm", lm, "--neural", oracle_spec,
+                         "--n", "1", "--json", "--explain", "--quiet")
+    assert code == 0 and json.loads(out)["value"] == "pure cotton oxford shirt" and "Winning program:" in err
 
 
 @pytest.mark.parametrize("make_table, message", [

@@ -78,4 +78,21 @@ def test_a_calls_answers_do_not_depend_on_which_program_asked_first(order):
     # its own four rows (vietnam and the three): mean 0.7925, threshold 0.646, vietnam under it
     assert runs[PART].ok and runs[PART].value == ["mexico", "united states", "canada"], runs[PART].error
     assert len(lm.calls) == 6  # each row asked once, whichever program asked it
-    assert any(raw.startswith("yes/no read at P(yes) > ") for raw in runs[PART].calls[0].raw_outputs)
+    assert runs[PART].calls[0].threshold.startswith("yes/no read at P(yes) > 0.646")
+    assert runs[PART].calls[0].to_json()["threshold"] == runs[PART].calls[0].threshold
+
+
+def test_a_non_finite_reading_is_no_probability():
+    from binder_py.neural.rowwise import yes_probability
+    assert yes_probability(Choice(text="Yes", top_logprobs=((("Yes", math.inf), ("No", math.log(0.1))),))) is None
+    assert yes_probability(Choice(text="Yes", top_logprobs=((("Yes", math.nan),),))) is None
+
+
+def test_a_fixed_threshold_must_be_a_probability(monkeypatch):
+    from binder_py.errors import BinderError
+    monkeypatch.setenv("BINDER_YES_THRESHOLD", "0.50")
+    decided, note = decide_call({k: ScoredYesNo(p) for k, p in P_YES.items()})
+    assert set(decided.values()) == {"yes"} and "(BINDER_YES_THRESHOLD)" in note
+    monkeypatch.setenv("BINDER_YES_THRESHOLD", "off")
+    with pytest.raises(BinderError, match="not a probability between 0 and 1"):
+        decide_call({"a": ScoredYesNo(0.7)})

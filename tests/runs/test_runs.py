@@ -950,6 +950,14 @@ def test_local_names_the_model_it_ran():
     assert config_differences(recorded, {**base, "lm": "local:0.5b", "lm_name": small}) == []
     assert config_differences({**base, "lm": "local"}, {**base, "lm": "local:0.5b", "lm_name": small}) == []
     assert config_differences({**base, "lm": "local:1.5b", "lm_name": large}, {**base, "lm": "local", "lm_name": large}) == []
+    # a neural model named 'local' before runs recorded the backend they used (neural_effective)
+    assert config_differences({**base, "lm": "local", "lm_name": small, "neural": "lm:local"},
+                              {**base, "lm": "local", "lm_name": small, "neural": "lm:local",
+                               "neural_effective": f"lm-rows:{large}"}) == [
+        f"neural: 'lm:{small}' -> 'lm:{large}'"]
+    assert config_differences({**base, "lm": "local", "lm_name": small, "neural": "lm:local"},
+                              {**base, "lm": "local", "lm_name": small, "neural": "lm:local:0.5b",
+                               "neural_effective": f"lm-rows:{small}"}) == []
 
 
 def test_a_run_resumes_with_the_model_paced_otherwise(fake_examples, tmp_path, monkeypatch):
