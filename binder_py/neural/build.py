@@ -42,6 +42,9 @@ def early_neural_backend(spec: Any) -> NeuralBackend | None:
         if spec.startswith("lm:"):
             from binder_py.lm.spec import parse_spec
 
+            if not spec[3:].strip():  # (an empty spec would be the default model, not the one meant)
+                raise BinderError(f"--neural {spec!r} names no model: give lm:SPEC (e.g. lm:local:0.5b), or lm "
+                                  "for the model that writes the programs")
             parse_spec(spec[3:])
             return None
         raise BinderError(f"unknown neural backend {spec!r}; use {SPEC_FORMS}")
@@ -60,6 +63,7 @@ def build_neural_backend(spec: Any, *, lm: Callable[[], LanguageModel],
         if spec.startswith("oracle:"):
             return OracleBackend.from_file(spec[len("oracle:"):])
         if spec.startswith("lm:"):
+            early_neural_backend(spec)  # (its checks: an empty or malformed SPEC)
             return lm_backend(make_lm(spec[3:]))
         raise BinderError(f"unknown neural backend {spec!r}; use {SPEC_FORMS}")
     if isinstance(spec, NeuralBackend):

@@ -372,6 +372,7 @@ def test_an_unknown_setting_names_the_known_ones():
     ("nope", "unknown neural backend 'nope'"),
     ("oracle:/nonexistent/answers.json", "cannot read oracle answers"),
     ("lm:nope", "unknown --lm spec 'nope'"),
+    ("lm:", "names no model: give lm:SPEC"),  # (was the default model, not the one meant)
     (42, "neural= takes"),
 ])
 def test_a_bad_neural_spec_fails_when_the_binder_is_made(neural, message):
