@@ -19,6 +19,7 @@ from binder_py.errors import BinderError
 from binder_py.prompting.retrieval import bm25_scores
 from binder_py.jsonfile import iter_json_lines
 from binder_py.prompting.templates import fill, template_text
+from binder_py.prompting.table_format import unfenced
 
 TEMPLATE_NAMES = ("col_instruction", "col_item", "val_instruction", "val_item", "multi_instruction", "multi_item",
                   "multi_table_instruction", "multi_table_item", "multi_table_section",
@@ -90,8 +91,9 @@ def rank_demonstrations(pool: Sequence[dict[str, Any]], kind: str, query: str, k
 
 
 def cell_text(text: Any) -> str:
-    """A cell on one line (runs of whitespace, newlines included, become one space)."""
-    return " ".join(str(text).split())
+    """A cell on one line (runs of whitespace, newlines included, become one space), without the
+    comment fences its table is written between (``table_format.unfenced``)."""
+    return unfenced(" ".join(str(text).split()))
 
 
 def render_table(columns: Sequence[str], rows: Sequence[Sequence[str]], ids: Sequence[int] | None = None,

@@ -35,6 +35,8 @@ Cell rules (both styles)
 * Text cells are lower-cased when ``lowercase`` (the paper lower-cases table
   contents; numbers, booleans and dates are written as Python shows them).
 * Newlines (any line break), carriage returns and tabs inside a cell become one space.
+* ``*/`` and ``/*`` inside a cell or a column name are written ``* /`` and ``/ *``: in ``binder`` style
+  the table sits between ``/*`` and ``*/``, and a cell must not end it (or start another) early.
 * A cell longer than ``max_cell_chars`` (default 100) is cut and ends with "…".
 * Missing values are empty in ``binder`` style and ``NaN`` in ``pandas`` style.
 
@@ -108,10 +110,17 @@ def cell_text(value: object, *, lowercase: bool = True, max_chars: int | None = 
         text = value.lower() if lowercase else value
     else:
         text = str(value)
-    text = _SPACES.sub(" ", text)
+    text = unfenced(_SPACES.sub(" ", text))
     if max_chars is not None and len(text) > max_chars:
         text = text[:max_chars] + "…"
     return text
+
+
+def unfenced(text: str) -> str:
+    """``text`` without the comment fences a table is written between (``*/`` → ``* /``, ``/*`` → ``/ *``)."""
+    if "*/" not in text and "/*" not in text:
+        return text
+    return text.replace("*/", "* /").replace("/*", "/ *")
 
 
 def _one_line(text: str) -> str:
@@ -175,14 +184,14 @@ class TableText:
             self._lines = ["\t".join(([str(i)] if numbered else []) + [col[i] for col in self._cells])
                            for i in range(self.total_rows)]
         schema = ",\n".join((["\trow_id int"] if numbered else [])
-                            + [f"\t{name} {typ}" for name, typ in zip(self.columns, self._types)])
+                            + [f"\t{unfenced(name)} {typ}" for name, typ in zip(self.columns, self._types)])
         sql_name = self.variable or "w"
         if k >= self.total_rows:
             what = "the table" if self.variable is None else sql_name
             head = [f"All rows of {what}:", f"SELECT * FROM {sql_name};"]
         else:
             head = [f"{k} example row{'s' if k != 1 else ''}:", f"SELECT * FROM {sql_name} LIMIT {k};"]
-        header = "\t".join((["row_id"] if numbered else []) + self.columns)
+        header = "\t".join((["row_id"] if numbered else []) + [unfenced(name) for name in self.columns])
         parts = [f"CREATE TABLE {self.title}(", schema + ")", "/*", *head, header, *self._lines[:k], "*/"]
         return "\n".join(parts)
 
