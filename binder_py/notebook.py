@@ -191,8 +191,8 @@ def provenance_html(call: NeuralCallTrace, summary: str) -> str:
         if i <= len(call.raw_outputs):
             body += f"<div>output {i}:</div><pre>{_esc(call.raw_outputs[i - 1])}</pre>"
     if call.prompts and len(call.raw_outputs) > len(call.prompts):  # one prompt shown for many rows (row by row)
-        rest = call.raw_outputs[len(call.prompts):]
-        body += f"<div>the other {len(rest)} output(s):</div><pre>{_esc(chr(10).join(rest))}</pre>"
+        rest = "\n".join(call.raw_outputs[len(call.prompts):])
+        body += f"<div>the other {len(call.raw_outputs) - len(call.prompts)} output(s):</div><pre>{_esc(rest)}</pre>"
     if not call.prompts:
         body += ("<div>no prompt: " + ("the answers were read from the cache or the question's plan"
                                         if call.from_cache or call.prefetched

@@ -262,6 +262,7 @@ class _NeuralHandler:
                 raise ProgramError(f"{site.name} needs a neural backend, but none was given "
                                    f"(use --neural oracle:FILE.json or --lm SPEC)", site.line, site.col)
             backend_id = backend_cache_id(self.backend)
+            threshold_note: str | None = None  # col: how scored yes/no answers were read (yes_scores)
             if request.kind == "col":
                 if (column := restated_column(request, answer_type)) is not None:
                     raise ProgramError(
@@ -303,7 +304,6 @@ class _NeuralHandler:
                 result: Any = column_reply(_shared_texts(list(map(sent.get, request.keys))),
                                            as_dates=site.id in self.date_columns)
             else:
-                threshold_note = None
                 if not request.rows:  # a model asked about no rows answers anyway, from nothing
                     trace.warnings.append("its sub-table has no rows, so it was not asked: the answer is missing")
                     return None
