@@ -567,15 +567,57 @@ def test_unique_of_a_text_column_is_a_list_answer(real_sandbox):
     assert result.value == ["North", "South"]
 
 
-def test_a_list_of_cells_as_context_says_they_are_cells_not_column_names(runner, shirts):
-    """`f_val(q, df["made in"].tolist())` (the embedded model wrote it) failed with "no column 'USA'
-    in the table", which did not say that the list had been read as column names, nor what to pass."""
-    r = run(runner, 'f_val("Which country makes the most?", df["made in"].tolist())', shirts, lambda request: "USA")
+def test_a_list_of_cells_as_f_col_context_says_they_are_cells_not_column_names(runner, shirts):
+    """`f_col(q, df["made in"].tolist())` failed with "no column 'USA' in the table", which did not say
+    that the list had been read as column names, nor what to pass."""
+    r = run(runner, 'df[f_col("Is it far?", df["made in"].tolist())]', shirts, lambda request: "yes")
     assert not r.ok and "no column 'USA' in the table" in r.error.message
     assert "'USA' is a value in column 'made in', not a column name" in r.error.message
     assert "df['made in']" in r.error.message
     r = run(runner, 'f_col("Is it formal?", ["style"])', shirts, lambda request: "x")
     assert not r.ok and "not a column name" not in r.error.message  # no cell holds it: the columns are listed
+
+
+def _seen_by(runner, program, table, answer="x"):
+    seen = []
+
+    def backend(request):
+        seen.append(request)
+        return answer
+    return run(runner, program, table, backend), seen
+
+
+def test_f_val_asks_about_the_values_a_program_computed(runner, shirts):
+    """The embedded model writes `f_val(q, df["Make"].value_counts().idxmin())` or
+    `f_val(q, df[...]["Year"].tolist())`: the values it computed are what it asks about, one column
+    named after the table column holding the texts (else `value`), not column names that fail."""
+    r, seen = _seen_by(runner, 'f_val("Which country makes the most?", df["made in"].value_counts().idxmax())',
+                       shirts, "USA")
+    assert r.ok, r.error
+    assert r.value == "USA"
+    assert seen[0].columns == ["made in"] and [list(row) for row in seen[0].rows] == [["USA"]]
+    r, seen = _seen_by(runner, 'f_val("Which one?", df[df["price"] > 0]["made in"].tolist())', shirts)
+    assert r.ok, r.error
+    assert seen[0].columns == ["made in"] and [row[0] for row in seen[0].rows] == shirts["made in"].tolist()
+    r, seen = _seen_by(runner, 'f_val("Are there at least two countries?", df["made in"].nunique() > 1)', shirts,
+                       "yes")
+    assert r.ok, r.error
+    assert seen[0].columns == ["value"] and len(seen[0].rows) == 1
+    r, seen = _seen_by(runner, 'f_val("How many?", [int(df["price"].max()), 3])', shirts, "2")
+    assert r.ok, r.error
+    assert seen[0].columns == ["value"] and len(seen[0].rows) == 2
+
+
+def test_f_val_still_refuses_a_context_that_is_neither_columns_nor_values(runner, shirts):
+    """A text that is no column and no cell is a misspelt column (the columns are listed), and a list
+    mixing a column name with values is read as names; None or NaN is no value to ask about."""
+    for program, said in (('f_val("Which?", "shrit")', "no column 'shrit'"),
+                          ('f_val("Which?", ["shirt", "USA"])', "'USA' is a value in column 'made in'"),
+                          ('f_val("Which?", None)', "or (f_val) values the program computed"),
+                          ('f_val("Which?", float("nan"))', "got float")):
+        r, seen = _seen_by(runner, program, shirts)
+        assert not r.ok and said in r.error.message, (program, r.error)
+        assert not seen
 
 
 def test_a_free_text_call_waits_for_another_kind_s_rows_in_flight_instead_of_asking_again():

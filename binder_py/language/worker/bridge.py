@@ -56,18 +56,24 @@ def _match_column(df: pd.DataFrame, name: Any) -> Any:
     raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}{_cell_hint(df, name)}")
 
 
-def _cell_hint(df: pd.DataFrame, name: Any) -> str:
-    """When ``name`` is a cell of the table (``f_val(q, df["Director"].tolist())`` passed the cells, which
-    a list context reads as column names): say so, and what to pass instead."""
+def _holders(df: pd.DataFrame, value: Any) -> list[Any]:
+    """The text columns of ``df`` that hold ``value`` as a cell."""
     holders = []
     for column in df.columns:
         cells = df[column]
         if cells.dtype == object or pd.api.types.is_string_dtype(cells.dtype):
             try:
-                if bool((cells == name).any()):
+                if bool((cells == value).any()):
                     holders.append(column)
             except (TypeError, ValueError):
                 continue
+    return holders
+
+
+def _cell_hint(df: pd.DataFrame, name: Any) -> str:
+    """When ``name`` is a cell of the table (``f_col(q, df["Director"].tolist())`` passed the cells, which
+    a list context of f_col reads as column names): say so, and what to pass instead."""
+    holders = _holders(df, name)
     if not holders:
         return ""
     column = holders[0]
@@ -76,23 +82,60 @@ def _cell_hint(df: pd.DataFrame, name: Any) -> str:
             f"the column or a sub-table itself: df[{column!r}] or df[df[{column!r}] == {name!r}]")
 
 
+_SCALARS = (bool, int, float, np.bool_, np.number, pd.Timestamp)
+
+
+def _values_context(context: Any, table: Any) -> pd.DataFrame | None:
+    """An f_val context of values the program computed, as a one-column table, or None when it is not
+    one. Values are numbers, booleans, dates and texts that are cells of the table
+    (``df["Make"].value_counts().idxmin()``, ``df[df.team == "x"]["year"].tolist()``); none of them may
+    name a column (a name, or a list of names, is read as columns). The column is named after the table
+    column that holds all the texts, else ``value``."""
+    many = isinstance(context, (list, tuple, pd.Index, np.ndarray))
+    values = list(context) if many else [context]
+    if not values or not isinstance(table, pd.DataFrame):
+        return None
+    holder: set[Any] | None = None
+    for value in values:
+        if isinstance(value, str):
+            if _find_column(table, value) is not _NO_COLUMN:
+                return None
+            found = _holders(table, value)
+            if not found:
+                return None
+            holder = set(found) if holder is None else holder & set(found)
+        elif not isinstance(value, _SCALARS) or (isinstance(value, (float, np.floating)) and np.isnan(value)):
+            return None
+        elif _find_column(table, value) is not _NO_COLUMN:
+            return None
+    name = next(iter(holder)) if holder is not None and len(holder) == 1 and all(isinstance(v, str) for v in values) \
+        else "value"
+    return pd.DataFrame({str(name): pd.Series(values, dtype=object)})
+
+
 def resolve_context(context: Any, form: str, table: Any) -> pd.DataFrame:
     """A call's context as a DataFrame: a column name or list of names (of ``table``, the
     ``df``/``table`` the call site sees, handed over by the rewritten call), a Series, or a
-    (sub-)table DataFrame."""
+    (sub-)table DataFrame; for ``f_val`` also values the program computed (:func:`_values_context`)."""
     if isinstance(context, pd.DataFrame):
         return _with_index_labels(context)
     if isinstance(context, pd.Series):
         name = context.name if context.name is not None else "value"
         return _with_index_labels(context.to_frame(name=str(name)))
+    if form == "f_val":
+        values = _values_context(context, table)
+        if values is not None:
+            return values
     if isinstance(context, str):
         names = [context]
     elif isinstance(context, (list, tuple, pd.Index)) and len(context) > 0:
         names = list(context)
     else:
+        values_too = (", or (f_val) values the program computed: numbers, dates or cells of the table"
+                      if form == "f_val" else "")
         raise NeuralCallError(
             f"the context of {form} must be a column name, a list of column names, a Series or a "
-            f"DataFrame, got {type(context).__name__}: {context!r}"[:300])
+            f"DataFrame{values_too}, got {type(context).__name__}: {context!r}"[:300])
     if not isinstance(table, pd.DataFrame):
         raise NeuralCallError(f"{form} names columns, but df is not a table here (it is a "
                               f"{type(table).__name__}); pass the column or sub-table itself")
