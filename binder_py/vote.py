@@ -17,7 +17,10 @@ Rules
    whose answer is not one yes/no verdict; and for a question that asks which or who (a name),
    so is a program whose answer is a bare yes/no or true/false. The question's expectations
    are one :class:`AnswerShape` (built by the task profile). Only when at least one program
-   that ran has a non-empty answer of the right shape: otherwise nothing is set aside.
+   that ran has a non-empty answer of the right shape: otherwise nothing is set aside. For a count
+   question, a program that counted 0 is set aside too when another that kept its vote counted more
+   than 0: a count of nothing is what a filter that matched no row gives ("Germany" where the table
+   writes "FRG"), and WikiTQ dev answers 0 to 8 of its 650 count questions.
    Then, among the programs the shape kept, :func:`polarity_fit` sets aside a program that drops
    the question's negation (``negation="drops"``: "with no chemicals" asked as "Does it contain
    chemicals?", the yes rows kept) when a program whose neural calls keep it ran with a non-empty
@@ -328,7 +331,8 @@ class AnswerShape:
     def why_set_aside(self) -> str:
         """Why candidates of another shape did not vote, for the answer's warning."""
         if self.expects_number:
-            return ("their answer was not one number (the question asks how many) or was an f_col column "
+            return ("their answer was not one number (the question asks how many), was a count of 0 where other "
+                    "programs counted something (a filter that matched no row), or was an f_col column "
                     "itself; other programs answered with one number")
         if self.expects_verdict:
             return ("their answer was not one verdict (true/false, yes/no) or was an f_col column itself; "
@@ -363,7 +367,20 @@ def shape_fit(candidates: Sequence[VoteCandidate], shape: AnswerShape = AnswerSh
     keep = [not c.ok or shape.fits(c) for c in candidates]
     if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
         return list(candidates)
+    if shape.expects_number and any(c.ok and k and _count_of(c.value) > 0 for c, k in zip(candidates, keep)):
+        keep = [k and not (c.ok and _count_of(c.value) == 0) for c, k in zip(candidates, keep)]
     return [c for c, k in zip(candidates, keep) if k]
+
+
+def _count_of(value: Any) -> float:
+    """The number a one-number answer holds (NaN for any other answer)."""
+    norm = normalize_answer(value)
+    if len(norm.key) != 1:
+        return math.nan
+    try:
+        return float(norm.key[0])
+    except ValueError:
+        return math.nan
 
 
 def vote(

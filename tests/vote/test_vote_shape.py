@@ -58,6 +58,36 @@ def test_nothing_is_set_aside_without_a_one_number_answer_or_for_other_questions
     assert shape_fit(failed_kept, AnswerShape(expects_number=True)) == failed_kept[:2]
 
 
+def test_a_count_of_nothing_does_not_outvote_a_count_of_something() -> None:
+    """A program whose filter matched no row ("Germany" where the table writes "FRG") counts 0; two
+    such programs outvoted one that counted (nt-6736, nt-8739 in an embedded-model run)."""
+    shape = AnswerShape(expects_number=True)
+    candidates = [C(value=0, count=2, order=0, sample_orders=(0, 1)), C(value=np.int64(3), order=2),
+                  C(value="0", order=3), C(value=None, ok=False, order=4)]
+    kept = shape_fit(candidates, shape)
+    assert [c.value for c in kept] == [np.int64(3), None]
+    assert vote(kept).value == 3
+    # all counts 0, or 0 beside a text that is no number: the zeros keep their vote
+    zeros = [C(value=0, order=0), C(value=0.0, order=1)]
+    assert shape_fit(zeros, shape) == zeros
+    assert [c.value for c in shape_fit([C(value=0, order=0), C(value="many", order=1)], shape)] == [0]
+    # a negative number is no count of something; other questions keep their zeros
+    assert shape_fit([C(value=0, order=0), C(value=-2, order=1)], shape) == [C(value=0, order=0), C(value=-2, order=1)]
+    assert shape_fit(candidates) == candidates
+    assert "a count of 0" in shape.why_set_aside()
+
+
+def test_the_pipeline_sets_aside_a_count_of_nothing_and_says_so() -> None:
+    table = pd.DataFrame({"team": ["FRG", "Italy", "FRG"], "year": [1974, 1982, 1990]})
+    nothing = 'len(df[df["team"] == "Germany"])'
+    programs = [nothing, nothing, 'len(df[df["year"] > 1980])']
+    lm = ScriptedLM(lambda request, purpose: programs)
+    answer = Binder(lm=lm, task="wikitq", n=3, mode="python",
+                    link_literals=False).ask(table, "how many titles did germany win?")
+    assert answer.value == 2
+    assert any("a count of 0" in w for w in answer.warnings)
+
+
 def test_the_pipeline_sets_them_aside_and_says_so() -> None:
     table = pd.DataFrame({"image": ["a", "b", "c", "d"], "year": [2001, 2002, 2003, 2004]})
     ones = 'df["image"].apply(lambda x: 1).tolist()'
