@@ -608,12 +608,22 @@ def test_f_val_asks_about_the_values_a_program_computed(runner, shirts):
     assert seen[0].columns == ["value"] and len(seen[0].rows) == 2
 
 
+def test_f_val_over_the_values_of_no_rows_is_not_asked(runner, shirts):
+    """`f_val(q, df[df.country == "United States"]["year"].tolist())` over a filter that matched no row:
+    no values, not asked (as a sub-table of no rows), the answer missing and said so."""
+    r, seen = _seen_by(runner, 'f_val("How many?", df[df["made in"] == "nowhere"]["price"].tolist())', shirts)
+    assert r.ok, r.error
+    assert r.value is None and not seen
+    assert r.calls[0].warnings == ["its sub-table has no rows, so it was not asked: the answer is missing"]
+
+
 def test_f_val_still_refuses_a_context_that_is_neither_columns_nor_values(runner, shirts):
     """A text that is no column and no cell is a misspelt column (the columns are listed), and a list
     mixing a column name with values is read as names; None or NaN is no value to ask about."""
     for program, said in (('f_val("Which?", "shrit")', "no column 'shrit'"),
                           ('f_val("Which?", ["shirt", "USA"])', "'USA' is a value in column 'made in'"),
                           ('f_val("Which?", None)', "or (f_val) values the program computed"),
+                          ('f_col("Which?", [])', "got list"),
                           ('f_val("Which?", float("nan"))', "got float")):
         r, seen = _seen_by(runner, program, shirts)
         assert not r.ok and said in r.error.message, (program, r.error)

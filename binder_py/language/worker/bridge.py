@@ -90,11 +90,14 @@ def _values_context(context: Any, table: Any) -> pd.DataFrame | None:
     one. Values are numbers, booleans, dates and texts that are cells of the table
     (``df["Make"].value_counts().idxmin()``, ``df[df.team == "x"]["year"].tolist()``); none of them may
     name a column (a name, or a list of names, is read as columns). The column is named after the table
-    column that holds all the texts, else ``value``."""
+    column that holds all the texts, else ``value``. No values (an empty list) are a table of no rows,
+    which is not asked."""
     many = isinstance(context, (list, tuple, pd.Index, np.ndarray))
     values = list(context) if many else [context]
-    if not values or not isinstance(table, pd.DataFrame):
+    if not isinstance(table, pd.DataFrame):
         return None
+    if not values:  # the values of no rows (a filter that matched none): not asked, as a sub-table of no rows
+        return pd.DataFrame({"value": pd.Series([], dtype=object)})
     holder: set[Any] | None = None
     for value in values:
         if isinstance(value, str):
