@@ -21,7 +21,7 @@ from typing import TypeGuard
 
 import pandas as pd
 
-__all__ = ["column_of", "compared_literals", "literal_hints", "literal_texts"]
+__all__ = ["column_of", "compared_literals", "literal_hints", "literal_texts", "searched_literals"]
 
 #: distinct values of a column searched for close matches (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -83,6 +83,37 @@ def compared_literals(tree: ast.AST) -> Iterator[tuple[str, str, ast.Constant]]:
                 for element in node.args[0].elts:
                     if _is_literal(element):
                         yield (*found, element)
+
+
+#: ``.str`` methods that search a column's texts for a literal
+SEARCH_METHODS = ("contains", "startswith", "endswith")
+_REGEX_CHARACTERS = frozenset(".^$*+?{}[]\\|()")
+
+
+def searched_literals(tree: ast.AST) -> Iterator[tuple[str, str, str, ast.Constant]]:
+    """``(table name, column, method, literal node)`` for every text literal the program searches a
+    column's texts for, case and all: ``T["col"].str.contains(lit)`` (a plain text: no pattern
+    characters, or ``regex=False``), ``.str.startswith(lit)``, ``.str.endswith(lit)``; not with
+    ``case=False`` or ``flags=``, which already set case aside."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in SEARCH_METHODS and node.args and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "str"):
+            continue
+        literal = node.args[0]
+        if not (isinstance(literal, ast.Constant) and isinstance(literal.value, str) and literal.value):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        if "case" in keywords or "flags" in keywords:
+            continue
+        if node.func.attr == "contains":
+            regex = keywords.get("regex")
+            plain = isinstance(regex, ast.Constant) and regex.value is False
+            if len(node.args) > 1 or (not plain and _REGEX_CHARACTERS & set(literal.value)):
+                continue
+        found = column_of(node.func.value.value)
+        if found is not None:
+            yield (*found, node.func.attr, literal)
 
 
 def _is_literal(node: ast.AST) -> TypeGuard[ast.Constant]:

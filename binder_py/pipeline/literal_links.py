@@ -24,6 +24,12 @@ cell of the column equals, by the first rule that picks exactly ONE distinct val
 5. text that reads as a number against a numeric column holding that number (``"2005"`` →
    ``2005``), and a number against a text column holding it as text (``2005`` → ``"2005"``).
 
+A text the program searches a text column for (``T["col"].str.contains(lit)``, ``.startswith``,
+``.endswith``; :func:`binder_py.pipeline.literal_hints.searched_literals`) that no cell holds as
+written, but cells hold when case is set aside, all written one way, is replaced by that way
+(``.str.contains("Chernobyl")`` → ``"chernobyl"`` in a table whose cells are lower-cased; rule
+"case in text").
+
 Two or more values that fit the same rule are ambiguous: that literal is left as written. A
 literal some cell equals is never touched. The linked program is a new candidate (the link
 stage, :mod:`binder_py.pipeline.link`); the program as written stays in the answer's candidates.
@@ -43,7 +49,7 @@ from typing import Any
 import asttokens
 import pandas as pd
 
-from binder_py.pipeline.literal_hints import compared_literals
+from binder_py.pipeline.literal_hints import compared_literals, searched_literals
 
 __all__ = ["LiteralLink", "changed_columns", "closest_value", "link_literals"]
 
@@ -65,7 +71,7 @@ class LiteralLink:
     column: str
     written: Any
     linked: Any
-    rule: str  # "case" | "inside value" | "value inside" | "spelling" | "number" | "text"
+    rule: str  # "case" | "inside value" | "value inside" | "spelling" | "number" | "text" | "case in text"
 
     def describe(self) -> str:
         return f"{self.column!r}: {self.written!r} → {self.linked!r} ({self.rule})"
@@ -87,24 +93,33 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
     edits: list[tuple[int, int, str]] = []
     links: list[LiteralLink] = []
     columns = {} if columns is None else columns
-    for table_name, column, node in compared_literals(tree):
+    def column(table_name: str, column: str, node: ast.Constant) -> _Column | None:
         table = tables.get(table_name)
         if (table is None or column not in table.columns or not isinstance(table[column], pd.Series)
                 or table_name in changed or (table_name, column) in changed or id(node) in in_fstrings):
             # unknown, missing or duplicated column; a table or column the program changes before it
             # compares (df["name"] = df["name"].str.lower()), whose cells are then not the table's; a literal
             # inside an f-string, which has no text range of its own
-            continue
+            return None
         key = (table_name, column)
         if key not in columns:
             columns[key] = _Column.of(table[column])
-        values = columns[key]
+        return columns[key]
+
+    found_links: list[tuple[str, str, ast.Constant, Any, str]] = []
+    for table_name, name, node in compared_literals(tree):
+        values = column(table_name, name, node)
         if values is None or values.holds(node.value):
             continue
         found = values.link(node.value)
-        if found is None:
-            continue
-        linked, rule = found
+        if found is not None:
+            found_links.append((table_name, name, node, *found))
+    for table_name, name, method, node in searched_literals(tree):
+        values = column(table_name, name, node)
+        spelling = values.spelling_in_texts(node.value, method) if values is not None else None
+        if spelling is not None:
+            found_links.append((table_name, name, node, spelling, "case in text"))
+    for table_name, column_name, node, linked, rule in found_links:
         start, end = marked.get_text_range(node)
         written = program[start:end]
         if not _reads_as(written, node.value):
@@ -112,7 +127,7 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
         # a number replaced by text takes the quotes the program mostly uses
         quote = written[0] if written[:1] in ("'", '"') else ('"' if program.count('"') >= program.count("'") else "'")
         edits.append((start, end, _source(linked, quote)))
-        links.append(LiteralLink(table=table_name, column=column, written=node.value, linked=linked, rule=rule))
+        links.append(LiteralLink(table=table_name, column=column_name, written=node.value, linked=linked, rule=rule))
     if not edits:
         return None
     text = program
@@ -294,6 +309,32 @@ class _Column:
             if number is not None and number in self.held:
                 return (int(number) if number.is_integer() and abs(number) < 2**53 else number), "number"
         return None
+
+
+    def spelling_in_texts(self, literal: str, method: str) -> str | None:
+        """How the cells write ``literal`` where a text method (``contains``, ``startswith``,
+        ``endswith``) finds it only with case set aside: the one spelling every such cell uses, else
+        None (a cell holds it as written, no cell holds it, or cells write it two ways)."""
+        if self.kind != "text" or not isinstance(literal, str) or len(literal.casefold()) != len(literal):
+            return None
+        folded, size = literal.casefold(), len(literal)
+        spellings: set[str] = set()
+        for text in self.held:
+            if literal in text if method == "contains" else getattr(text, method)(literal):
+                return None  # found as written: nothing to link
+            low = text.casefold()
+            if len(low) != len(text):
+                continue  # casefolding moved the characters: positions would not line up
+            if method == "startswith":
+                starts = [0] if low.startswith(folded) else []
+            elif method == "endswith":
+                starts = [len(text) - size] if low.endswith(folded) else []
+            else:
+                starts = [i for i in range(len(low) - size + 1) if low.startswith(folded, i)]
+            spellings.update(text[i:i + size] for i in starts)
+            if len(spellings) > 1:
+                return None
+        return spellings.pop() if spellings else None
 
 
 def _as_float(value: Any) -> float | None:

@@ -120,8 +120,8 @@ def test_the_link_stage_votes_the_linked_program_in_its_sources_place() -> None:
 
 
 def test_link_literals_false_keeps_the_programs_as_written() -> None:
-    lm = ScriptedLM(lambda request, purpose: [WRONG, WRONG, "999"])
-    answer = Binder(lm=lm, task="wikitq", mode="python", n=3, repair_attempts=0,
+    lm = ScriptedLM(lambda request, purpose: [WRONG, WRONG])
+    answer = Binder(lm=lm, task="wikitq", mode="python", n=2, repair_attempts=0,
                     link_literals=False).ask(POEMS, QUESTION)
     assert answer.value == 0 and not [c for c in answer.candidates if c.origin == "link"]
 
@@ -247,3 +247,46 @@ def test_a_program_written_by_repair_is_linked_too() -> None:
     assert origins == [("sample", None, False), ("repair", 0, False), ("link", 1, True)]
     assert ProgramCounts.of(answer.candidates).sentence().startswith(
         "1 program(s) sampled (1 distinct) + 1 written by repair + 1 with a compared value linked to a cell")
+
+
+NOTES = pd.DataFrame({"name": ["Ann", "Bo", "Cy", "Di"],
+                      "notes": ["promotion of the chernobyl program", "world food programme", "chernobyl fund",
+                                "Heads the UN office"]})
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('df[df["notes"].str.contains("Chernobyl")]["name"].tolist()',
+     'df[df["notes"].str.contains("chernobyl")]["name"].tolist()'),
+    ("df[df.notes.str.startswith('World')].shape[0]", "df[df.notes.str.startswith('world')].shape[0]"),
+    ('df[df["notes"].str.endswith("FUND")]', 'df[df["notes"].str.endswith("fund")]'),
+    ('df[df["notes"].str.contains("UN Office", regex=False)]', 'df[df["notes"].str.contains("UN office", regex=False)]'),
+    ('df[df["notes"].str.contains("Chernobyl", na=False)]', 'df[df["notes"].str.contains("chernobyl", na=False)]'),
+])
+def test_a_searched_text_is_linked_to_how_the_cells_write_it(program, expected) -> None:
+    """Small models write the question's case (`str.contains("Chernobyl")`) into a table whose cells are
+    lower-cased: nothing is found, a count answers 0."""
+    linked = link_literals(program, {"df": NOTES})
+    assert linked is not None and linked[0] == expected
+    assert linked[1][0].rule == "case in text"
+
+
+@pytest.mark.parametrize("program", [
+    'df[df["notes"].str.contains("chernobyl")]',  # found as written
+    'df[df["notes"].str.contains("Chernobyl", case=False)]',  # case already set aside
+    'df[df["notes"].str.contains("Cher.obyl")]',  # a pattern, not a text
+    'df[df["notes"].str.contains("Un")]',  # the cells write it two ways ("fund", "the UN office")
+    'df[df["notes"].str.contains("Moscow")]',  # no cell holds it in any case
+    'df[df["name"].str.lower().str.contains("ANN")]',  # not the column's own texts
+    'df["notes"] = df["notes"].str.upper()\ndf[df["notes"].str.contains("Chernobyl")]',  # changed first
+])
+def test_a_searched_text_is_left_alone(program) -> None:
+    assert link_literals(program, {"df": NOTES}) is None
+
+
+def test_the_link_stage_links_a_searched_text() -> None:
+    program = 'len(df[df["notes"].str.contains("Chernobyl")])'
+    lm = ScriptedLM(lambda request, purpose: [program])
+    answer = Binder(lm=lm, task="wikitq", n=1, mode="python").ask(NOTES, "how many notes mention chernobyl?")
+    assert answer.value == 2
+    linked = [c for c in answer.candidates if c.origin == "link"]
+    assert linked and linked[0].links == ("'notes': 'Chernobyl' → 'chernobyl' (case in text)",)
