@@ -21,6 +21,8 @@ Rules
    question, a program that counted 0 is set aside too when another that kept its vote counted more
    than 0: a count of nothing is what a filter that matched no row gives ("Germany" where the table
    writes "FRG"), and WikiTQ dev answers 0 to 8 of its 650 count questions.
+   Before that, an answer to a choice question that names one of its options without being it
+   (``"kansas 33"``) is read as that option (:meth:`AnswerShape.read`, applied by the callers).
    Then, among the programs the shape kept, :func:`polarity_fit` sets aside a program that drops
    the question's negation (``negation="drops"``: "with no chemicals" asked as "Does it contain
    chemicals?", the yes rows kept) when a program whose neural calls keep it ran with a non-empty
@@ -79,7 +81,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, is_yes_no_answer, key_text,
-                                 names_option, normalize_answer)
+                                 names_option, normalize_answer, option_named)
 
 __all__ = [
     "Strategy",
@@ -327,6 +329,15 @@ class AnswerShape:
                 and (self.choice_question is None or names_option(self.choice_question, value))
                 and (not self.expects_verdict or is_verdict(value))
                 and (not self.expects_name or not is_yes_no_answer(value)))
+
+    def read(self, value: Any) -> Any:
+        """The answer as it votes: for a choice question, a text that names one of the options without
+        being it (``"kansas 33"`` for "… kansas or kansas state?") votes for that option
+        (:func:`binder_py.normalize.option_named`); any other answer as it is."""
+        if self.choice_question is None:
+            return value
+        named = option_named(self.choice_question, value)
+        return value if named is None else named
 
     def why_set_aside(self) -> str:
         """Why candidates of another shape did not vote, for the answer's warning."""

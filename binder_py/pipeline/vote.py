@@ -46,12 +46,12 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     settings, profile = state.settings, state.profile
     strategy = state.vote_strategy
     negated = negated_terms(state.question)
-    every = [VoteCandidate(value=c.value, count=c.count, mean_logprob=c.mean_logprob,
+    shape = profile.answer_shape(state.question)
+    every = [VoteCandidate(value=shape.read(c.value), count=c.count, mean_logprob=c.mean_logprob,
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
                            sample_orders=c.sample_orders, per_row=answers_per_row(c.program),
                            negation=negation_polarity(c.program, state.question, negated))
              for c in state.candidates]
-    shape = profile.answer_shape(state.question)
     superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
     shaped = shape_fit([v for i, v in enumerate(every) if i not in superseded], shape)
     voters = polarity_fit(shaped)
@@ -69,7 +69,8 @@ def vote_candidates(state: QuestionState) -> QuestionState:
         if tie.scores:
             result = cast_vote(voters, **rules, answer_scores=tie.scores)  # type: ignore[arg-type]
     shares = {key_text(s.key): s for s in result.distribution}
-    candidates = tuple(_with_vote(c, state, shares, aside) for c, aside in zip(state.candidates, set_aside))
+    candidates = tuple(_with_vote(c, v.value, state, shares, aside)
+                       for c, v, aside in zip(state.candidates, every, set_aside))
     off_shape = [i for i, v in enumerate(every) if i not in superseded and id(v) not in shape_kept]
     if off_shape:
         programs = sum(state.candidates[i].count for i in off_shape)
@@ -157,9 +158,10 @@ def _text_ordered(answer: Answer, state: QuestionState) -> list[str]:
     return [f"the winning program {line}" for line in text_ordered_numbers(winner.program, tables)]
 
 
-def _with_vote(candidate: Candidate, state: QuestionState, shares: dict, set_aside: bool) -> Candidate:
+def _with_vote(candidate: Candidate, read: object, state: QuestionState, shares: dict, set_aside: bool) -> Candidate:
+    """``candidate`` with its vote; ``read``: its answer as it voted (:meth:`~binder_py.vote.AnswerShape.read`)."""
     settings = state.settings
-    normalized = normalize_answer(candidate.value, yes_no=state.yes_no)
+    normalized = normalize_answer(read, yes_no=state.yes_no)
     answer_key = key_text(normalized.key)
     eligible = ((candidate.ok or not settings.drop_failed) and (not normalized.is_empty or not settings.drop_empty)
                 and not set_aside)

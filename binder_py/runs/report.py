@@ -25,7 +25,7 @@ from binder_py.safefiles import output_directory, write_output_text
 from binder_py.runs.records import RESULTS_FILE, RUN_FILES, read_config, read_results, run_files
 from binder_py.runs.judgements import evaluator_names, record_scores, revive_answer, score_prediction
 from binder_py.runs.paired import PairedComparison, compare_runs
-from binder_py.vote import VoteCandidate, sample_prefix
+from binder_py.vote import AnswerShape, VoteCandidate, sample_prefix
 
 
 @dataclass
@@ -120,8 +120,9 @@ def accuracy_by_subset(run: Run, *, keep_split: bool = False) -> dict[str, Accur
     return out
 
 
-def vote_candidates(record: dict[str, Any]) -> list[Any]:
-    """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects."""
+def vote_candidates(record: dict[str, Any], shape: AnswerShape = AnswerShape()) -> list[Any]:
+    """The recorded candidates of a results line as :class:`~binder_py.vote.VoteCandidate` objects, each
+    answer as it votes for a question of ``shape`` (:meth:`~binder_py.vote.AnswerShape.read`)."""
     from binder_py.language.negation import negated_terms, negation_polarity
     from binder_py.language.program import answers_per_row
 
@@ -130,7 +131,7 @@ def vote_candidates(record: dict[str, Any]) -> list[Any]:
     out = []
     for c in record.get("candidates") or []:
         orders = tuple(int(o) for o in c.get("sample_orders") or ())
-        out.append(VoteCandidate(value=revive_answer(c.get("value")), count=int(c.get("count", 1)),
+        out.append(VoteCandidate(value=shape.read(revive_answer(c.get("value"))), count=int(c.get("count", 1)),
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
                                  order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders,
                                  per_row=answers_per_row(str(c.get("program") or "")),
@@ -151,14 +152,15 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
     mode = str(config.get("mode") or record.get("mode") or "binder")  # a config from before it recorded the mode
     strategy = profile.vote_strategy(recorded_vote({**config, "mode": mode}), mode=mode)
     question = record.get("question") or ""
-    every = vote_candidates(record)
+    shape = profile.answer_shape(question)
+    every = vote_candidates(record, shape)
     superseded = superseded_by_links([link_entry(str(c.get("origin") or ""), v.ok, v.value,
                                                  c.get("repaired_from") if type(c.get("repaired_from")) is int else None)
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
     voters = polarity_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded
                                      for voter in _within_prefix(candidates, every, i, k)],
-                                    profile.answer_shape(question)))
+                                    shape))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None
