@@ -81,8 +81,21 @@ def shown_key(key: str, limit: int = 60) -> str:
 
 def row_key(cells: list[str] | tuple[str, ...]) -> str:
     """A row's key: its context cells (display strings) joined with ``" | "`` in context
-    column order, lower-cased and stripped. Used by the oracle and by every cache."""
-    return KEY_SEPARATOR.join(str(c).strip() for c in cells).lower().strip()
+    column order (:func:`joined_cells`), lower-cased and stripped. Used by the oracle and by every cache."""
+    return joined_cells([str(c).strip() for c in cells]).lower().strip()
+
+
+def _escaped(cell: str) -> str:
+    return cell.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def joined_cells(cells: list[str] | tuple[str, ...]) -> str:
+    """Several cells as one text, joined with ``" | "``; when a cell holds ``|`` or a backslash, each
+    such character is escaped with a backslash first, so that two different rows never join alike
+    (``["a | b", "c"]`` and ``["a", "b | c"]``). One cell is its own text."""
+    if len(cells) > 1 and any("|" in cell or "\\" in cell for cell in cells):
+        return KEY_SEPARATOR.join(map(_escaped, cells))
+    return KEY_SEPARATOR.join(cells)
 
 
 def keys_name_rows(request: NeuralRequest) -> bool:
@@ -92,7 +105,7 @@ def keys_name_rows(request: NeuralRequest) -> bool:
     of its own, which the caches must not file under those keys (red teams 9 and 10)."""
     if len(request.columns) == 1:
         return list(map(str.lower, map(itemgetter(0), request.rows))) == request.keys
-    return [text.lower().strip() for text in map(KEY_SEPARATOR.join, request.rows)] == request.keys
+    return [text.lower().strip() for text in map(joined_cells, request.rows)] == request.keys
 
 
 def _lower(text: str) -> str:
@@ -273,8 +286,22 @@ def distinct_context_columns(ctx: pd.DataFrame) -> tuple[list[list[str]], list[s
 
 
 def normalize_key(key: str) -> str:
-    """Normalise a key written by hand (e.g. in an oracle file) the way :func:`row_key` does."""
-    return KEY_SEPARATOR.join(part.strip() for part in str(key).split("|")).lower().strip()
+    """Normalise a key written by hand (e.g. in an oracle file) the way :func:`row_key` does: the cells
+    are what an unescaped ``|`` separates (``\\|`` is a ``|`` inside a cell)."""
+    cells, cell, text, i = [], [], str(key), 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in "\\|":
+            cell.append(text[i + 1])
+            i += 2
+            continue
+        if text[i] == "|":
+            cells.append("".join(cell))
+            cell = []
+        else:
+            cell.append(text[i])
+        i += 1
+    cells.append("".join(cell))
+    return row_key(cells)
 
 
 # ---------------------------------------------------------------- requests

@@ -758,3 +758,12 @@ def test_the_joined_text_check_of_a_call_s_answers_ends_in_bounded_time():
     outcome = joined_text.refuse_joined_text(Outcome(ok=True, value="a" * 300001 + "b"), table, {}, many)
     assert time.perf_counter() - start < 5
     assert outcome.ok
+
+
+def test_a_two_column_call_answers_rows_that_joined_alike_apart(runner) -> None:
+    table = pd.DataFrame({"name": ["a | b", "a"], "note": ["c", "b | c"]})
+    answers = {"a \\| b | c": "yes", "a | b \\| c": "no"}
+    r = run(runner, 'f_col("Is it?", ["name", "note"]).tolist()', table,
+            lambda request: {key: answers[key] for key in request.keys})
+    assert r.ok, r.error
+    assert r.value == [True, False]

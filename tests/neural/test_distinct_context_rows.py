@@ -72,3 +72,19 @@ def test_the_table_keys_are_computed_once_for_the_programs_that_share_a_cache() 
     assert cache.table_keys(table, ("a",), compute) == {"x", "y"} and len(computed) == 1
     other = table.copy()  # another table (even an equal one) is computed for itself
     assert cache.table_keys(other, ("a",), compute) and len(computed) == 2
+
+
+def test_rows_whose_cells_hold_the_separator_keep_their_own_keys() -> None:
+    """Joined with " | " as they were, ("a | b", "c") and ("a", "b | c") had one key, so one answer: a
+    pipe or backslash in a cell of a several-column row is escaped in its key."""
+    from binder_py.neural.requests import normalize_key, row_key
+
+    two = pd.DataFrame({"name": ["a | b", "a", "x\\", "x"], "note": ["c", "b | c", "| y", "\\| y"]})
+    rows, keys, codes = context_rows(two, distinct=True)
+    assert len(set(keys)) == 4 and codes.tolist() == [0, 1, 2, 3]
+    assert keys[:2] == ["a \\| b | c", "a | b \\| c"]
+    assert distinct_context_rows(two) == (rows, keys) and context_keys(two) == set(keys)
+    assert [normalize_key(k) for k in keys] == keys  # an oracle file writes the escaped keys as they are
+    assert row_key(["a | b"]) == "a | b"  # one cell: no separator, nothing escaped
+    assert row_key(["Paris", "France"]) == "paris | france"  # cells without a pipe: keys as before
+
