@@ -122,15 +122,6 @@ class Candidate:
         return data
 
 
-def asks_each_row(candidate: Candidate, candidates: Sequence[Candidate]) -> bool:
-    """Whether ``candidate`` is a rescope sibling of a program that failed: its row-selecting ``f_val``
-    calls asked of each row (``f_col``), not a column answer asked once
-    (:mod:`binder_py.pipeline.rescope`)."""
-    source = candidate.repaired_from
-    return (candidate.origin == "rescope" and source is not None and 0 <= source < len(candidates)
-            and not candidates[source].ok)
-
-
 #: the runner-up is at most this far behind the winner (in share of the vote): a near tie
 @dataclass(frozen=True)
 class ProgramCounts:
@@ -139,11 +130,10 @@ class ProgramCounts:
     ``sampled`` are the completions of the sampling request (``distinct`` of them after
     merging identical programs); ``repairs`` the programs a repair round wrote (each distinct
     and new by construction); ``rescopes`` the programs whose f_col answer was asked once
-    instead and ``row_rescopes`` the failed programs whose row-selecting f_val was asked of each row
-    instead (the rescope stage, :func:`asks_each_row`); ``links`` the programs run again with a compared value linked to the
+    instead (the rescope stage); ``links`` the programs run again with a compared value linked to the
     cell it means (the link stage; each stands for its sampled program, with its count); ``failed``
     and ``voted`` count programs with their multiplicity, out of ``sampled + repairs + rescopes +
-    row_rescopes + links``; ``empty`` the programs that ran and answered nothing (None, an empty list or table),
+    links``; ``empty`` the programs that ran and answered nothing (None, an empty list or table),
     ``set_aside`` those that ran, answered, and did not vote (an answer of the wrong shape,
     docs/LANGUAGE.md), and ``replaced`` the sampled programs whose linked version voted in their
     place, so that the counts add up: every program is in one of failed, empty, set aside, replaced
@@ -160,7 +150,6 @@ class ProgramCounts:
     empty: int = 0
     set_aside: int = 0
     replaced: int = 0
-    row_rescopes: int = 0
 
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
@@ -175,8 +164,7 @@ class ProgramCounts:
         unvoted = [c.ok and not c.voted and i not in replaced for i, c in enumerate(candidates)]
         return cls(sampled=sum(c.count for c in samples), distinct=len({c.program for c in samples}),
                    repairs=programs(lambda i, c: c.origin == "repair"), voted=programs(lambda i, c: c.voted),
-                   rescopes=programs(lambda i, c: c.origin == "rescope" and not asks_each_row(c, candidates)),
-                   row_rescopes=programs(lambda i, c: asks_each_row(c, candidates)),
+                   rescopes=programs(lambda i, c: c.origin == "rescope"),
                    links=programs(lambda i, c: c.origin == "link"),
                    failed=programs(lambda i, c: not c.ok and i not in replaced),
                    empty=programs(lambda i, c: unvoted[i] and c.answer_key == ""),
@@ -190,7 +178,6 @@ class ProgramCounts:
         text = f"{self.sampled} {unit} {made} ({self.distinct} distinct)"
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
-                             (self.row_rescopes, " + {} asking a row-selecting f_val question of each row"),
                              (self.links, " + {} with a compared value linked to a cell"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):

@@ -19,7 +19,6 @@ Plain HTML and CSS, no JavaScript; everything from the model or the table is esc
 
 from __future__ import annotations
 
-from binder_py.answer import asks_each_row
 from binder_py.made_columns import lm_made_columns, place_calls
 
 import html
@@ -29,8 +28,6 @@ import pandas as pd
 
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from binder_py.answer import Answer, Candidate
     from binder_py.language.execute import ProgramRun
     from binder_py.language.trace import NeuralCallTrace
@@ -157,7 +154,7 @@ def vote_bar_html(answer: Answer) -> str:
 def _winner_html(answer: Answer, winner: Candidate) -> str:
     if winner.run is None:  # e2e: a direct answer
         return f'<h4>Winning answer (end to end)</h4><pre class="program">{_esc(winner.program)}</pre>'
-    parts = [f'<h4>Winning program <span class="muted">({_esc(_candidate_label(winner, answer.candidates))})</span></h4>',
+    parts = [f'<h4>Winning program <span class="muted">({_esc(_candidate_label(winner))})</span></h4>',
              f'<pre class="program">{highlight_program(winner.program, winner.run)}</pre>']
     placed = place_calls(shown_tables(answer), winner.neural_calls) if answer.tables else {}
     for call in winner.neural_calls:
@@ -237,7 +234,7 @@ def failures_html(answer: Answer) -> str:
     for candidate in ran[:MAX_FAILED_PROGRAMS]:
         error = candidate.error
         line = error.line if error is not None else None
-        parts.append(f'<div class="failed"><div class="muted">{_esc(_candidate_label(candidate, answer.candidates))}</div>'
+        parts.append(f'<div class="failed"><div class="muted">{_esc(_candidate_label(candidate))}</div>'
                      f'<pre class="program">{highlight_program(candidate.program, candidate.run, line)}</pre>'
                      f'<div class="error">{_esc(_failure_text(candidate))}</div></div>')
     parts.append("<h4>What to try next</h4><ul class=\"next\">"
@@ -394,18 +391,16 @@ def _candidates_html(answer: Answer) -> str:
         outcome = (f"answer {_text(candidate.value, 80)}" if candidate.ok and candidate.voted
                    else _failure_text(candidate) if not candidate.ok else
                    f"answer {_text(candidate.value, 80)} (did not vote: {reason})")
-        items.append(f'<div class="muted">{_esc(_candidate_label(candidate, answer.candidates))} → {_esc(outcome)}</div>'
+        items.append(f'<div class="muted">{_esc(_candidate_label(candidate))} → {_esc(outcome)}</div>'
                      f"<pre>{_esc(candidate.program)}</pre>")
     distinct = " distinct" if len({c.program for c in answer.candidates}) == len(answer.candidates) else ""
     return (f'<details class="candidates"><summary>All {len(answer.candidates)}{distinct} candidates</summary>'
             + "".join(items) + "</details>")
 
 
-def _candidate_label(candidate: Candidate, candidates: Sequence[Candidate]) -> str:
+def _candidate_label(candidate: Candidate) -> str:
     if candidate.origin == "repair":
         return f"written by repair of candidate {candidate.repaired_from}"
-    if asks_each_row(candidate, candidates):
-        return f"candidate {candidate.repaired_from}'s row-selecting question asked of each row (f_col), not once"
     if candidate.origin == "rescope":
         return f"candidate {candidate.repaired_from}'s question asked once (f_val), not row by row"
     if candidate.origin == "link":

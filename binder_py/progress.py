@@ -30,8 +30,7 @@ _STAGE_TEXT: dict[str, Callable[[Any], str]] = {
     "run": lambda state: f"running {len(state.candidates)} program(s)",
     "link": lambda state: "linking compared values that no cell holds to the cells they mean, if any",
     "repair": lambda state: "repairing failed programs, if too few succeeded",
-    "rescope": lambda state: ("asking once the questions that programs answered row by row, and of each row the "
-                                "row-selecting questions that failed programs asked once, if any"),
+    "rescope": lambda state: "asking once the questions that programs answered row by row, if any",
     "vote_candidates": lambda state: "voting",
 }
 

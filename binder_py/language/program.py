@@ -120,54 +120,6 @@ def as_value_question(source: str) -> str | None:
     return source[:start] + value_call + source[end:]
 
 
-def _row_selector_f_vals(selector: ast.expr) -> list[ast.Call]:
-    """The ``f_val`` calls that make up a row selector: the selector itself, or an operand of its
-    ``&``/``|``/``~``/``not``/``and``/``or`` and of its comparisons with literals (not an argument of
-    another call)."""
-    if isinstance(selector, ast.Call):
-        return [selector] if isinstance(selector.func, ast.Name) and selector.func.id == "f_val" else []
-    parts: list[ast.expr] = []
-    if isinstance(selector, ast.BinOp) and isinstance(selector.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        parts = [selector.left, selector.right]
-    elif isinstance(selector, ast.UnaryOp) and isinstance(selector.op, (ast.Invert, ast.Not)):
-        parts = [selector.operand]
-    elif isinstance(selector, ast.BoolOp):
-        parts = list(selector.values)
-    elif isinstance(selector, ast.Compare):  # with a literal: df[f_val(q, c) == "x"], not df[df.a == f_val(q, c)]
-        operands = [selector.left, *selector.comparators]
-        calls = [o for o in operands if not isinstance(o, ast.Constant)]
-        parts = calls if len(calls) == 1 else []
-    return [call for part in parts for call in _row_selector_f_vals(part)]
-
-
-def as_row_question(source: str) -> str | None:
-    """The program with every ``f_val`` that selects rows asked of each row instead: ``f_col`` in
-    ``df[f_val(q, c)]``, ``df.loc[f_val(q, c) == "x", "name"]``, ``df[f_val(a, c) & f_val(b, c)]``
-    (small models write ``df[f_val("Is it German?", "Constructor")]``, which looks the answer, one
-    value, up as a column: ``KeyError: True``). ``.iloc`` positions and other subscripts are left
-    as written. ``None`` when no ``f_val`` selects rows."""
-    try:
-        atok = asttokens.ASTTokens(source, parse=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    calls: list[ast.Call] = []
-    for node in ast.walk(atok.tree):
-        if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
-            continue
-        if isinstance(node.value, ast.Attribute) and node.value.attr in ("iloc", "iat", "at"):
-            continue
-        selector = node.slice
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "loc" and isinstance(selector, ast.Tuple):
-            selector = selector.elts[0] if selector.elts else selector
-        calls += _row_selector_f_vals(selector)
-    if not calls:
-        return None
-    names = sorted({atok.get_text_range(call.func) for call in calls}, reverse=True)
-    for start, end in names:
-        source = source[:start] + "f_col" + source[end:]
-    return source
-
-
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the program binds (assignments, defs, imports, loop targets, args...)."""
     names: set[str] = set()

@@ -1,22 +1,16 @@
-"""Stage 7, rescope: a neural call asked at the wrong scope for how its program uses it gets a
-sibling that asks it at the right one. No model call is spent on writing the sibling; it is
-planned and run like the samples.
+"""Stage 7, rescope: a program that ran and whose answer is an ``f_col`` column itself asked its
+question of every row, where the question is about the table (small models write
+``f_col("Who was the first judge from Florida?", df[["Judge"]])``). Its sibling asks the same
+question once of the same context, ``f_val(question, context)`` — as a bare ``f(...)`` as the
+last statement already is — and is planned and run like the samples. The vote then sets the
+column aside when the sibling's answer has the right shape (rule 0 of :mod:`binder_py.vote`).
 
-- A program that ran and whose answer is an ``f_col`` column itself asked its question of every
-  row, where the question is about the table (small models write ``f_col("Who was the first
-  judge from Florida?", df[["Judge"]])``). Its sibling asks the same question once of the same
-  context, ``f_val(question, context)`` — as a bare ``f(...)`` as the last statement already
-  is. The vote then sets the column aside when the sibling's answer has the right shape (rule 0
-  of :mod:`binder_py.vote`).
-- A program that failed and selects rows with an ``f_val`` (``df[f_val("Is it German?",
-  "Constructor")]``: one answer, looked up as a column, ``KeyError: True``) asked once what is
-  a question about each row. Its sibling asks it of each row, ``f_col`` at those calls
-  (:func:`binder_py.language.program.as_row_question`)."""
+No model call is spent on writing it; its neural call is one ``f_val``."""
 
 from __future__ import annotations
 
 from binder_py.answer import Candidate
-from binder_py.language.program import as_row_question, as_value_question
+from binder_py.language.program import as_value_question
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import program_identity
@@ -32,7 +26,9 @@ def rescope(state: QuestionState) -> QuestionState:
     order = 1 + max((o for c in candidates for o in c.sample_orders), default=-1)
     siblings: list[Candidate] = []
     for candidate in candidates:
-        program = as_value_question(candidate.program) if candidate.ok else as_row_question(candidate.program)
+        if not candidate.ok:
+            continue
+        program = as_value_question(candidate.program)
         if program is None or program_identity(program) in known:
             continue
         known.add(program_identity(program))
@@ -41,15 +37,8 @@ def rescope(state: QuestionState) -> QuestionState:
         order += 1
     if not siblings:
         return state
-    per_value = sum(1 for s in siblings if state.candidates[s.repaired_from or 0].ok)
-    said = []
-    if per_value:
-        said.append(f"{per_value} program(s) answered with an f_col column; asking the question once of its "
-                    "context instead")
-    if len(siblings) > per_value:
-        said.append(f"{len(siblings) - per_value} failed program(s) selected rows with an f_val; asking it of "
-                    "each row instead")
-    state.services.say("; ".join(said))
+    state.services.say(f"{len(siblings)} program(s) answered with an f_col column; asking the question once "
+                       "of its context instead")
     state = plan_candidates(state, siblings)
     done, state = run_programs(state, siblings)
     return state.evolve(candidates=state.candidates + done)

@@ -198,52 +198,6 @@ def test_the_rescope_stage_asks_a_column_answer_once(judges_oracle) -> None:
     assert not [c for c in off.candidates if c.origin == "rescope"] and off.value != "Ann Lee"
 
 
-@pytest.mark.parametrize("program, expected", [
-    ('df[f_val("Is it German?", "Constructor")]["Pos"].count()', 'df[f_col("Is it German?", "Constructor")]["Pos"].count()'),
-    ('df.loc[f_val("Won?", "Result") == "yes", "Name"]', 'df.loc[f_col("Won?", "Result") == "yes", "Name"]'),
-    ('df[(f_val("a?", "c") & ~f_val("b?", ["c"])) | (f_val("c?", "d") > 2)]',
-     'df[(f_col("a?", "c") & ~f_col("b?", ["c"])) | (f_col("c?", "d") > 2)]'),
-    ('x = 1\nsum(df[f_val("Is it big?",\n  "image")]["n"] <= 5)', 'x = 1\nsum(df[f_col("Is it big?",\n  "image")]["n"] <= 5)'),
-    ('df.iloc[f_val("Which row?", df)]', None),  # a position: one value is what it needs
-    ('df[df["year"] == f_val("Which year?", df)]', None),  # a column compared with one value
-    ('df[len(f_val("q", "b")) > 2]', None),
-    ('df[f_col("q", "b")]', None),
-    ('x = f_val("q", df)\ndf[x]', None),
-    ('df[f_val(', None),
-])
-def test_as_row_question(program, expected) -> None:
-    from binder_py.language.program import as_row_question
-
-    assert as_row_question(program) == expected
-
-
-def test_the_rescope_stage_asks_a_failed_programs_row_selecting_f_val_of_each_row(judges_oracle) -> None:
-    """`df[f_val("Is it German?", "Constructor")]` looks one answer up as a column (`KeyError: True`); its
-    sibling asks the question of each row."""
-    table = pd.DataFrame({"judge": ["Ann Lee", "Bo Chan", "Cy Diaz"], "state": ["fl", "fl", "ga"]})
-    question = "Is the judge from Florida?"
-    oracle = {"f_col": {question: {"fl": "yes", "ga": "no"}}, "f_val": {question: "yes"}}
-    program = f'df[f_val("{question}", "state")].shape[0]'
-    lm = ScriptedLM(lambda request, purpose: [program] if purpose == "parse" else ["len(df)"])
-    from binder_py.neural import OracleBackend
-
-    answer = Binder(lm=lm, neural=OracleBackend(oracle), task="wikitq", n=1, repair_attempts=0).ask(
-        table, "how many judges were from florida?")
-    assert answer.value == 2
-    sibling = [c for c in answer.candidates if c.origin == "rescope"]
-    assert [c.program for c in sibling] == [f'df[f_col("{question}", "state")].shape[0]']
-    assert sibling[0].voted and sibling[0].repaired_from == 0 and not answer.candidates[0].ok
-    from binder_py.answer import ProgramCounts
-
-    counts = ProgramCounts.of(answer.candidates)
-    assert (counts.rescopes, counts.row_rescopes) == (0, 1)
-    assert "+ 1 asking a row-selecting f_val question of each row" in counts.sentence()
-    assert "row-selecting question asked of each row" in answer._repr_html_()
-    off = Binder(lm=lm, neural=OracleBackend(oracle), task="wikitq", n=1, repair_attempts=0, rescope=False).ask(
-        table, "how many judges were from florida?")
-    assert off.value is None and not [c for c in off.candidates if c.origin == "rescope"]
-
-
 @pytest.mark.parametrize("question, expected", [
     ("which year had more venues, 2007 or 2012?", True),
     ("who had the most wins in the 1950's: kansas or kansas state?", True),
