@@ -80,6 +80,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+import pandas as pd
+
 from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, is_yes_no_answer, key_text,
                                  names_option, normalize_answer, option_named)
 
@@ -111,6 +113,9 @@ DEFAULT_NEURAL_WEIGHT = 10.0
 TABFACT_ANSWER_WEIGHTS: Mapping[str, float] = {"yes": 4.0, "no": 1.0}
 
 _TIE_DIGITS = 9
+#: a Series or table answer longer than this keeps its cells as they are (its answer is no cell of a
+#: question's table, and reading it costs its size)
+_FIRST_LINE_ROWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -321,6 +326,7 @@ class AnswerShape:
     choice_question: str | None = None
     expects_verdict: bool = False
     expects_name: bool = False
+    first_line: bool = False
 
     def fits(self, candidate: VoteCandidate) -> bool:
         """Whether the candidate's answer has this shape (an ``f_col`` column itself never has)."""
@@ -331,9 +337,13 @@ class AnswerShape:
                 and (not self.expects_name or not is_yes_no_answer(value)))
 
     def read(self, value: Any) -> Any:
-        """The answer as it votes: for a choice question, a text that names one of the options without
-        being it (``"kansas 33"`` for "… kansas or kansas state?") votes for that option
-        (:func:`binder_py.normalize.option_named`); any other answer as it is."""
+        """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,
+        :attr:`binder_py.tasks.profile.TaskProfile.first_line_of_cells`), a text of several lines, alone or
+        in a list, is its first line that is not blank. Then, for a choice question, a text that names one
+        of the options without being it (``"kansas 33"`` for "… kansas or kansas state?") votes for that
+        option (:func:`binder_py.normalize.option_named`). Any other answer as it is."""
+        if self.first_line:
+            value = _first_lines(value)
         if self.choice_question is None:
             return value
         named = option_named(self.choice_question, value)
@@ -356,6 +366,23 @@ class AnswerShape:
                     "f_col column itself; other programs answered otherwise")
         return ("their answer was an f_col column itself (one answer per row, not an answer about the "
                 "table); other programs answered otherwise")
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0].strip() if len(lines) > 1 else text
+
+
+def _first_lines(value: Any) -> Any:
+    """``value`` with each text of several lines (the text itself, an item of a list or tuple, a cell of
+    a Series or table) cut to its first line that is not blank."""
+    if isinstance(value, str):
+        return _first_line(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(item, str) and "\n" in item for item in value):
+        return type(value)(_first_line(item) if isinstance(item, str) else item for item in value)
+    if isinstance(value, (pd.Series, pd.DataFrame)) and len(value) <= _FIRST_LINE_ROWS:
+        return value.map(lambda item: _first_line(item) if isinstance(item, str) else item)
+    return value
 
 
 def polarity_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:

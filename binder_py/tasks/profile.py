@@ -79,6 +79,11 @@ class TaskProfile:
     #: its dev runs weight 1 (a plain majority) answered more questions right (docs/RESULTS.md)
     neural_weight: float = 10.0
     embedded_neural_weight: float = 1.0
+    #: a text answer taken from a cell of several lines stands for its first line: WikiTQ's cells are
+    #: HTML cells whose lines are separate facts (a height and its metric conversion, a building and its
+    #: photo caption), and its answers take the first (on dev, a one-value gold that is a line of such a
+    #: cell is its first line 36 times, the whole cell 3 times, another line 10 times)
+    first_line_of_cells: bool = False
     #: every input is a statement whose answer is yes/no (TabFact), whatever its wording
     statements: bool = False
     #: how a prediction is scored against gold (``binder_py.evaluate.judge``): "denotation" (WikiTQ's
@@ -172,7 +177,7 @@ class TaskProfile:
             return AnswerShape(expects_verdict=True)
         return AnswerShape(expects_number=is_count_question(question),
                            choice_question=question if is_choice_question(question) else None,
-                           expects_name=is_name_question(question))
+                           expects_name=is_name_question(question), first_line=self.first_line_of_cells)
 
     def final_value(self, value: Any, key: str) -> Any:
         """The answer as the task reports it: a statement's verdict is True/False."""

@@ -377,3 +377,25 @@ def test_answers_naming_an_option_vote_for_it_live_and_in_the_report() -> None:
         {"program": named, "value": "kansas 33", "count": 2, "ok": True, "sample_orders": [0, 1]},
         {"program": "3", "value": 3, "count": 1, "ok": True, "sample_orders": [2]}]}
     assert record_vote(record, 5, {"task": "wikitq", "mode": "python"}).value == "kansas"
+
+
+def test_wikitq_answers_take_the_first_line_of_a_cell_and_analysts_the_whole_cell() -> None:
+    """WikiTQ's cells are HTML cells whose lines are separate facts ("14,505 ft" over "4421 m"); its answers
+    take the first line. A user's own table (the analyst task) keeps the whole cell."""
+    wikitq = task_profile("wikitq").answer_shape("what is the elevation of mount whitney?")
+    assert wikitq.read("14,505\u00a0ft\n4421\u00a0m") == "14,505\u00a0ft"
+    assert wikitq.read(["the grove hotel\n\n\n\ngrove hotel in downtown boise", "x"]) == ["the grove hotel", "x"]
+    assert wikitq.read(pd.Series(["a\nb", 2], index=[3, 4])).tolist() == ["a", 2]
+    assert wikitq.read("one line") == "one line" and wikitq.read(7) == 7
+    analyst = task_profile("analyst").answer_shape("what is the elevation of mount whitney?")
+    assert analyst.read("14,505 ft\n4421 m") == "14,505 ft\n4421 m"
+    table = pd.DataFrame({"peak": ["mount whitney", "mount shasta"], "elevation": ["14,505 ft\n4421 m", "14,179 ft\n4322 m"]})
+    program = 'df[df["peak"] == "mount whitney"]["elevation"].iloc[0]'
+    lm = ScriptedLM(lambda request, purpose: [program])
+    answer = Binder(lm=lm, task="wikitq", n=1, mode="python").ask(table, "what is the elevation of mount whitney?")
+    assert answer.value == "14,505 ft" and answer.winner.value == "14,505 ft\n4421 m"
+    from binder_py.runs.report import record_vote
+
+    record = {"question": "what is the elevation of mount whitney?", "candidates": [
+        {"program": program, "value": "14,505 ft\n4421 m", "count": 1, "ok": True, "sample_orders": [0]}]}
+    assert record_vote(record, 5, {"task": "wikitq", "mode": "python"}).value == "14,505 ft"
