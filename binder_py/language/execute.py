@@ -24,6 +24,7 @@ from binder_py.language.messages import NeuralCallMessage, column_reply
 from binder_py.language.worker import DEFAULT_POOL_SIZE, PRELOAD
 from binder_py.language.worker.bridge import WORKER_GLOBALS_NO_DEDUP_SPEC, WORKER_GLOBALS_SPEC
 from binder_py.neural.cache import NeuralCache, Resolution
+from binder_py.neural.narrowed import NARROWED_NOTE, narrowed_cell
 from binder_py.language.columns import ColumnFix, renames_columns, resolve_columns
 from binder_py.language.joined_text import refuse_joined_text
 from binder_py.neural.prefetch import predictable_requests
@@ -309,6 +310,10 @@ class _NeuralHandler:
                     return None
                 res = self.cache.resolve_val(backend_id, request, self.backend.answer)
                 trace.value = plain_answer(read_value(res.value, answer_type))
+                narrowed = narrowed_cell(request, trace.value)
+                if narrowed is not None:
+                    trace.value = plain_answer(read_value(narrowed, answer_type))
+                    trace.warnings.append(NARROWED_NOTE)
                 result = trace.value
             trace.from_cache = res.from_cache
             trace.cached_keys = list(res.cached_keys)

@@ -767,3 +767,20 @@ def test_a_two_column_call_answers_rows_that_joined_alike_apart(runner) -> None:
             lambda request: {key: answers[key] for key in request.keys})
     assert r.ok, r.error
     assert r.value == [True, False]
+
+
+def test_the_one_cell_a_program_narrowed_a_which_question_to_answers_when_the_model_cannot(runner, shirts):
+    """`f_val("Which shirt …?", df[filter]["shirt"])` with one shirt left: shown the name alone, the model
+    could not tell; the program did the choosing, so that cell is the answer, and the trace says so."""
+    program = 'f_val("Which shirt is made in Mexico?", df[df["made in"] == "Mexico"]["shirt"])'
+    r = run(runner, program, shirts, lambda request: "unknown")
+    assert r.ok, r.error
+    assert r.value == shirts.loc[shirts["made in"] == "Mexico", "shirt"].iloc[0]
+    assert any("narrowed the rows to" in w for w in r.calls[0].warnings)
+    # the model's own answer stands; other questions, several cells or no text stay missing
+    assert run(runner, program, shirts, lambda request: "Other").value == "Other"
+    for other in ('f_val("What colour is it?", df[df["made in"] == "Mexico"]["shirt"])',
+                  'f_val("Which shirt is it?", df[df["made in"] != "Mexico"]["shirt"])',
+                  'f_val("Which price?", df[df["made in"] == "Mexico"]["price"])'):
+        r = run(runner, other, shirts, lambda request: "unknown")
+        assert r.ok and r.value is None, (other, r.value)

@@ -1,0 +1,31 @@
+"""The one cell a program narrowed an ``f_val``'s rows to, as the answer the model could not give.
+
+A program that selects the rows a "which …?"/"who …?" question is about and asks ``f_val`` of one
+text cell — ``f_val("Which UNESCO goodwill ambassador is most known for the Chernobyl program?",
+df[df.projects.str.contains("chernobyl")]["name"])``, one name left — has done the choosing; the
+model, shown the name without the cells that chose it, answers that it cannot tell. Then that cell
+is the answer (the call's trace says so). A model that answers anything else is taken at its word,
+and a question of another kind ("what nationality …?" of one name) is never answered with the cell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from binder_py.neural.requests import NeuralRequest, classify
+from binder_py.normalize import is_name_question
+
+__all__ = ["NARROWED_NOTE", "narrowed_cell"]
+
+NARROWED_NOTE = ("the model could not tell from the one cell the program narrowed the rows to, and the question "
+                 "asks which or who: that cell is the answer")
+
+
+def narrowed_cell(request: NeuralRequest, answer: Any) -> str | None:
+    """The one text cell of ``request`` when ``answer`` is missing (none, "unknown", …), the request is an ``f_val`` of a
+    which/who question, and its rows hold one text cell (repeated or not); else None."""
+    if classify(answer)[0] != "na" or request.kind != "val" or len(request.columns) != 1 or not request.rows:
+        return None
+    if len(set(request.keys)) != 1 or not is_name_question(request.question):
+        return None
+    cell = str(request.rows[0][0]).strip()
+    return cell if classify(cell)[0] == "str" else None
