@@ -21,10 +21,12 @@ NARROWED_NOTE = ("the model could not tell from the one cell the program narrowe
 
 
 def narrowed_cell(request: NeuralRequest, answer: Any) -> str | None:
-    """The one text cell of ``request`` when ``answer`` says the model cannot tell ("unknown", "n/a", …), the request is an ``f_val`` of a
-    which/who question, and its rows hold one text cell (repeated or not); else None."""
-    if not isinstance(answer, str) or classify(answer)[0] != "na":  # None: the model was not asked (a row too
-        return None                                                  # long for its context), or gave nothing
+    """The one text cell of ``request`` when ``answer`` says the model cannot tell ("unknown", "n/a", …),
+    the request is an ``f_val`` of a which/who question, and its rows hold one text cell (repeated or
+    not); else None. ``None`` as the answer is no such word: the model was not asked (a row too long
+    for its context) or gave nothing."""
+    if not isinstance(answer, str) or classify(answer)[0] != "na":
+        return None
     if request.kind != "val" or len(request.columns) != 1 or not request.rows:
         return None
     if len(set(request.keys)) != 1 or not is_name_question(request.question):
