@@ -22,8 +22,8 @@ NARROWED_NOTE = ("the model could not tell from the one cell the program narrowe
 
 def narrowed_cell(request: NeuralRequest, answer: Any) -> str | None:
     """The one text cell of ``request`` when ``answer`` says the model cannot tell ("unknown", "n/a", …),
-    the request is an ``f_val`` of a which/who question, and its rows hold one text cell (repeated or
-    not); else None. ``None`` as the answer is no such word: the model was not asked (a row too long
+    the request is an ``f_val`` of a which/who question, and its rows hold one text cell with letters
+    in it (repeated or not); else None. ``None`` as the answer is no such word: the model was not asked (a row too long
     for its context) or gave nothing."""
     if not isinstance(answer, str) or classify(answer)[0] != "na":
         return None
@@ -32,4 +32,6 @@ def narrowed_cell(request: NeuralRequest, answer: Any) -> str | None:
     if len(set(request.keys)) != 1 or not is_name_question(request.question):
         return None
     cell = str(request.rows[0][0]).strip()
-    return cell if classify(cell)[0] == "str" else None
+    # a name has letters: a time, a date or a number the program computed ("1:20:54", the minimum of a
+    # column) is not what "which athlete …?" asks for
+    return cell if classify(cell)[0] == "str" and any(ch.isalpha() for ch in cell) else None

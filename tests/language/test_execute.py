@@ -784,3 +784,7 @@ def test_the_one_cell_a_program_narrowed_a_which_question_to_answers_when_the_mo
                   'f_val("Which price?", df[df["made in"] == "Mexico"]["price"])'):
         r = run(runner, other, shirts, lambda request: "unknown")
         assert r.ok and r.value is None, (other, r.value)
+    # a cell without letters is no name: the fastest time a program computed does not answer "which athlete?"
+    times = pd.DataFrame({"athlete": ["wang zhen", "chen ding"], "time": ["1:20:54", "1:21:10"]})
+    r = run(runner, 'f_val("Which athlete had the fastest time?", df["time"].min())', times, lambda request: "unknown")
+    assert r.ok and r.value is None
