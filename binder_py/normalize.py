@@ -541,54 +541,6 @@ def names_option(question: str, value: Any) -> bool:
     return False
 
 
-#: an option of "A or B?" is at most this many words
-_OPTION_WORDS = 6
-_CLAUSE_END = re.compile(r"[,:;?!]")
-_FILLER_WORDS = frozenset("the a an of in on at to for and or by with is was are were did does do which who what "
-                          "than more less".split())
-
-
-def _option_phrases(question: str) -> list[tuple[list[str], list[str]]]:
-    """Around each choice "or" of ``question``: the phrases that may be its left option (the last 1–6
-    words of the clause before it) and its right one (the first 1–6 words of the clause after it),
-    leaving out phrases of filler words only ("the", "in the")."""
-    q = _question_text(question)
-    masked = _OR_OK_RE.sub(lambda m: " " * len(m.group(0)), q)  # same length: offsets stay true
-    sides = []
-    for found in re.finditer(r"\bor\b", masked):
-        left = _CLAUSE_END.split(q[:found.start()])[-1].split()
-        right = _CLAUSE_END.split(q[found.end():])[0].split()
-        lefts = [" ".join(left[-k:]) for k in range(1, min(_OPTION_WORDS, len(left)) + 1)]
-        rights = [" ".join(right[:k]) for k in range(1, min(_OPTION_WORDS, len(right)) + 1)]
-        sides.append(([p for p in lefts if not set(p.split()) <= _FILLER_WORDS],
-                      [p for p in rights if not set(p.split()) <= _FILLER_WORDS]))
-    return sides
-
-
-def option_named(question: str, value: Any) -> str | None:
-    """The option of a choice question (:func:`is_choice_question`) that a one-text answer names
-    without being it (``"kansas 33"`` for "… kansas or kansas state?", ``"italy (ita) italy ii"`` for
-    "… italy or germany?"): the longest phrase around the question's "or" found in the answer as a
-    whole phrase, in the question's words. None when the answer is an option already, names none, or
-    names phrases of both sides that are not one within the other ("italy and germany")."""
-    if not is_choice_question(question) or names_option(question, value):
-        return None
-    norm = normalize_answer(value)
-    if len(norm.key) != 1 or not isinstance(norm.display, str):
-        return None
-    text = _question_text(norm.display)
-    for lefts, rights in _option_phrases(question):
-        found = [(p, 0) for p in lefts if _whole_phrase_in(p, text)] + \
-                [(p, 1) for p in rights if _whole_phrase_in(p, text)]
-        if not found:
-            continue
-        best, side = max(found, key=lambda item: len(item[0]))
-        if any(other != side and not _whole_phrase_in(p, best) for p, other in found):
-            return None
-        return best
-    return None
-
-
 def _word_char(c: str) -> bool:
     return c.isalnum() or c == "_"  # what ``\w`` matches in a str pattern
 

@@ -21,8 +21,8 @@ Rules
    question, a program that counted 0 is set aside too when another that kept its vote counted more
    than 0: a count of nothing is what a filter that matched no row gives ("Germany" where the table
    writes "FRG"), and WikiTQ dev answers 0 to 8 of its 650 count questions.
-   Before that, an answer to a choice question that names one of its options without being it
-   (``"kansas 33"``) is read as that option (:meth:`AnswerShape.read`, applied by the callers).
+   Before that, in a task whose answers take the first line of a cell (WikiTQ), an answer from a cell
+   of several lines is read as its first line (:meth:`AnswerShape.read`, applied by the callers).
    Then, among the programs the shape kept, :func:`polarity_fit` sets aside a program that drops
    the question's negation (``negation="drops"``: "with no chemicals" asked as "Does it contain
    chemicals?", the yes rows kept) when a program whose neural calls keep it ran with a non-empty
@@ -83,7 +83,7 @@ from typing import Any, Literal, get_args
 import pandas as pd
 
 from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, is_yes_no_answer, key_text,
-                                 names_option, normalize_answer, option_named)
+                                 names_option, normalize_answer)
 
 __all__ = [
     "Strategy",
@@ -339,15 +339,8 @@ class AnswerShape:
     def read(self, value: Any) -> Any:
         """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,
         :attr:`binder_py.tasks.profile.TaskProfile.first_line_of_cells`), a text of several lines, alone or
-        in a list, is its first line that is not blank. Then, for a choice question, a text that names one
-        of the options without being it (``"kansas 33"`` for "… kansas or kansas state?") votes for that
-        option (:func:`binder_py.normalize.option_named`). Any other answer as it is."""
-        if self.first_line:
-            value = _first_lines(value)
-        if self.choice_question is None:
-            return value
-        named = option_named(self.choice_question, value)
-        return value if named is None else named
+        in a list, is its first line that is not blank; any other answer as it is."""
+        return _first_lines(value) if self.first_line else value
 
     def why_set_aside(self) -> str:
         """Why candidates of another shape did not vote, for the answer's warning."""

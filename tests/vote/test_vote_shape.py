@@ -338,47 +338,6 @@ def test_an_infinite_answer_is_inf_in_the_answers_json_and_its_distribution() ->
     assert data["value"] == "inf" and data["distribution"][0]["display"] == "inf"
 
 
-@pytest.mark.parametrize("question, value, expected", [
-    ("who had the most wins in the 1950's: kansas or kansas state?", "kansas 33", "kansas"),
-    ("who had the most wins in the 1950's: kansas or kansas state?", "kansas state wildcats", "kansas state"),
-    ("who placed the highest, italy or germany?", "italy\u00a0(ita) italy ii", "italy"),
-    ("which year had more venues, 2007 or 2012?", "2012 (5 venues)", "2012"),
-    ("which year had more venues, 2007 or 2012?", ["2012 (5 venues)"], "2012"),
-    ("which is larger, the pacific or the atlantic ocean?", "The Atlantic Ocean (106m km2)", "the atlantic ocean"),
-    ("who placed the highest, italy or germany?", "italy and germany", None),  # both: no reading
-    ("who placed the highest, italy or germany?", "italy", None),  # an option already
-    ("who placed the highest, italy or germany?", "team", None),  # names none
-    ("who placed the highest, italy or germany?", ["italy (ita)", "germany"], None),  # several values
-    ("how many players scored 10 or more points?", "10 players", None),  # no choice question
-    ("who placed the highest?", "italy (ita)", None),
-])
-def test_an_answer_naming_one_option_reads_as_it(question, value, expected) -> None:
-    from binder_py.normalize import option_named
-
-    assert option_named(question, value) == expected
-    shape = task_profile("wikitq").answer_shape(question)
-    assert shape.read(value) == (value if expected is None else expected)
-
-
-def test_answers_naming_an_option_vote_for_it_live_and_in_the_report() -> None:
-    """nt-12346 (python mode, 1.5B): three programs answered "kansas 33" (the winning team's name with
-    its ranking, as the table writes it) and were set aside as naming no option; two counts won."""
-    question = "who had the most wins in the 1950's: kansas or kansas state?"
-    table = pd.DataFrame({"winner": ["kansas 33", "kansas state 12", "kansas 33"], "year": [1951, 1952, 1953]})
-    named = 'df["winner"].value_counts().idxmax()'
-    lm = ScriptedLM(lambda request, purpose: [named, named, "3", "2"])
-    answer = Binder(lm=lm, task="wikitq", n=4, mode="python").ask(table, question)
-    assert answer.value == "kansas"
-    winner = answer.winner
-    assert winner.program == named and winner.value == "kansas 33" and winner.voted  # its own answer kept
-    from binder_py.runs.report import record_vote
-
-    record = {"question": question, "candidates": [
-        {"program": named, "value": "kansas 33", "count": 2, "ok": True, "sample_orders": [0, 1]},
-        {"program": "3", "value": 3, "count": 1, "ok": True, "sample_orders": [2]}]}
-    assert record_vote(record, 5, {"task": "wikitq", "mode": "python"}).value == "kansas"
-
-
 def test_wikitq_answers_take_the_first_line_of_a_cell_and_analysts_the_whole_cell() -> None:
     """WikiTQ's cells are HTML cells whose lines are separate facts ("14,505 ft" over "4421 m"); its answers
     take the first line. A user's own table (the analyst task) keeps the whole cell."""
