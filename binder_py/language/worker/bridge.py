@@ -91,28 +91,39 @@ def _values_context(context: Any, table: Any) -> pd.DataFrame | None:
     (``df["Make"].value_counts().idxmin()``, ``df[df.team == "x"]["year"].tolist()``); none of them may
     name a column (a name, or a list of names, is read as columns). The column is named after the table
     column that holds all the texts, else ``value``. No values (an empty list) are a table of no rows,
-    which is not asked."""
+    which is not asked. Each text column's cells are read once, whatever the number of values."""
     many = isinstance(context, (list, tuple, pd.Index, np.ndarray))
     values = list(context) if many else [context]
     if not isinstance(table, pd.DataFrame):
         return None
     if not values:  # the values of no rows (a filter that matched none): not asked, as a sub-table of no rows
         return pd.DataFrame({"value": pd.Series([], dtype=object)})
-    holder: set[Any] | None = None
+    texts: set[str] = set()
     for value in values:
         if isinstance(value, str):
-            if _find_column(table, value) is not _NO_COLUMN:
-                return None
-            found = _holders(table, value)
-            if not found:
-                return None
-            holder = set(found) if holder is None else holder & set(found)
+            texts.add(value)
         elif not isinstance(value, _SCALARS) or (isinstance(value, (float, np.floating)) and np.isnan(value)):
             return None
-        elif _find_column(table, value) is not _NO_COLUMN:
-            return None
-    name = next(iter(holder)) if holder is not None and len(holder) == 1 and all(isinstance(v, str) for v in values) \
-        else "value"
+    if any(_find_column(table, value) is not _NO_COLUMN for value in dict.fromkeys(values)):
+        return None
+    name = "value"
+    if texts:
+        unheld, holders = set(texts), []
+        for column in table.columns:
+            cells = table[column]
+            if not (cells.dtype == object or pd.api.types.is_string_dtype(cells.dtype)):
+                continue
+            try:
+                held = set(cells.dropna().unique().tolist()) & texts
+            except TypeError:  # cells that cannot be hashed (lists) hold no text
+                continue
+            unheld -= held
+            if held == texts:
+                holders.append(column)
+        if unheld:
+            return None  # a text no cell holds: a misspelt column, not a value
+        if len(holders) == 1 and all(isinstance(v, str) for v in values):
+            name = holders[0]
     return pd.DataFrame({str(name): pd.Series(values, dtype=object)})
 
 
