@@ -93,7 +93,8 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
     edits: list[tuple[int, int, str]] = []
     links: list[LiteralLink] = []
     columns = {} if columns is None else columns
-    def column(table_name: str, column: str, node: ast.Constant) -> _Column | None:
+    def values_of(table_name: str, column: str, node: ast.Constant) -> _Column | None:
+        """The column a literal is compared with or searched for in, when its cells can be linked against."""
         table = tables.get(table_name)
         if (table is None or column not in table.columns or not isinstance(table[column], pd.Series)
                 or table_name in changed or (table_name, column) in changed or id(node) in in_fstrings):
@@ -108,14 +109,14 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
 
     found_links: list[tuple[str, str, ast.Constant, Any, str]] = []
     for table_name, name, node in compared_literals(tree):
-        values = column(table_name, name, node)
+        values = values_of(table_name, name, node)
         if values is None or values.holds(node.value):
             continue
         found = values.link(node.value)
         if found is not None:
             found_links.append((table_name, name, node, *found))
     for table_name, name, method, node in searched_literals(tree):
-        values = column(table_name, name, node)
+        values = values_of(table_name, name, node)
         spelling = values.spelling_in_texts(node.value, method) if values is not None else None
         if spelling is not None:
             found_links.append((table_name, name, node, spelling, "case in text"))
@@ -310,7 +311,6 @@ class _Column:
                 return (int(number) if number.is_integer() and abs(number) < 2**53 else number), "number"
         return None
 
-
     def spelling_in_texts(self, literal: str, method: str) -> str | None:
         """How the cells write ``literal`` where a text method (``contains``, ``startswith``,
         ``endswith``) finds it only with case set aside: the one spelling every such cell uses, else
@@ -330,7 +330,10 @@ class _Column:
             elif method == "endswith":
                 starts = [len(text) - size] if low.endswith(folded) else []
             else:
-                starts = [i for i in range(len(low) - size + 1) if low.startswith(folded, i)]
+                starts, at = [], low.find(folded)
+                while at >= 0:
+                    starts.append(at)
+                    at = low.find(folded, at + 1)
             spellings.update(text[i:i + size] for i in starts)
             if len(spellings) > 1:
                 return None

@@ -12,7 +12,7 @@ the parent), spreads the answers from the keys to the context's rows and types t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -56,17 +56,23 @@ def _match_column(df: pd.DataFrame, name: Any) -> Any:
     raise NeuralCallError(f"no column {name!r} in the table; its columns are: {shown}{_cell_hint(df, name)}")
 
 
-def _holders(df: pd.DataFrame, value: Any) -> list[Any]:
-    """The text columns of ``df`` that hold ``value`` as a cell."""
-    holders = []
+def _text_columns(df: pd.DataFrame) -> Iterator[tuple[Any, pd.Series]]:
+    """``(name, cells)`` of each column of ``df`` that may hold text."""
     for column in df.columns:
         cells = df[column]
         if cells.dtype == object or pd.api.types.is_string_dtype(cells.dtype):
-            try:
-                if bool((cells == value).any()):
-                    holders.append(column)
-            except (TypeError, ValueError):
-                continue
+            yield column, cells
+
+
+def _holders(df: pd.DataFrame, value: Any) -> list[Any]:
+    """The text columns of ``df`` that hold ``value`` as a cell."""
+    holders = []
+    for column, cells in _text_columns(df):
+        try:
+            if bool((cells == value).any()):
+                holders.append(column)
+        except (TypeError, ValueError):
+            continue
     return holders
 
 
@@ -109,10 +115,7 @@ def _values_context(context: Any, table: Any) -> pd.DataFrame | None:
     name = "value"
     if texts:
         unheld, holders = set(texts), []
-        for column in table.columns:
-            cells = table[column]
-            if not (cells.dtype == object or pd.api.types.is_string_dtype(cells.dtype)):
-                continue
+        for column, cells in _text_columns(table):
             try:
                 held = set(cells.dropna().unique().tolist()) & texts
             except TypeError:  # cells that cannot be hashed (lists) hold no text
