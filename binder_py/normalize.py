@@ -515,13 +515,16 @@ def is_choice_question(question: str) -> bool:
     return re.search(r"\bor\b", _OR_OK_RE.sub(" ", q)) is not None
 
 
-_NAME_QUESTION = re.compile(r"^\W*(which|who|whom|whose)\b")
+_NAME_QUESTION = re.compile(r"^\W*(?:(?:against|in|for|with|by|from|to|at|on|of|under|during|after|before|between|"
+                            r"into|over|through|among|within|behind|toward|towards)\s+)?(which|who|whom|whose)\b")
 
 
 def is_name_question(question: str) -> bool:
-    """Whether a question asks which or who (it starts so, after stripping and casefolding) and
-    is neither a yes/no nor a choice question: its answer names something, never a bare yes/no.
-    "where" is left out: WikiTQ writes "where there at least 10 wins?" for "were"."""
+    """Whether a question asks which or who (it starts so, or with a preposition and then so:
+    "against which team …?", "to whom …?", after stripping and casefolding) and is neither a yes/no
+    nor a choice question: its answer names something, never a bare yes/no, and (rule 0 of the
+    vote) not the very thing the question names. "where" is left out: WikiTQ writes "where there
+    at least 10 wins?" for "were"."""
     q = _question_text(question)
     return bool(_NAME_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
 

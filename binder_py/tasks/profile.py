@@ -177,7 +177,8 @@ class TaskProfile:
             return AnswerShape(expects_verdict=True)
         return AnswerShape(expects_number=is_count_question(question),
                            choice_question=question if is_choice_question(question) else None,
-                           expects_name=is_name_question(question), first_line=self.first_line_of_cells)
+                           name_question=question if is_name_question(question) else None,
+                           first_line=self.first_line_of_cells)
 
     def final_value(self, value: Any, key: str) -> Any:
         """The answer as the task reports it: a statement's verdict is True/False."""

@@ -288,6 +288,12 @@ def test_the_pipeline_sets_aside_a_statements_count_and_says_so() -> None:
 @pytest.mark.parametrize("question, expected", [
     ("which is the best-selling shirt made in north america?", True),
     ("Who scored the most goals?", True),
+    ("against which team did man united play at emirates stadium?", True),  # a preposition first
+    ("to whom was the award given?", True),
+    ("in which year was it built?", True),
+    ("in what year was it built?", False),
+    ("within which?", True),
+    ("whichever", False),
     ("whose team won?", True),
     ("which year had more venues, 2007 or 2012?", False),   # a choice question: its options decide
     ("which is it, true or false?", False),
@@ -319,6 +325,26 @@ def test_a_name_questions_bare_yes_no_answers_are_set_aside() -> None:
     assert not task_profile("tabfact").answer_shape("which team won is arsenal").expects_name
 
 
+def test_a_name_questions_answer_that_the_question_itself_names_is_set_aside() -> None:
+    """"Against which team did Man United play at Emirates Stadium?": three programs returned the away
+    side, Man United, two the home side. The question names Man United, so that is not its answer
+    (in WikiTQ dev, 1 of 660 which/who questions has a gold answer the question names)."""
+    question = "Against which team did Man United play at Emirates Stadium?"
+    shape = task_profile("analyst").answer_shape(question)
+    assert shape.expects_name and shape.name_question == question
+    candidates = [C("Man United", order=0), C(["Man United"], order=1), C("man united ", order=2),
+                  C("Arsenal", order=3), C(["Arsenal"], order=4), C("emirates stadium", order=5)]
+    assert [c.order for c in shape_fit(candidates, shape)] == [3, 4]
+    assert vote_prefix(candidates, 6, shape=shape).value == "Arsenal"
+    assert shape_fit(candidates[:3], shape) == candidates[:3]  # nothing else answered: kept, and it wins
+    assert "the question itself names" in shape.why_set_aside()
+    # a word the question names is named too; a longer name holding it, and several values, are other answers
+    assert not shape.fits(C("United", order=0))
+    assert shape.fits(C("Man United Women", order=0)) and shape.fits(C(["Man United", "Arsenal"], order=0))
+    # other questions keep such answers: a choice question's answer is one of its options
+    assert task_profile("wikitq").answer_shape("which team won, arsenal or man united?").name_question is None
+
+
 def test_the_pipeline_sets_aside_a_name_questions_bare_yes_no_and_says_why() -> None:
     table = pd.DataFrame({"shirt": ["a", "b", "c"], "sales": [3, 9, 5]})
     boolean = '(df["sales"] > 4).any()'
@@ -326,7 +352,7 @@ def test_the_pipeline_sets_aside_a_name_questions_bare_yes_no_and_says_why() -> 
     lm = ScriptedLM(lambda request, purpose: [boolean, boolean, named])
     answer = Binder(lm=lm, task="analyst", n=3, mode="python").ask(table, "which shirt sold best?")
     assert answer.value == "b"
-    assert any("did not vote" in w and "bare yes/no or true/false (the question asks which or who)" in w
+    assert any("did not vote" in w and "bare yes/no or true/false, or one value the question itself names" in w
                for w in answer.warnings), answer.warnings
 
 
