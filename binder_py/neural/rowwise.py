@@ -24,6 +24,9 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
   calibrated P(yes), ``(p/q) / (p/q + (1-p)/(1-q))``, is shown beside the raw one). Measured on
   108 labelled cells (``python -m binder_py.bench.yes_no_cells``, docs/LM.md) it answered
   *worse* than ``p > 0.5`` with both embedded models, so the plain threshold is the default.
+* a yes/no question that only compares the call's one column with a number ("Is the enrollment
+  less than 600?", "Is the run time less than 1:19?"): the rows whose cell holds such a number are
+  answered by computing (:mod:`binder_py.neural.comparisons`), not asked; the others are asked.
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -47,6 +50,7 @@ from binder_py.errors import BinderError
 from binder_py.lm.types import Choice, LanguageModel, LMContextTooLong, LMRequest, Usage
 from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, AnswerType, question_answer_type)
 from binder_py.neural.backends import NeuralAnswer
+from binder_py.neural.comparisons import computed_answers
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.render import one_line
 from binder_py.neural.requests import NeuralRequest, classify, shown_key
@@ -177,6 +181,13 @@ class RowwiseNeuralBackend:
         tags = {"kind": "col", "question": request.question[:200], "protocol": "rows"}
         if request.site is not None:
             tags["site"] = str(request.site)
+        if answer_type.kind is AnswerKind.YES_NO:  # a comparison with a number: computed, not asked
+            computed, lines = computed_answers(request.question, request.columns, request.rows, request.keys)
+            result.answers.update(computed)
+            result.raw_outputs.extend(lines)
+        asked = [i for i, key in enumerate(request.keys) if key not in result.answers]
+        if not asked:
+            return result
         by_logprobs = answer_type.kind is AnswerKind.YES_NO and self.lm.capabilities.logprobs
         prior: float | None = None
         if by_logprobs and self.calibrate:
@@ -196,8 +207,8 @@ class RowwiseNeuralBackend:
                 return request.keys[index], _TOO_LONG, "does not fit the model's context", Usage()
 
         unanswered: list[str] = []
-        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(request.rows))) as pool:
-            for key, answer, raw, usage in pool.map(ask, range(len(request.rows))):
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(asked))) as pool:
+            for key, answer, raw, usage in pool.map(ask, asked):
                 if answer is _TOO_LONG:  # unanswered, as the table prompt leaves such a row: not cached
                     result.warnings.append(f"row {shown_key(key)} does not fit the model's context")
                 else:
@@ -207,7 +218,7 @@ class RowwiseNeuralBackend:
                 result.raw_outputs.append(f"{shown_key(key, 200)[1:-1] if answer is _TOO_LONG else key}: {raw}")
                 result.usage += usage
         if unanswered:  # (every row unknown, from a server that sends no log-probabilities, read as no row chosen)
-            result.warnings.append(f"{len(unanswered)} of {len(request.rows)} row(s) got no answer from the model and "
+            result.warnings.append(f"{len(unanswered)} of {len(asked)} row(s) got no answer from the model and "
                                    "are unknown (NA): " + "; ".join(unanswered[:5]))
         result.prompts.append(_shown_prompt(prefix, request))
         return result
