@@ -83,7 +83,8 @@ class Candidate:
     votes: float = 0.0  # the weight it gave its answer (0 when it did not vote)
     voted: bool = False
     repaired_from: int | None = None  # index of the candidate a repair, rescope or link came from
-    links: tuple[str, ...] = ()  # link: each compared value replaced, "'column': 'written' → 'linked' (rule)"
+    links: tuple[str, ...] = ()  # link: each compared value replaced, "'column': 'written' → 'linked' (rule)",
+    # and each comparison regrouped, "`a == 'x' & b == 'y'` regrouped as `(a == 'x') & (b == 'y')` (…)"
 
     @property
     def ok(self) -> bool:
@@ -131,7 +132,7 @@ class ProgramCounts:
     merging identical programs); ``repairs`` the programs a repair round wrote (each distinct
     and new by construction); ``rescopes`` the programs whose f_col answer was asked once
     instead (the rescope stage); ``links`` the programs run again with a compared value linked to the
-    cell it means (the link stage; each stands for its sampled program, with its count); ``failed``
+    cell it means, or comparisons joined by ``&``/``|`` regrouped (the link stage; each stands for its sampled program, with its count); ``failed``
     and ``voted`` count programs with their multiplicity, out of ``sampled + repairs + rescopes +
     links``; ``empty`` the programs that ran and answered nothing (None, an empty list or table),
     ``set_aside`` those that ran, answered, and did not vote (an answer of the wrong shape,
@@ -178,7 +179,7 @@ class ProgramCounts:
         text = f"{self.sampled} {unit} {made} ({self.distinct} distinct)"
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
-                             (self.links, " + {} with a compared value linked to a cell"),
+                             (self.links, " + {} with a compared value linked to a cell or comparisons regrouped"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):
             if count:
@@ -382,8 +383,8 @@ class Answer:
                              f"{_show(error.message, 200)}" if error is not None else "  -> an empty result")
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
-                         f"Winning program (candidate {winner.repaired_from}'s, with compared values linked to "
-                         f"cells: {'; '.join(winner.links)}):")
+                         f"Winning program (candidate {winner.repaired_from}'s, run again with compared values "
+                         f"linked to cells or comparisons regrouped: {'; '.join(winner.links)}):")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:
                 if call.order < 0:  # usage only: prefetched for a call the program never reached

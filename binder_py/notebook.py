@@ -404,7 +404,8 @@ def _candidate_label(candidate: Candidate) -> str:
     if candidate.origin == "rescope":
         return f"candidate {candidate.repaired_from}'s question asked once (f_val), not row by row"
     if candidate.origin == "link":
-        return f"candidate {candidate.repaired_from} with compared values linked to cells: {'; '.join(candidate.links)}"
+        return (f"candidate {candidate.repaired_from} with compared values linked to cells or comparisons "
+                f"regrouped: {'; '.join(candidate.links)}")
     if candidate.origin == "propose":  # discriminate mode: built by the symbolic proposer, ranked by the model
         return f"proposed, rank {min(candidate.sample_orders or (0,)) + 1}"
     times = f"sampled {candidate.count}×" if candidate.count > 1 else "sampled once"

@@ -135,7 +135,8 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                              "default for models that take grammars)")
     parser.add_argument("--no-link", dest="link_literals", action="store_false", default=None,
                         help="do not run again, with the value linked to the cell it means, a program that "
-                             "compared a column with a value no cell holds (docs/LANGUAGE.md, \"Value linking\")")
+                             "compared a column with a value no cell holds, nor, regrouped, one that joined "
+                             "comparisons with & or | unparenthesized (docs/LANGUAGE.md, \"Value linking\")")
     parser.add_argument("--no-score-ties", dest="score_ties", action="store_false", default=None,
                         help="break a tie at the top of the vote by the earliest sample, not by the model's "
                              "score of each tied answer (on by default for models that take grammars and "

@@ -1,7 +1,9 @@
 """Stage 5, link (value linking): a program that compared a column with a value no cell holds is
 run again with that value replaced by the one cell it unmistakably means
 (:func:`binder_py.pipeline.literal_links.link_literals`: ``"naanmugan"`` → ``"naanmugan
-thiruvandhadhi"``, ``"2005"`` → ``2005``).
+thiruvandhadhi"``, ``"2005"`` → ``2005``); and a program that joined comparisons with ``&``/``|``
+without parentheses (``df["a"] == "x" & df["b"] == "y"``, which Python reads as a chained
+comparison) is run again with them regrouped as meant (:mod:`binder_py.pipeline.precedence`).
 
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place
@@ -20,6 +22,7 @@ from typing import Any
 from binder_py.answer import Candidate
 from binder_py.pipeline.literal_links import link_literals
 from binder_py.pipeline.plan import plan_candidates
+from binder_py.pipeline.precedence import regroup_comparisons
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import program_identity
 from binder_py.pipeline.state import QuestionState
@@ -41,16 +44,20 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     for index, candidate in enumerate(state.candidates):
         if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
+        regrouped = regroup_comparisons(candidate.program)
+        program, notes = regrouped if regrouped is not None else (candidate.program, ())
         try:
-            found = link_literals(candidate.program, tables, columns)
+            found = link_literals(program, tables, columns)
         except (ValueError, OverflowError, RecursionError, MemoryError):
-            continue  # a literal no rule can read (a 400-digit number ...): the program stays as written
-        if found is None:
+            found = None  # a literal no rule can read (a 400-digit number ...): the literals stay as written
+        if found is not None:
+            program, links = found
+            notes += tuple(link.describe() for link in links)
+        if not notes:
             continue
-        program, links = found
         sibling = Candidate(program=program, count=candidate.count, origin="link",
                             sample_orders=candidate.sample_orders, mean_logprob=candidate.mean_logprob,
-                            repaired_from=index, links=tuple(link.describe() for link in links))
+                            repaired_from=index, links=notes)
         identity = program_identity(program)
         if identity in ran or identity in to_run:
             waiting.append(sibling)
@@ -58,8 +65,9 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
             to_run[identity] = sibling
     if not to_run and not waiting:
         return state
-    state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds; running them "
-                       "with the value linked to the cell it means")
+    state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds, or joined "
+                       "comparisons with & or | unparenthesized; running them linked to the cells they mean, "
+                       "and regrouped")
     linked: list[Candidate] = []
     if to_run:
         state = plan_candidates(state, list(to_run.values()))
