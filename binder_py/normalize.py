@@ -89,6 +89,7 @@ __all__ = [
     "is_yes_no_question",
     "is_count_question",
     "is_name_question",
+    "asks_beyond_itself",
     "is_yes_no_answer",
     "is_choice_question",
     "names_option",
@@ -522,11 +523,27 @@ _NAME_QUESTION = re.compile(r"^\W*(?:(?:against|in|for|with|by|from|to|at|on|of|
 def is_name_question(question: str) -> bool:
     """Whether a question asks which or who (it starts so, or with a preposition and then so:
     "against which team …?", "to whom …?", after stripping and casefolding) and is neither a yes/no
-    nor a choice question: its answer names something, never a bare yes/no, and (rule 0 of the
-    vote) not the very thing the question names. "where" is left out: WikiTQ writes "where there
-    at least 10 wins?" for "were"."""
+    nor a choice question: its answer names something, never a bare yes/no. "where" is left out:
+    WikiTQ writes "where there at least 10 wins?" for "were"."""
     q = _question_text(question)
     return bool(_NAME_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
+
+
+_WHAT_QUESTION = re.compile(r"^\W*(?:what|name)\b")
+
+
+def asks_beyond_itself(question: str) -> bool:
+    """Whether a question asks for something it does not name: it asks which or who
+    (:func:`is_name_question`), or starts with "what" or "name", and offers no options, asks no
+    yes/no and counts nothing. Its answer is then not one of its own words (rule 0 of the vote): in
+    WikiTQ a gold answer other than a number that such a question names is 2 of the 1,484 dev
+    questions and 4 of the 2,239 test ones (two of those offer options in words the question
+    reader does not take for a choice: "out of brown, nixon, and wyckoff")."""
+    q = _question_text(question)
+    if is_name_question(q):
+        return True
+    return (bool(_WHAT_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
+            and not is_count_question(q))
 
 
 def names_option(question: str, value: Any) -> bool:

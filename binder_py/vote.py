@@ -318,22 +318,22 @@ class AnswerShape:
     the values it names is the wrong shape (:func:`binder_py.normalize.names_option`: "34" for
     "kansas or kansas state?"). ``expects_verdict``: a statement to verify (TabFact) wants one
     yes/no verdict (:func:`binder_py.normalize.is_verdict`: "10" would otherwise win and be
-    reported as False). ``name_question``: the text of a question that asks which or who
-    (:func:`binder_py.normalize.is_name_question`); it is not answered by a bare yes/no or
-    true/false ("which shirt sold best?" — ``False``), nor by one value the question itself names
-    ("against which team did Man United play at Emirates Stadium?" — "Man United": in WikiTQ that
-    is the gold answer of 1 of the 660 such dev questions, and of 4 of the 1,015 test ones)."""
+    reported as False). ``expects_name``: a question that asks which or who
+    (:func:`binder_py.normalize.is_name_question`) is not answered by a bare yes/no or
+    true/false ("which shirt sold best?" — ``False``). ``echo_question``: the text of a question
+    that asks for something it does not name (:func:`binder_py.normalize.asks_beyond_itself`:
+    which/who/what/name questions that offer no options and count nothing); one value it names,
+    other than a number, is not its answer ("against which team did Man United play at Emirates
+    Stadium?" — "Man United"; "what is the name of the building listed after idaho state capitol?"
+    — "idaho state capitol"). In WikiTQ such a gold answer is 2 of the 1,484 such dev questions and
+    4 of the 2,239 test ones."""
 
     expects_number: bool = False
     choice_question: str | None = None
     expects_verdict: bool = False
-    name_question: str | None = None
+    expects_name: bool = False
+    echo_question: str | None = None
     first_line: bool = False
-
-    @property
-    def expects_name(self) -> bool:
-        """A which/who question (:attr:`name_question`)."""
-        return self.name_question is not None
 
     def fits(self, candidate: VoteCandidate) -> bool:
         """Whether the candidate's answer has this shape (an ``f_col`` column itself never has)."""
@@ -341,8 +341,9 @@ class AnswerShape:
         return (not candidate.per_row and (not self.expects_number or is_one_number(value))
                 and (self.choice_question is None or names_option(self.choice_question, value))
                 and (not self.expects_verdict or is_verdict(value))
-                and (self.name_question is None
-                     or not (is_yes_no_answer(value) or names_option(self.name_question, value))))
+                and (not self.expects_name or not is_yes_no_answer(value))
+                and (self.echo_question is None or is_one_number(value)
+                     or not names_option(self.echo_question, value)))
 
     def read(self, value: Any) -> Any:
         """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,
@@ -363,8 +364,11 @@ class AnswerShape:
             return ("their answer was none of the options the question names, or was an f_col column "
                     "itself; other programs answered with one of the options")
         if self.expects_name:
-            return ("their answer was a bare yes/no or true/false, or one value the question itself names (the "
-                    "question asks which or who), or was an f_col column itself; other programs answered otherwise")
+            return ("their answer was a bare yes/no or true/false (the question asks which or who), or one value "
+                    "the question itself names, or was an f_col column itself; other programs answered otherwise")
+        if self.echo_question is not None:
+            return ("their answer was one value the question itself names (it asks for something else), or was "
+                    "an f_col column itself; other programs answered otherwise")
         return ("their answer was an f_col column itself (one answer per row, not an answer about the "
                 "table); other programs answered otherwise")
 

@@ -331,7 +331,7 @@ def test_a_name_questions_answer_that_the_question_itself_names_is_set_aside() -
     (in WikiTQ dev, 1 of 660 which/who questions has a gold answer the question names)."""
     question = "Against which team did Man United play at Emirates Stadium?"
     shape = task_profile("analyst").answer_shape(question)
-    assert shape.expects_name and shape.name_question == question
+    assert shape.expects_name and shape.echo_question == question
     candidates = [C("Man United", order=0), C(["Man United"], order=1), C("man united ", order=2),
                   C("Arsenal", order=3), C(["Arsenal"], order=4), C("emirates stadium", order=5)]
     assert [c.order for c in shape_fit(candidates, shape)] == [3, 4]
@@ -342,7 +342,34 @@ def test_a_name_questions_answer_that_the_question_itself_names_is_set_aside() -
     assert not shape.fits(C("United", order=0))
     assert shape.fits(C("Man United Women", order=0)) and shape.fits(C(["Man United", "Arsenal"], order=0))
     # other questions keep such answers: a choice question's answer is one of its options
-    assert task_profile("wikitq").answer_shape("which team won, arsenal or man united?").name_question is None
+    assert task_profile("wikitq").answer_shape("which team won, arsenal or man united?").echo_question is None
+    # nor is a number the question names ("which year after 1990 …?" may be answered 1990 by no program,
+    # but "what year saw the highest growth between 1990 and 2004?" is 1990 in WikiTQ)
+    assert shape.fits(C(1990, order=0)) and shape.fits(C("1990", order=0))
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("what is the name of the building listed after idaho state capitol?", True),
+    ("name the team that won after arsenal", True),
+    ("Against which team did Man United play?", True),
+    ("what team won, arsenal or chelsea?", False),  # options
+    ("was arsenal the winner?", False),  # yes/no
+    ("how many games did arsenal win?", False),
+    ("when did arsenal win?", False),  # another kind of question: not read
+])
+def test_questions_that_ask_beyond_themselves(question, expected) -> None:
+    from binder_py.normalize import asks_beyond_itself
+
+    assert asks_beyond_itself(question) is expected
+
+
+def test_a_what_questions_answer_that_the_question_itself_names_is_set_aside() -> None:
+    question = "what is the name of the building listed after idaho state capitol?"
+    shape = task_profile("wikitq").answer_shape(question)
+    assert not shape.expects_name and shape.echo_question == question
+    candidates = [C("idaho state capitol", order=0), C("the grove hotel", order=1)]
+    assert vote_prefix(candidates, 2, shape=shape).value == "the grove hotel"
+    assert "the question itself names (it asks for something else)" in shape.why_set_aside()
 
 
 def test_the_pipeline_sets_aside_a_name_questions_bare_yes_no_and_says_why() -> None:
@@ -352,7 +379,7 @@ def test_the_pipeline_sets_aside_a_name_questions_bare_yes_no_and_says_why() -> 
     lm = ScriptedLM(lambda request, purpose: [boolean, boolean, named])
     answer = Binder(lm=lm, task="analyst", n=3, mode="python").ask(table, "which shirt sold best?")
     assert answer.value == "b"
-    assert any("did not vote" in w and "bare yes/no or true/false, or one value the question itself names" in w
+    assert any("did not vote" in w and "bare yes/no or true/false (the question asks which or who), or one value the question itself names" in w
                for w in answer.warnings), answer.warnings
 
 
