@@ -28,6 +28,8 @@ ABSTAINED = "abstained: "
 #: (the model rewrote a failing program), ``rescope`` (an f_col answer asked once, as f_val), ``link``
 #: (a compared value no cell holds replaced by the cell it means; binder_py/pipeline/link.py)
 DERIVED_ORIGINS = ("repair", "rescope", "link")
+#: origins of programs the pipeline writes from no program of its own (the choose stage): not samples either
+ADDED_ORIGINS = ("choose",)
 
 
 def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None) -> tuple[str, bool, int | None, bool]:
@@ -74,7 +76,7 @@ class Candidate:
 
     program: str
     count: int
-    origin: str  # "sample" | "repair" | "rescope" | "link" | "propose" | "e2e" (see DERIVED_ORIGINS)
+    origin: str  # "sample" | "repair" | "rescope" | "link" | "choose" | "propose" | "e2e" (see DERIVED_ORIGINS)
     sample_orders: tuple[int, ...]
     mean_logprob: float | None = None
     run: ProgramRun | None = None  # None in e2e mode, and before the run stage
@@ -132,9 +134,10 @@ class ProgramCounts:
     merging identical programs); ``repairs`` the programs a repair round wrote (each distinct
     and new by construction); ``rescopes`` the programs whose f_col answer was asked once
     instead (the rescope stage); ``links`` the programs run again with a compared value linked to the
-    cell it means, or comparisons joined by ``&``/``|`` regrouped (the link stage; each stands for its sampled program, with its count); ``failed``
-    and ``voted`` count programs with their multiplicity, out of ``sampled + repairs + rescopes +
-    links``; ``empty`` the programs that ran and answered nothing (None, an empty list or table),
+    cell it means, or comparisons joined by ``&``/``|`` regrouped (the link stage; each stands for its
+    sampled program, with its count); ``choices`` the programs that ask the model to choose among the
+    question's options, which no program named (the choose stage); ``failed`` and ``voted`` count
+    programs with their multiplicity, out of ``sampled + repairs + rescopes + links + choices``; ``empty`` the programs that ran and answered nothing (None, an empty list or table),
     ``set_aside`` those that ran, answered, and did not vote (an answer of the wrong shape,
     docs/LANGUAGE.md), and ``replaced`` the sampled programs whose linked version voted in their
     place, so that the counts add up: every program is in one of failed, empty, set aside, replaced
@@ -148,13 +151,14 @@ class ProgramCounts:
     voted: int
     rescopes: int = 0
     links: int = 0
+    choices: int = 0
     empty: int = 0
     set_aside: int = 0
     replaced: int = 0
 
     @classmethod
     def of(cls, candidates: list[Candidate]) -> ProgramCounts:
-        samples = [c for c in candidates if c.origin not in DERIVED_ORIGINS]
+        samples = [c for c in candidates if c.origin not in DERIVED_ORIGINS + ADDED_ORIGINS]
         # sampled programs whose linked version voted in their place
         replaced = {i for i in superseded_by_links(link_entries(candidates)) if candidates[i].origin != "link"}
         # e2e answers, and programs run one by one (group_identical=False), are not merged: count texts
@@ -167,6 +171,7 @@ class ProgramCounts:
                    repairs=programs(lambda i, c: c.origin == "repair"), voted=programs(lambda i, c: c.voted),
                    rescopes=programs(lambda i, c: c.origin == "rescope"),
                    links=programs(lambda i, c: c.origin == "link"),
+                   choices=programs(lambda i, c: c.origin == "choose"),
                    failed=programs(lambda i, c: not c.ok and i not in replaced),
                    empty=programs(lambda i, c: unvoted[i] and c.answer_key == ""),
                    set_aside=programs(lambda i, c: unvoted[i] and bool(c.answer_key)),
@@ -180,6 +185,7 @@ class ProgramCounts:
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
                              (self.links, " + {} with a compared value linked to a cell or comparisons regrouped"),
+                             (self.choices, " + {} asking the model to choose among the question's options"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):
             if count:

@@ -406,6 +406,8 @@ def _candidate_label(candidate: Candidate) -> str:
     if candidate.origin == "link":
         return (f"candidate {candidate.repaired_from} with compared values linked to cells or comparisons "
                 f"regrouped: {'; '.join(candidate.links)}")
+    if candidate.origin == "choose":
+        return "written to ask the model to choose among the question's options, which no program named"
     if candidate.origin == "propose":  # discriminate mode: built by the symbolic proposer, ranked by the model
         return f"proposed, rank {min(candidate.sample_orders or (0,)) + 1}"
     times = f"sampled {candidate.count}×" if candidate.count > 1 else "sampled once"

@@ -31,6 +31,7 @@ _STAGE_TEXT: dict[str, Callable[[Any], str]] = {
     "link": lambda state: "linking compared values that no cell holds to the cells they mean, if any",
     "repair": lambda state: "repairing failed programs, if too few succeeded",
     "rescope": lambda state: "asking once the questions that programs answered row by row, if any",
+    "choose": lambda state: "asking the model to choose among the question's options, if no program named one",
     "vote_candidates": lambda state: "voting",
 }
 

@@ -1,6 +1,6 @@
 """The pipeline: one question goes through the stages in :data:`STAGES`, in order.
 
-    prompt → sample → propose → plan → run → link → repair → rescope → vote
+    prompt → sample → propose → plan → run → link → repair → rescope → choose → vote
 
 Each stage is a function ``QuestionState -> QuestionState`` in its own module; adding a
 stage is writing one module and putting its function in the tuple (docs/ARCHITECTURE.md).
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from binder_py.answer import Answer
+from binder_py.pipeline.choose import choose
 from binder_py.pipeline.link import link
 from binder_py.pipeline.plan import plan
 from binder_py.pipeline.prompt import build_prompt
@@ -29,7 +30,7 @@ from binder_py.pipeline.vote import vote_candidates
 
 Stage = Callable[[QuestionState], QuestionState]
 
-STAGES: tuple[Stage, ...] = (build_prompt, sample, propose, plan, run, link, repair, rescope,
+STAGES: tuple[Stage, ...] = (build_prompt, sample, propose, plan, run, link, repair, rescope, choose,
                               vote_candidates)
 
 

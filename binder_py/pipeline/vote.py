@@ -1,4 +1,4 @@
-"""Stage 8, vote: candidates' answers are normalised and voted (:mod:`binder_py.vote`) under the
+"""Stage 9, vote: candidates' answers are normalised and voted (:mod:`binder_py.vote`) under the
 task's strategy; the state gets its :class:`~binder_py.answer.Answer`."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from binder_py.answer import DERIVED_ORIGINS
+from binder_py.answer import ADDED_ORIGINS, DERIVED_ORIGINS
 from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
@@ -186,6 +186,8 @@ def _within_prefix(candidates: list[Any], every: list[VoteCandidate], i: int, k:
     version of one cut to its positions below ``k``; a repair or a rescope sibling, or a linked version
     of one (whose own position comes after the ``n`` samples), whole when the sample it comes from is
     among them, else not at all."""
+    if str(candidates[i].get("origin")) in ADDED_ORIGINS:  # written because no sample named an option: at every k
+        return [every[i]]
     chain = _derivation(candidates, i)
     if chain is not None and any(str(candidates[j].get("origin")) in ("repair", "rescope") for j in chain):
         root = every[chain[-1]]
@@ -256,8 +258,8 @@ def _right(run: Run, record: dict[str, Any], result: Any, judge: str) -> bool:
 
 def recorded_sample_positions(run: Run) -> set[int]:
     """The sample positions the recorded (non-repair) candidates of a run hold."""
-    return {int(o) for r in run.records for c in r.get("candidates") or [] if c.get("origin") not in DERIVED_ORIGINS
-            for o in c.get("sample_orders") or ()}
+    return {int(o) for r in run.records for c in r.get("candidates") or []
+            if c.get("origin") not in DERIVED_ORIGINS + ADDED_ORIGINS for o in c.get("sample_orders") or ()}
 
 
 def curve_length(run: Run) -> int:

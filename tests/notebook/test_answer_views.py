@@ -57,7 +57,7 @@ def test_counts_separate_samples_from_repairs_and_read_the_same_everywhere(no_an
     assert sentence == "4 program(s) sampled (2 distinct) + 2 written by repair; 6 failed; 0 voted"
     assert sentence in answer.explain() and sentence in answer_html(answer)
     assert answer.to_json()["counts"] == {"sampled": 4, "distinct": 2, "repairs": 2, "failed": 6, "voted": 0,
-                                         "rescopes": 0, "links": 0, "empty": 0, "set_aside": 0,
+                                         "rescopes": 0, "links": 0, "choices": 0, "empty": 0, "set_aside": 0,
                                          "replaced": 0}
 
 
