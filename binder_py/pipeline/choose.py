@@ -12,8 +12,9 @@ answer to what a program cannot compute is a neural call, so this stage writes o
     greg smith", df[df["Player"].isin(["paul george", "greg smith"])])
 
 The options are the table's own cells: the cells of one text column that the question names whole
-(:func:`binder_py.discriminate.question.mentioned_values`), at least one before its last "or" and
-one after it, at most six ("does der liebeswalzer or manöverkinder contain more acts?" → the two
+(:func:`binder_py.discriminate.question.mentioned_values`), or the numbers it names that are cells
+of one numeric column ("which had more ger numbers, 1898 or 1893?"), at least one before its last
+"or" and one after it, at most six ("does der liebeswalzer or manöverkinder contain more acts?" → the two
 titles, where the question's words alone would give "does der liebeswalzer"). The call's answer
 type is then a choice among them (:func:`binder_py.neural.answer_types.question_answer_type`),
 enforced by the grammar where the model takes one and by the parser everywhere. The candidate
@@ -27,6 +28,7 @@ tables; ``Binder(..., rescope=False)`` turns it off with the rescope stage, its 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pandas as pd
 
@@ -43,15 +45,16 @@ __all__ = ["choose", "linked_options", "choice_program"]
 MAX_OPTIONS = 6
 
 
-def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[str, ...]] | None:
+def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[Any, ...]] | None:
     """The column and the cells of it that the question offers as options (see the module docstring),
-    in the order the question names them; None when there are no such cells."""
+    in the order the question names them (texts, or numbers of a numeric column: "which had more ger
+    numbers, 1898 or 1893?"); None when there are no such cells."""
     text = " ".join(words(question))
     ors = [m.start() for m in re.finditer(r"\bor\b", text)]
     if not ors:
         return None
     last_or = ors[-1]
-    by_column: dict[str, list[tuple[int, str]]] = {}
+    by_column: dict[str, list[tuple[int, Any]]] = {}
     for mention in mentioned_values(table, question, limit=50):
         if mention.strength < 1.0 or not isinstance(mention.value, str) or "," in mention.value:
             continue
@@ -60,7 +63,17 @@ def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[str, 
         if position is None or position.start() <= last_or < position.end():
             continue
         by_column.setdefault(str(mention.column), []).append((position.start(), mention.value))
-    best: tuple[str, tuple[str, ...]] | None = None
+    for column in table.columns:  # numbers the question names that are cells of a numeric column
+        series = table[column]
+        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+            continue
+        cells = set(series.dropna().tolist())
+        for match in re.finditer(r"(?<![\w.,])\d+(?:\.\d+)?(?![\w.]|,\d)", text):
+            number = float(match.group(0))
+            if number in cells and not match.start() <= last_or < match.end():
+                value = int(number) if number.is_integer() else number
+                by_column.setdefault(str(column), []).append((match.start(), value))  # type: ignore[arg-type]
+    best: tuple[str, tuple[Any, ...]] | None = None
     for column, found in by_column.items():
         found.sort()
         cells = tuple(dict.fromkeys(value for _, value in found))
@@ -71,9 +84,9 @@ def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[str, 
     return best
 
 
-def choice_program(question: str, column: str, options: tuple[str, ...]) -> str:
+def choice_program(question: str, column: str, options: tuple[Any, ...]) -> str:
     """The ``f_val`` call that asks ``question`` of the rows holding ``options``, with them as its answers."""
-    listed = ", ".join(options[:-1]) + f" or {options[-1]}"
+    listed = ", ".join(str(o) for o in options[:-1]) + f" or {options[-1]}"
     asked = f"{question.strip().rstrip('?.! ')}? Answer with one of: {listed}"
     return f"f_val({asked!r}, df[df[{column!r}].isin({list(options)!r})])"
 
