@@ -107,7 +107,7 @@ def choose(state: QuestionState) -> QuestionState:
         return state
     order = 1 + max((o for c in state.candidates for o in c.sample_orders), default=-1)
     candidate = Candidate(program=program, count=1, origin="choose", sample_orders=(order,))
-    state.services.say(f"no program answered with one of the question's options ({', '.join(linked[1])}); "
+    state.services.say(f"no program answered with one of the question's options ({', '.join(map(str, linked[1]))}); "
                        "asking the model to choose among them")
     state = plan_candidates(state, [candidate])
     done, state = run_programs(state, [candidate])

@@ -64,6 +64,20 @@ def test_a_choice_question_no_program_answered_with_an_option_is_asked_once() ->
     assert json.loads(json.dumps(answer.to_json(), default=str))["candidates"][-1]["origin"] == "choose"
 
 
+def test_numbers_of_a_numeric_column_are_options_too() -> None:
+    asked = []
+
+    def neural(request):
+        asked.append(request)
+        return "218"
+
+    lm = ScriptedLM(lambda request, purpose: ['df["height_cm"].max() > 210'])
+    answer = Binder(lm=lm, neural=neural, task="analyst", n=1, repair_attempts=0, progress=True).ask(
+        PLAYERS, "which had the larger height, 203 or 218?")
+    assert answer.value == 218 and asked[0].meta[META_KEY].choices == ("203", "218")
+    assert sorted(r[asked[0].columns.index("height_cm")] for r in asked[0].rows) == ["203", "218"]
+
+
 @pytest.mark.parametrize("programs, settings", [
     (['"Greg Smith"', COMPARED], {}),                     # a program named an option: nothing to do
     ([COMPARED], {"mode": "python"}),                    # no neural calls in python mode
