@@ -90,6 +90,8 @@ __all__ = [
     "is_count_question",
     "is_name_question",
     "asks_beyond_itself",
+    "excluded_phrase",
+    "is_excluded",
     "is_yes_no_answer",
     "is_choice_question",
     "names_option",
@@ -544,6 +546,45 @@ def asks_beyond_itself(question: str) -> bool:
         return True
     return (bool(_WHAT_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
             and not is_count_question(q))
+
+
+_EXCLUSION = re.compile(r"\b(?:other than|besides|beside|apart from|aside from|except for|except|excluding|"
+                        r"not counting|not including)\s+(.*)")
+_EXCLUSION_END = re.compile(r"[,.;:?!]|\b(?:what|which|who|whom|whose|how|when|where|did|does|do|was|were|is|are|"
+                            r"has|have|had|also|that|in|on|at|to|for|with)\b")
+
+
+def excluded_phrase(question: str) -> str | None:
+    """What the question sets aside by name ("other than 1927 what year …?" → ``1927``, "name another
+    region for the 1985 release other than greece." → ``greece``): the words after "other than",
+    "besides", "apart from", "aside from", "except (for)", "excluding", "not counting" or "not
+    including", up to the next punctuation or wh-word, auxiliary or preposition, at most five, a
+    leading "the" or "a" dropped; None when there are none."""
+    match = _EXCLUSION.search(_question_text(question))
+    if match is None:
+        return None
+    rest = match.group(1)
+    end = _EXCLUSION_END.search(rest)
+    words = (rest[:end.start()] if end else rest).split()[:5]
+    if words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    return " ".join(words) or None
+
+
+def is_excluded(phrase: str, value: Any) -> bool:
+    """Whether ``value`` is one value that says exactly ``phrase`` (:func:`excluded_phrase`), casefolded, a
+    leading "the" aside. In WikiTQ the gold answer is what the question excludes in none of the 39 dev
+    questions that exclude something and none of the 54 test ones."""
+    norm = normalize_answer(value)
+    if norm.is_empty or len(norm.key) != 1:
+        return False
+    for text in {key_text(norm.key), str(norm.display)}:
+        text = _question_text(text)
+        if text.startswith(("the ", "a ")):
+            text = text.split(" ", 1)[1]
+        if text == phrase:
+            return True
+    return False
 
 
 def names_option(question: str, value: Any) -> bool:

@@ -82,8 +82,8 @@ from typing import Any, Literal, get_args
 
 import pandas as pd
 
-from binder_py.normalize import (NormalizedAnswer, is_one_number, is_verdict, is_yes_no_answer, key_text,
-                                 names_option, normalize_answer)
+from binder_py.normalize import (NormalizedAnswer, is_excluded, is_one_number, is_verdict, is_yes_no_answer,
+                                 key_text, names_option, normalize_answer)
 
 __all__ = [
     "Strategy",
@@ -326,13 +326,16 @@ class AnswerShape:
     other than a number, is not its answer ("against which team did Man United play at Emirates
     Stadium?" — "Man United"; "what is the name of the building listed after idaho state capitol?"
     — "idaho state capitol"). In WikiTQ such a gold answer is 2 of the 1,484 such dev questions and
-    4 of the 2,239 test ones."""
+    4 of the 2,239 test ones. ``excluded``: what the question sets aside by name
+    (:func:`binder_py.normalize.excluded_phrase`: "other than 1927 what year …?" — 1927) is not its
+    answer, a number included."""
 
     expects_number: bool = False
     choice_question: str | None = None
     expects_verdict: bool = False
     expects_name: bool = False
     echo_question: str | None = None
+    excluded: str | None = None
     first_line: bool = False
 
     def fits(self, candidate: VoteCandidate) -> bool:
@@ -343,7 +346,8 @@ class AnswerShape:
                 and (not self.expects_verdict or is_verdict(value))
                 and (not self.expects_name or not is_yes_no_answer(value))
                 and (self.echo_question is None or is_one_number(value)
-                     or not names_option(self.echo_question, value)))
+                     or not names_option(self.echo_question, value))
+                and (self.excluded is None or not is_excluded(self.excluded, value)))
 
     def read(self, value: Any) -> Any:
         """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,
@@ -366,6 +370,9 @@ class AnswerShape:
         if self.expects_name:
             return ("their answer was a bare yes/no or true/false (the question asks which or who), or one value "
                     "the question itself names, or was an f_col column itself; other programs answered otherwise")
+        if self.excluded is not None:
+            return ("their answer was one value the question itself names, or what it sets aside (\"other "
+                    "than …\"), or was an f_col column itself; other programs answered otherwise")
         if self.echo_question is not None:
             return ("their answer was one value the question itself names (it asks for something else), or was "
                     "an f_col column itself; other programs answered otherwise")

@@ -21,8 +21,8 @@ enforced by the grammar where the model takes one and by the parser everywhere. 
 (origin ``choose``, after the samples) is planned, run and voted like the others.
 
 Not when a program already named an option, when the options are not cells of one column (or a
-cell holds a comma, which would split an option), in python mode (no neural calls), or with several
-tables; ``Binder(..., rescope=False)`` turns it off with the rescope stage, its sibling.
+cell holds a comma, which would split an option), in python mode (no neural calls), for a statement
+to verify (TabFact: it wants a verdict), or with several tables; ``Binder(..., rescope=False)`` turns it off with the rescope stage, its sibling.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ def choice_program(question: str, column: str, options: tuple[Any, ...]) -> str:
 
 
 def choose(state: QuestionState) -> QuestionState:
-    if not state.settings.rescope or not state.neural_allowed or state.tables:
-        return state
+    if not state.settings.rescope or not state.neural_allowed or state.tables or state.profile.statements:
+        return state  # (a statement to verify wants a verdict, whatever "or" it holds)
     question = state.question
     if not is_choice_question(question):
         return state

@@ -170,9 +170,11 @@ class TaskProfile:
         another shape are set aside before the vote (:func:`binder_py.vote.shape_fit`). A statement
         wants one yes/no verdict; a question asks for one number (a count), for one of the options
         it names ("which year had more venues, 2007 or 2012?"), or for a name ("which …", "who …":
-        not a bare yes/no); and one that asks for something it does not name ("which …", "what …")
-        is not answered by one value it names."""
-        from binder_py.normalize import asks_beyond_itself, is_choice_question, is_count_question, is_name_question
+        not a bare yes/no); one that asks for something it does not name ("which …", "what …")
+        is not answered by one value it names, nor any question by what it sets aside ("other than
+        …")."""
+        from binder_py.normalize import (asks_beyond_itself, excluded_phrase, is_choice_question, is_count_question,
+                                         is_name_question)
 
         if self.statements:
             return AnswerShape(expects_verdict=True)
@@ -180,6 +182,7 @@ class TaskProfile:
                            choice_question=question if is_choice_question(question) else None,
                            expects_name=is_name_question(question),
                            echo_question=question if asks_beyond_itself(question) else None,
+                           excluded=excluded_phrase(question),
                            first_line=self.first_line_of_cells)
 
     def final_value(self, value: Any, key: str) -> Any:

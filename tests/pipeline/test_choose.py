@@ -82,9 +82,11 @@ def test_numbers_of_a_numeric_column_are_options_too() -> None:
     (['"Greg Smith"', COMPARED], {}),                     # a program named an option: nothing to do
     ([COMPARED], {"mode": "python"}),                    # no neural calls in python mode
     ([COMPARED], {"rescope": False}),                    # off with its sibling stage
+    ([COMPARED], {"task": "tabfact"}),                   # a statement wants a verdict
 ])
 def test_the_stage_stays_out_of_the_way(programs, settings) -> None:
     lm = ScriptedLM(lambda request, purpose: programs)
-    answer = Binder(lm=lm, neural=lambda request: "Greg Smith", task="analyst", n=len(programs), repair_attempts=0,
+    settings = {"task": "analyst", **settings}
+    answer = Binder(lm=lm, neural=lambda request: "Greg Smith", n=len(programs), repair_attempts=0,
                     **settings).ask(PLAYERS, QUESTION)
     assert not any(c.origin == "choose" for c in answer.candidates)

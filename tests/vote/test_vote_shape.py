@@ -411,3 +411,34 @@ def test_wikitq_answers_take_the_first_line_of_a_cell_and_analysts_the_whole_cel
     record = {"question": "what is the elevation of mount whitney?", "candidates": [
         {"program": program, "value": "14,505 ft\n4421 m", "count": 1, "ok": True, "sample_orders": [0]}]}
     assert record_vote(record, 5, {"task": "wikitq", "mode": "python"}).value == "14,505 ft"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("other than 1927 what year did the code start with a?", "1927"),
+    ("name another region for the 1985 release other than greece.", "greece"),
+    ("what other girl besides amanda also had a 4 in cycling?", "amanda"),
+    ("excluding the women's national basketball league, what competition had the lowest attendance?",
+     "women's national basketball league"),
+    ("aside from 316, what was the other works number used in 1883?", "316"),
+    ("which team won the most games?", None),
+])
+def test_what_a_question_sets_aside_by_name(question, expected) -> None:
+    from binder_py.normalize import excluded_phrase
+
+    assert excluded_phrase(question) == expected
+
+
+def test_what_the_question_sets_aside_is_not_its_answer_a_number_included() -> None:
+    question = "other than 1927 what year did the code start with a?"
+    shape = task_profile("wikitq").answer_shape(question)
+    assert shape.excluded == "1927"
+    candidates = [C(1927, order=0), C("1927", order=1), C(1955, order=2)]
+    assert [c.order for c in shape_fit(candidates, shape)] == [2]
+    assert vote_prefix(candidates, 3, shape=shape).value == 1955
+    assert shape_fit(candidates[:2], shape) == candidates[:2]  # nothing else answered: kept
+    assert "what it sets aside" in shape.why_set_aside()
+    # a longer name holding the excluded one is another answer
+    excluding = task_profile("wikitq").answer_shape("excluding the women's national basketball league, what "
+                                                    "competition had the lowest attendance?")
+    assert excluding.fits(C("national basketball league", order=0))
+    assert not excluding.fits(C("The Women's National Basketball League", order=0))
