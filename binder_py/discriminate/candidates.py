@@ -36,8 +36,9 @@ from binder_py.discriminate.ops import (Aggregate, Count, Filter, Final, Neighbo
                                         Select, Superlative, ValueFilter)
 from binder_py.discriminate.question import (condition_phrases, cues, mentioned_values, neural_question,
                                              numbers_in, overlap)
+from binder_py.vote import AnswerShape
 
-__all__ = ["Candidate", "final_candidates", "filter_candidates", "numeric_columns", "text_columns"]
+__all__ = ["Candidate", "final_candidates", "filter_candidates", "fits_shape", "numeric_columns", "text_columns"]
 
 T = TypeVar("T")
 
@@ -68,8 +69,21 @@ def _top(candidates: list[Candidate[T]], limit: int) -> list[Candidate[T]]:
     return [candidates[i] for i in order[:max(limit, 0)]]
 
 
-def final_candidates(table: pd.DataFrame, question: str, *, limit: int = 10) -> list[Candidate[Final]]:
-    """Answer expressions that give an answer on ``table``, best prior first, at most ``limit``."""
+def fits_shape(final: Final, numeric: set[str], shape: AnswerShape | None) -> bool:
+    """Whether the kind of ``final`` can give the kind of answer the question wants (``shape``, the task
+    profile's reading; None: any): a "how many" question is not answered by a text column's cells, nor a
+    which/who question by a count or an aggregate."""
+    if shape is None:
+        return True
+    if shape.expects_number and isinstance(final, (Select, Superlative, Neighbour)) and final.answer not in numeric:
+        return False
+    return not (shape.expects_name and isinstance(final, (Count, Aggregate)))
+
+
+def final_candidates(table: pd.DataFrame, question: str, *, limit: int = 10,
+                     shape: AnswerShape | None = None) -> list[Candidate[Final]]:
+    """Answer expressions that give an answer on ``table`` and can have the question's ``shape``
+    (:func:`fits_shape`), best prior first, at most ``limit``."""
     wanted = cues(question)
     numeric, columns = numeric_columns(table), [c for c in table.columns if table[c].notna().any()]
     text = set(text_columns(table))
@@ -101,7 +115,8 @@ def final_candidates(table: pd.DataFrame, question: str, *, limit: int = 10) -> 
             for offset, cue in ((-1, "previous"), (1, "next")):
                 out.append(Candidate(Neighbour(mention.column, mention.value, answer, offset),  # type: ignore[arg-type]
                                      2.0 * (cue in wanted) + mention.strength + answer_prior - 1.0))
-    valid = [c for c in out if ProposedCode(c.step).answers_on(table)]
+    kinds = set(numeric)
+    valid = [c for c in out if fits_shape(c.step, kinds, shape) and ProposedCode(c.step).answers_on(table)]
     return _top(valid, limit)
 
 

@@ -61,6 +61,7 @@ from binder_py.discriminate.ops import Filter, NeuralFilter, ProposedCode
 from binder_py.discriminate.scoring import LABELS, ChoicePrompt, Fallback, Method, Scoring, score_options
 from binder_py.lm.types import LanguageModel
 from binder_py.prompting.table_format import format_table
+from binder_py.vote import AnswerShape
 
 Show = Literal["code", "text", "both"]
 
@@ -212,7 +213,7 @@ def _ranked_programs(found: Found, limit: int) -> list[ProposedProgram]:
 
 
 def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str | None = None,
-            settings: ProposerSettings = ProposerSettings()) -> Proposal:
+            settings: ProposerSettings = ProposerSettings(), shape: AnswerShape | None = None) -> Proposal:
     """Enumerate valid programs for ``question`` over ``table`` and rank them with ``lm``.
 
     ``table`` should be prepared (:func:`binder_py.tables.prepare_table`: numeric
@@ -234,7 +235,8 @@ def propose(lm: LanguageModel, table: pd.DataFrame, question: str, *, title: str
         proposal.requests += result.requests
         return result
 
-    finals = [ProposedCode(c.step) for c in final_candidates(table, question, limit=settings.max_options)]
+    finals = [ProposedCode(c.step) for c in final_candidates(table, question, limit=settings.max_options,
+                                                              shape=shape)]
     if not finals:
         return proposal
     search = _search_absolute if method in ("pointwise", "likelihood") else _search_relative

@@ -43,7 +43,8 @@ def propose(state: QuestionState) -> QuestionState:
         return state
     state.services.say(f"proposing programs over the table; {state.lm.name} scores each step")
     counted = _CountingLM(state.lm)
-    proposal = propose_programs(counted, state.table, state.question, title=state.title)
+    proposal = propose_programs(counted, state.table, state.question, title=state.title,
+                                shape=state.profile.answer_shape(state.question))
     candidates = tuple(Candidate(program=p.code, count=1, origin="propose", sample_orders=(p.rank,),
                                  mean_logprob=p.score) for p in proposal.programs)
     warnings = tuple(w for step in proposal.steps for w in step.warnings)

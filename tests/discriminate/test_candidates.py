@@ -33,6 +33,23 @@ def test_final_candidates_are_bounded_valid_and_cue_ordered(shirts):
     assert final_candidates(shirts, "what is the total of sales?", limit=1)[0].step == Aggregate("sales", "sum")
 
 
+def test_final_candidates_keep_to_the_shape_of_answer_the_question_wants(shirts):
+    from binder_py.discriminate.ops import Count, Neighbour
+    from binder_py.tasks import task_profile
+
+    profile = task_profile("analyst")
+    count_question = "how many shirts sold more than 100?"
+    steps = [c.step for c in final_candidates(shirts, count_question, limit=1000,
+                                              shape=profile.answer_shape(count_question))]
+    numeric = {"sales", "price"} & set(shirts.columns)
+    assert Count() in steps and all(s.answer in numeric for s in steps
+                                    if isinstance(s, (Select, Superlative, Neighbour)))
+    assert len(steps) < len(final_candidates(shirts, count_question, limit=1000))
+    steps = [c.step for c in final_candidates(shirts, SHIRTS_Q, limit=1000, shape=profile.answer_shape(SHIRTS_Q))]
+    assert not any(isinstance(s, (Count, Aggregate)) for s in steps)  # "which …?": no count, no sum
+    assert Superlative("sales", "shirt", True) in steps
+
+
 def test_final_candidates_skip_expressions_without_an_answer():
     table = prepare_table(pd.DataFrame({"name": ["a", "b"], "score": [float("nan"), float("nan")]}))
     steps = [c.step for c in final_candidates(table, "who has the highest score?", limit=100)]
