@@ -13,14 +13,16 @@ answer to what a program cannot compute is a neural call, so this stage writes o
 
 The options are the table's own cells: the cells of one text column that the question names whole
 (:func:`binder_py.discriminate.question.mentioned_values`), or the numbers it names that are cells
-of one numeric column ("which had more ger numbers, 1898 or 1893?"), at least one before its last
-"or" and one after it, at most six ("does der liebeswalzer or manöverkinder contain more acts?" → the two
+of one numeric column ("which had more ger numbers, 1898 or 1893?"), that make the run "A, B … or C"
+around its last "or" (two to six of them: "roy hibbert" in "compared with roy hibbert, which player
+is taller, paul george or greg smith?" is no option) ("does der liebeswalzer or manöverkinder contain more acts?" → the two
 titles, where the question's words alone would give "does der liebeswalzer"). The call's answer
 type is then a choice among them (:func:`binder_py.neural.answer_types.question_answer_type`),
 enforced by the grammar where the model takes one and by the parser everywhere. The candidate
 (origin ``choose``, after the samples) is planned, run and voted like the others.
 
-Not when a program already named an option, when the options are not cells of one column (or a
+Not when a program already answered with one of the options (another value the question names,
+"denmark" for "is denmark better against sweden or england?", is no option), when the options are not cells of one column (or a
 cell holds a comma, which would split an option), in python mode (no neural calls), for a statement
 to verify (TabFact: it wants a verdict), or with several tables; ``Binder(..., rescope=False)`` turns it off with the rescope stage, its sibling.
 """
@@ -49,39 +51,49 @@ def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[Any, 
     """The column and the cells of it that the question offers as options (see the module docstring),
     in the order the question names them (texts, or numbers of a numeric column: "which had more ger
     numbers, 1898 or 1893?"); None when there are no such cells."""
-    text = " ".join(words(question))
+    text = " ".join(words(question))  # (punctuation is dropped: options run "a b or c")
     ors = [m.start() for m in re.finditer(r"\bor\b", text)]
     if not ors:
         return None
     last_or = ors[-1]
-    by_column: dict[str, list[tuple[int, Any]]] = {}
+    by_column: dict[str, list[tuple[int, int, Any]]] = {}
     for mention in mentioned_values(table, question, limit=50):
         if mention.strength < 1.0 or not isinstance(mention.value, str) or "," in mention.value:
             continue
         phrase = " ".join(words(mention.value))
-        position = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text)
-        if position is None or position.start() <= last_or < position.end():
-            continue
-        by_column.setdefault(str(mention.column), []).append((position.start(), mention.value))
+        for position in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", text):
+            by_column.setdefault(str(mention.column), []).append((position.start(), position.end(), mention.value))
     for column in table.columns:  # numbers the question names that are cells of a numeric column
         series = table[column]
         if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
             continue
         cells = set(series.dropna().tolist())
-        for match in re.finditer(r"(?<![\w.,])\d+(?:\.\d+)?(?![\w.]|,\d)", text):
+        for match in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", text):
             number = float(match.group(0))
-            if number in cells and not match.start() <= last_or < match.end():
+            if number in cells:
                 value = int(number) if number.is_integer() else number
-                by_column.setdefault(str(column), []).append((match.start(), value))  # type: ignore[arg-type]
+                by_column.setdefault(str(column), []).append((match.start(), match.end(), value))
     best: tuple[str, tuple[Any, ...]] | None = None
     for column, found in by_column.items():
-        found.sort()
-        cells = tuple(dict.fromkeys(value for _, value in found))
-        before = any(start < last_or for start, _ in found)
-        after = any(start > last_or for start, _ in found)
-        if before and after and 2 <= len(cells) <= MAX_OPTIONS and (best is None or len(cells) > len(best[1])):
-            best = (column, cells)
+        chain = _options_around(text, sorted(found), last_or)
+        if chain is not None and (best is None or len(chain) > len(best[1])):
+            best = (column, chain)
     return best
+
+
+def _options_around(text: str, found: list[tuple[int, int, Any]], last_or: int) -> tuple[Any, ...] | None:
+    """The run of mentions ``A B … or C`` around the last "or": the first mention after it, and the ones
+    before it that only spaces (and that "or") separate; None unless there are 2 to :data:`MAX_OPTIONS`."""
+    after = next((m for m in found if m[0] > last_or), None)
+    if after is None:
+        return None
+    chain = [after]
+    for mention in reversed([m for m in found if m[1] <= last_or]):
+        if not re.fullmatch(r"\s*(?:or\s*)?", text[mention[1]:chain[0][0]]):
+            break
+        chain.insert(0, mention)
+    cells = tuple(dict.fromkeys(value for _, _, value in chain))
+    return cells if 2 <= len(cells) <= MAX_OPTIONS else None
 
 
 def choice_program(question: str, column: str, options: tuple[Any, ...]) -> str:
@@ -97,10 +109,11 @@ def choose(state: QuestionState) -> QuestionState:
     question = state.question
     if not is_choice_question(question):
         return state
-    if any(c.ok and names_option(question, c.value) for c in state.standing()):
-        return state
     linked = linked_options(state.table, question)
     if linked is None:
+        return state
+    offered = " or ".join(map(str, linked[1]))  # (not the question: "is denmark better against sweden or england?")
+    if any(c.ok and names_option(offered, c.value) for c in state.standing()):
         return state
     program = choice_program(question, *linked)
     if any(c.program == program for c in state.candidates):

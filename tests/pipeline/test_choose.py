@@ -78,6 +78,13 @@ def test_numbers_of_a_numeric_column_are_options_too() -> None:
     assert sorted(r[asked[0].columns.index("height_cm")] for r in asked[0].rows) == ["203", "218"]
 
 
+def test_a_value_the_question_names_that_is_no_option_does_not_stop_the_stage() -> None:
+    lm = ScriptedLM(lambda request, purpose: ['"Roy Hibbert"'])
+    answer = Binder(lm=lm, neural=lambda request: "Greg Smith", task="analyst", n=1, repair_attempts=0).ask(
+        PLAYERS, "compared with roy hibbert, which player is taller, paul george or greg smith?")
+    assert [c.origin for c in answer.candidates] == ["sample", "choose"]
+
+
 @pytest.mark.parametrize("programs, settings", [
     (['"Greg Smith"', COMPARED], {}),                     # a program named an option: nothing to do
     ([COMPARED], {"mode": "python"}),                    # no neural calls in python mode
