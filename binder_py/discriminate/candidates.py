@@ -71,12 +71,14 @@ def _top(candidates: list[Candidate[T]], limit: int) -> list[Candidate[T]]:
 
 def fits_shape(final: Final, numeric: set[str], shape: AnswerShape | None) -> bool:
     """Whether the kind of ``final`` can give the kind of answer the question wants (``shape``, the task
-    profile's reading; None: any): a "how many" question is not answered by a text column's cells, nor a
-    which/who question by a count or an aggregate."""
+    profile's reading; None: any): a "how many" question is not answered by a text column's cells nor by a
+    column's values, and a which/who question not by a count or an aggregate."""
     if shape is None:
         return True
     if shape.expects_number and isinstance(final, (Select, Superlative, Neighbour)) and final.answer not in numeric:
         return False
+    if shape.expects_number and isinstance(final, Select) and final.position == "all":
+        return False  # a column's values are many numbers, not one
     return not (shape.expects_name and isinstance(final, (Count, Aggregate)))
 
 

@@ -44,6 +44,7 @@ def test_final_candidates_keep_to_the_shape_of_answer_the_question_wants(shirts)
     numeric = {"sales", "price"} & set(shirts.columns)
     assert Count() in steps and all(s.answer in numeric for s in steps
                                     if isinstance(s, (Select, Superlative, Neighbour)))
+    assert not any(isinstance(s, Select) and s.position == "all" for s in steps)
     assert len(steps) < len(final_candidates(shirts, count_question, limit=1000))
     steps = [c.step for c in final_candidates(shirts, SHIRTS_Q, limit=1000, shape=profile.answer_shape(SHIRTS_Q))]
     assert not any(isinstance(s, (Count, Aggregate)) for s in steps)  # "which …?": no count, no sum
