@@ -15,7 +15,9 @@ The options are the table's own cells: the cells of one text column that the que
 (:func:`binder_py.discriminate.question.mentioned_values`), or the numbers it names that are cells
 of one numeric column ("which had more ger numbers, 1898 or 1893?"), that make the run "A, B … or C"
 around its last "or" (two to six of them: "roy hibbert" in "compared with roy hibbert, which player
-is taller, paul george or greg smith?" is no option) ("does der liebeswalzer or manöverkinder contain more acts?" → the two
+is taller, paul george or greg smith?" is no option), or else the ones inside the options the
+question's wording offers, one each ("…: fabiana de oliveira, helia souza, or sheilla castro?" when
+"helia souza" is no whole cell) ("does der liebeswalzer or manöverkinder contain more acts?" → the two
 titles, where the question's words alone would give "does der liebeswalzer"). The call's answer
 type is then a choice among them (:func:`binder_py.neural.answer_types.question_answer_type`),
 enforced by the grammar where the model takes one and by the parser everywhere. The candidate
@@ -36,6 +38,7 @@ import pandas as pd
 
 from binder_py.answer import Candidate
 from binder_py.discriminate.question import mentioned_values, words
+from binder_py.neural.answer_types import question_answer_type
 from binder_py.normalize import is_choice_question, names_option
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.run import run_programs
@@ -73,12 +76,45 @@ def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[Any, 
             if number in cells:
                 value = int(number) if number.is_integer() else number
                 by_column.setdefault(str(column), []).append((match.start(), match.end(), value))
+    spans = _choice_spans(question, text)
     best: tuple[str, tuple[Any, ...]] | None = None
     for column, found in by_column.items():
-        chain = _options_around(text, sorted(found), last_or)
+        chain = _options_around(text, sorted(found), last_or) or _options_within(sorted(found), spans)
         if chain is not None and (best is None or len(chain) > len(best[1])):
             best = (column, chain)
     return best
+
+
+def _choice_spans(question: str, text: str) -> list[tuple[int, int]]:
+    """Where in ``text`` (the question's words) the options the question's wording offers lie
+    (:func:`binder_py.neural.answer_types.question_answer_type`: "…: a, b, or c?" → a, b, c)."""
+    answer_type = question_answer_type(question)
+    spans = []
+    for choice in answer_type.choices:
+        phrase = " ".join(words(choice))
+        found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) if phrase else None
+        if found is not None:
+            spans.append(found.span())
+    return spans
+
+
+def _options_within(found: list[tuple[int, int, Any]], spans: list[tuple[int, int]]) -> tuple[Any, ...] | None:
+    """The mentions inside the options the wording offers, at most one each, one of them in the last
+    ("whose weight is the heaviest among the following: fabiana de oliveira, helia souza, or sheilla
+    castro?", where "helia souza" is no whole cell: the other two); None unless 2 to :data:`MAX_OPTIONS`."""
+    if len(spans) < 2:
+        return None
+    picked: list[Any] = []
+    for start, end in spans:
+        inside = [value for s, e, value in found if start <= s and e <= end]
+        if len(set(inside)) == 1:
+            picked.append(inside[0])
+        elif len(set(inside)) > 1:
+            return None  # an option that names two cells: which one is meant is unclear
+    if not picked or not any(spans[-1][0] <= s and e <= spans[-1][1] for s, e, _ in found):
+        return None
+    cells = tuple(dict.fromkeys(picked))
+    return cells if 2 <= len(cells) <= MAX_OPTIONS else None
 
 
 def _options_around(text: str, found: list[tuple[int, int, Any]], last_or: int) -> tuple[Any, ...] | None:

@@ -26,6 +26,8 @@ COMPARED = 'df[df["player"] == "Paul George"]["height_cm"].iloc[0] > df[df["play
     ("who scored more, roy hibbert, paul george or greg smith?", ("player", ("Roy Hibbert", "Paul George", "Greg Smith"))),
     ("which team won more games, pacers or rockets?", ("team", ("Pacers", "Rockets"))),
     ("which had the larger height, 203 or 218?", ("height_cm", (203, 218))),  # numbers of a numeric column
+    ("who is heaviest among the following: paul george, kobe, or greg smith?",  # "kobe" is no cell
+     ("player", ("Paul George", "Greg Smith"))),
     ("which had the larger height, 203 or 204?", None),     # 204 is no cell
     ("was paul george taller?", None),                      # no "or"
     ("is paul george or roy taller?", None),                # one cell only: "roy" is no whole cell
