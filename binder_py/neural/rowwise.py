@@ -26,7 +26,9 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
   *worse* than ``p > 0.5`` with both embedded models, so the plain threshold is the default.
 * a yes/no question that only compares the call's one column with a number ("Is the enrollment
   less than 600?", "Is the run time less than 1:19?"): the rows whose cell holds such a number are
-  answered by computing (:mod:`binder_py.neural.comparisons`), not asked; the others are asked.
+  answered by computing (:mod:`binder_py.neural.comparisons`), not asked; the others are asked. So
+  is one that only asks whether the cell is one of the column's own values ("Is the city Holon?":
+  :mod:`binder_py.neural.equalities`).
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -51,6 +53,7 @@ from binder_py.lm.types import Choice, LanguageModel, LMContextTooLong, LMReques
 from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, AnswerType, question_answer_type)
 from binder_py.neural.backends import NeuralAnswer
 from binder_py.neural.comparisons import computed_answers
+from binder_py.neural.equalities import equality_answers
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.render import one_line
 from binder_py.neural.requests import NeuralRequest, classify, shown_key
@@ -181,10 +184,13 @@ class RowwiseNeuralBackend:
         tags = {"kind": "col", "question": request.question[:200], "protocol": "rows"}
         if request.site is not None:
             tags["site"] = str(request.site)
-        if answer_type.kind is AnswerKind.YES_NO:  # a comparison with a number: computed, not asked
-            computed, lines = computed_answers(request.question, request.columns, request.rows, request.keys)
-            result.answers.update(computed)
-            result.raw_outputs.extend(lines)
+        if answer_type.kind is AnswerKind.YES_NO:  # a comparison with a number, or with a cell: computed, not asked
+            for compute in (computed_answers, equality_answers):
+                computed, lines = compute(request.question, request.columns, request.rows, request.keys)
+                if computed:
+                    result.answers.update(computed)
+                    result.raw_outputs.extend(lines)
+                    break
         asked = [i for i, key in enumerate(request.keys) if key not in result.answers]
         if not asked:
             return result

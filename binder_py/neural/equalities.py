@@ -1,0 +1,104 @@
+"""Yes/no row questions that only ask whether a cell IS one of the column's own values, answered by computing.
+
+Small models write ``f_col("Is the city Holon?", ["Common name"])`` where ``df["Common name"] ==
+"holon"`` would do, and the embedded 1.5B model then said yes for 67 of the column's 75 cities (the
+seeded WikiTQ test sample of the twentieth session: in 18 of the 31 such calls there, at least one
+row was answered wrong). What the question asks is an equality with a cell the table holds, which
+pandas computes; so, as with :mod:`binder_py.neural.comparisons`, the rows are answered without the
+model when :func:`named_cell` finds that the question is exactly that:
+
+* the question names one text cell of the call's one column whole ("holon", "greene county"; the
+  longest, when one named cell holds another);
+* its other words are only the frame of a yes/no question about a row (is, it, the, in, from, …),
+  the column's own words, or a generic noun for what a row is (city, team, player, song, …): "Is
+  the city Holon?", "Is it in Greene County?", "Is the position 'soldier'?"; any other word ("Is
+  the song before 'part of your world'?", "Is it not in China?", "Does the representative live in
+  San Antonio?") leaves the question to the model.
+
+A row whose cell is that value (its words, casefolded) is yes; a row whose cell does not hold it as
+a phrase is no; a row whose cell holds it within more ("100 m hurdles" for "Is the event 100 m?") is
+asked. Each computed row's raw output says so ("holon: yes (computed, not asked: the cell is
+'holon')").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from binder_py.discriminate.question import words
+
+__all__ = ["named_cell", "equality_answers"]
+
+#: the words of a yes/no question about one row that ask nothing of their own
+_FRAME = frozenset("""is are was were be been it its it's the a an this that in from at on of for by to his her their
+does do did has have had located based listed named called held played there row one value entry same""".split())
+#: generic nouns for what a row is: "Is the city Holon?" asks whether the row's cell is holon
+_ROW_NOUNS = frozenset("""name city town village country nation state province region county place location venue
+stadium team club side player person people athlete driver rider artist singer band song single album film movie
+show series episode game match event race tournament competition school university college station building
+company brand model car ship title book work position role party surface""".split())
+
+
+def _phrase(text: str) -> str:
+    return " ".join(words(text))
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
+    """The one cell (as the column writes it) whose equality with a row's cell is all the question asks,
+    or None (see the module docstring)."""
+    text = _phrase(question)
+    found: dict[str, str] = {}
+    for cell in cells:
+        if not isinstance(cell, str):
+            continue
+        phrase = _phrase(cell)
+        if len(phrase) < 2 or not re.search(r"[^\W\d_]", phrase):
+            continue
+        if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text):
+            found.setdefault(phrase, cell)
+    if not found:
+        return None
+    longest = max(found, key=len)
+    if any(p != longest and p not in longest for p in found):
+        return None  # two values named apart: "Is it Paris or Lyon?" is for the model
+    rest = re.sub(rf"(?<!\w){re.escape(longest)}(?!\w)", " ", text).split()
+    allowed = _FRAME | _ROW_NOUNS | {_stem(w) for w in words(str(column))} | set(words(str(column)))
+    if any(w not in allowed and _stem(w) not in allowed for w in rest):
+        return None
+    return found[longest]
+
+
+def equality_answers(question: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                     keys: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """The rows of a yes/no call that an equality with one of the column's cells answers: ``{key: "yes"|"no"}``
+    and one raw-output line each; nothing when the question asks anything else or the call has more
+    than one column."""
+    if len(columns) != 1:
+        return {}, []
+    cells = [row[0] if row else None for row in rows]
+    value = named_cell(question, str(columns[0]), cells)
+    if value is None:
+        return {}, []
+    target = _phrase(value)
+    answers: dict[str, str] = {}
+    lines: list[str] = []
+    for key, cell in zip(keys, cells):
+        if cell is None or (isinstance(cell, float) and cell != cell):
+            continue
+        phrase = _phrase(str(cell))
+        if phrase == target:
+            answer = "yes"
+        elif not re.search(rf"(?<!\w){re.escape(target)}(?!\w)", phrase):
+            answer = "no"
+        else:
+            continue  # the value within more: the model reads it
+        answers[key] = answer
+        lines.append(f"{key}: {answer} (computed, not asked: the cell {'is' if answer == 'yes' else 'is not'} "
+                     f"{value!r})")
+    return answers, lines
