@@ -32,11 +32,14 @@ raw output says what was compared ("403 > 0: yes (computed, not asked)").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Comparison", "read_comparison", "cell_quantity", "computed_answers"]
+__all__ = ["Comparison", "read_comparison", "cell_quantity", "comparison_reader"]
+
+#: a cell's answer (yes?) and what was compared, or None when the cell cannot be read so (the model is asked)
+Decision = tuple[bool, str] | None
 
 Op = Literal[">", "<", ">=", "<="]
 Kind = Literal["number", "time", "year"]
@@ -188,25 +191,18 @@ def cell_quantity(cell: Any, comparison: Comparison) -> float | None:
     return value
 
 
-def computed_answers(question: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                     keys: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """The rows of a yes/no call whose answer is a comparison the table can compute: ``{key: "yes"|"no"}``
-    and one raw-output line each; nothing when the question is no such comparison or the call has
-    more than one column."""
-    if len(columns) != 1:
-        return {}, []
-    comparison = read_comparison(question, str(columns[0]))
+def comparison_reader(question: str, column: str, cells: Sequence[Any]) -> Callable[[Any], Decision] | None:
+    """How a row's cell answers ``question`` when it only compares the column with a number (see the module
+    docstring): the cell's value compared, and what was compared; None for any other question."""
+    comparison = read_comparison(question, column)
     if comparison is None:
-        return {}, []
-    answers: dict[str, str] = {}
-    lines: list[str] = []
-    for key, row in zip(keys, rows):
-        quantity = cell_quantity(row[0] if row else None, comparison)
+        return None
+
+    def decide(cell: Any) -> Decision:
+        quantity = cell_quantity(cell, comparison)
         if quantity is None:
-            continue
-        answer = "yes" if comparison.holds(quantity) else "no"
-        answers[key] = answer
-        shown = f"{quantity:g}" if comparison.kind != "time" else f"{quantity:g} s"
-        limit = f"{comparison.value:g}" if comparison.kind != "time" else f"{comparison.value:g} s"
-        lines.append(f"{key}: {answer} (computed, not asked: {shown} {comparison.op} {limit})")
-    return answers, lines
+            return None
+        unit = " s" if comparison.kind == "time" else ""
+        return comparison.holds(quantity), f"{quantity:g}{unit} {comparison.op} {comparison.value:g}{unit}"
+
+    return decide

@@ -24,12 +24,13 @@ asked. Each computed row's raw output says so ("holon: yes (computed, not asked:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from binder_py.discriminate.question import words
+from binder_py.neural.comparisons import Decision
 
-__all__ = ["named_cell", "equality_answers"]
+__all__ = ["named_cell", "equality_reader"]
 
 #: the words of a yes/no question about one row that ask nothing of their own
 _FRAME = frozenset("""is are was were be been it its it's the a an this that in from at on of for by to his her their
@@ -74,31 +75,22 @@ def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
     return found[longest]
 
 
-def equality_answers(question: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                     keys: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """The rows of a yes/no call that an equality with one of the column's cells answers: ``{key: "yes"|"no"}``
-    and one raw-output line each; nothing when the question asks anything else or the call has more
-    than one column."""
-    if len(columns) != 1:
-        return {}, []
-    cells = [row[0] if row else None for row in rows]
-    value = named_cell(question, str(columns[0]), cells)
+def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callable[[Any], Decision] | None:
+    """How a row's cell answers ``question`` when it only asks whether the cell is one of the column's values
+    (see the module docstring); None for any other question."""
+    value = named_cell(question, column, cells)
     if value is None:
-        return {}, []
+        return None
     target = _phrase(value)
-    answers: dict[str, str] = {}
-    lines: list[str] = []
-    for key, cell in zip(keys, cells):
+
+    def decide(cell: Any) -> Decision:
         if cell is None or (isinstance(cell, float) and cell != cell):
-            continue
+            return None
         phrase = _phrase(str(cell))
         if phrase == target:
-            answer = "yes"
-        elif not re.search(rf"(?<!\w){re.escape(target)}(?!\w)", phrase):
-            answer = "no"
-        else:
-            continue  # the value within more: the model reads it
-        answers[key] = answer
-        lines.append(f"{key}: {answer} (computed, not asked: the cell {'is' if answer == 'yes' else 'is not'} "
-                     f"{value!r})")
-    return answers, lines
+            return True, f"the cell is {value!r}"
+        if not re.search(rf"(?<!\w){re.escape(target)}(?!\w)", phrase):
+            return False, f"the cell is not {value!r}"
+        return None  # the value within more: the model reads it
+
+    return decide

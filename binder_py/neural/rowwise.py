@@ -28,7 +28,8 @@ How an answer is read, by the call's answer type (:mod:`binder_py.neural.answer_
   less than 600?", "Is the run time less than 1:19?"): the rows whose cell holds such a number are
   answered by computing (:mod:`binder_py.neural.comparisons`), not asked; the others are asked. So
   is one that only asks whether the cell is one of the column's own values ("Is the city Holon?":
-  :mod:`binder_py.neural.equalities`).
+  :mod:`binder_py.neural.equalities`), or in which year, decade or month its date falls ("Is it in
+  1986?": :mod:`binder_py.neural.dates`).
 * number, date, one of a set, free text: a short generation, under the type's GBNF grammar
   when the model takes one, read by the parser everywhere (:func:`enforce` downstream).
 
@@ -52,8 +53,7 @@ from binder_py.errors import BinderError
 from binder_py.lm.types import Choice, LanguageModel, LMContextTooLong, LMRequest, Usage
 from binder_py.neural.answer_types import (META_KEY, UNKNOWN, AnswerKind, AnswerType, question_answer_type)
 from binder_py.neural.backends import NeuralAnswer
-from binder_py.neural.comparisons import computed_answers
-from binder_py.neural.equalities import equality_answers
+from binder_py.neural.computed import computed_answers
 from binder_py.neural.lm_backend import LMNeuralBackend
 from binder_py.neural.render import one_line
 from binder_py.neural.requests import NeuralRequest, classify, shown_key
@@ -185,12 +185,9 @@ class RowwiseNeuralBackend:
         if request.site is not None:
             tags["site"] = str(request.site)
         if answer_type.kind is AnswerKind.YES_NO:  # a comparison with a number, or with a cell: computed, not asked
-            for compute in (computed_answers, equality_answers):
-                computed, lines = compute(request.question, request.columns, request.rows, request.keys)
-                if computed:
-                    result.answers.update(computed)
-                    result.raw_outputs.extend(lines)
-                    break
+            computed, lines = computed_answers(request.question, request.columns, request.rows, request.keys)
+            result.answers.update(computed)
+            result.raw_outputs.extend(lines)
         asked = [i for i, key in enumerate(request.keys) if key not in result.answers]
         if not asked:
             return result

@@ -9,7 +9,8 @@ import pytest
 from binder_py.language import execute
 from binder_py.lm import ScriptedLM
 from binder_py.lm.types import Capabilities, Choice
-from binder_py.neural.equalities import equality_answers, named_cell
+from binder_py.neural.computed import computed_answers as equality_answers
+from binder_py.neural.equalities import named_cell
 from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.neural.rowwise import RowwiseNeuralBackend
 
