@@ -14,7 +14,8 @@ What counts as such a question (all of it, or the model is asked as before):
 * one comparison, in words: ``more|greater|higher|larger|bigger|longer|later than X``, ``over X``,
   ``above X``, ``exceeds X``, ``after YEAR`` (>); ``less|fewer|lower|smaller|shorter|earlier than
   X``, ``under X``, ``below X``, ``before YEAR`` (<); ``at least X``, ``X or more``, ``no less
-  than X`` (>=); ``at most X``, ``X or less``, ``no more than X`` (<=);
+  than X`` (>=); ``at most X``, ``X or less``, ``no more than X`` (<=); and the signs ``>``, ``<``,
+  ``>=``, ``<=`` (``Is the parking space > 0?``);
 * X is a number (``12``, ``13.00``, ``10,000``, ``2.5%``, ``5 million``), a time (``1:19``,
   ``2:05.3``: minutes and seconds) or, after before/after, a year;
 * nothing else that could be a condition: no ``and``/``or``/``but``/``not``, no second number,
@@ -67,6 +68,10 @@ _PHRASES: tuple[tuple[re.Pattern[str], Op, bool], ...] = tuple(
         (rf"\b(?:under|below) {_VALUE}", "<", False),
         (rf"\bafter {_VALUE}", ">", True),
         (rf"\bbefore {_VALUE}", "<", True),
+        (rf"(?:>=|≥)\s*{_VALUE}", ">=", False),  # what a program's author may write in a question
+        (rf"(?:<=|≤)\s*{_VALUE}", "<=", False),
+        (rf">\s*{_VALUE}", ">", False),
+        (rf"<\s*{_VALUE}", "<", False),
     ))
 
 _NOT_A_CONDITION = re.compile(r"\b(?:and|or|but|not|nor|except|between|than|without|neither|either|both|"
