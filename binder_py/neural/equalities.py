@@ -17,7 +17,12 @@ model when :func:`named_cell` finds that the question is exactly that:
 
 A row whose cell is that value (its words, casefolded) is yes; a row whose cell does not hold it as
 a phrase is no; a row whose cell holds it within more ("100 m hurdles" for "Is the event 100 m?") is
-asked. Each computed row's raw output says so ("holon: yes (computed, not asked: the cell is
+asked.
+
+When the question names no whole cell but a name that cells hold within more ("Is it Germany?" over
+``germany (ger) germany i``, ``italy (ita) italy ii``, …: :func:`named_part`), the rows whose cell
+holds it are yes, and the others are asked (a cell may name the same thing otherwise, "usa" for "the
+United States"). Each computed row's raw output says so ("holon: yes (computed, not asked: the cell is
 'holon')").
 """
 
@@ -30,7 +35,7 @@ from typing import Any
 from binder_py.discriminate.question import words
 from binder_py.neural.comparisons import Decision
 
-__all__ = ["named_cell", "equality_reader"]
+__all__ = ["named_cell", "named_part", "equality_reader"]
 
 #: the words of a yes/no question about one row that ask nothing of their own
 _FRAME = frozenset("""is are was were be been it its it's the a an this that in from at on of for by to his her their
@@ -75,12 +80,57 @@ def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
     return found[longest]
 
 
+def named_part(question: str, column: str, cells: Sequence[Any]) -> str | None:
+    """The name the question asks a row's cell to hold when it names no whole cell: "Is it Germany?" over
+    ``germany (ger) germany i``, … The one name the question writes — its one quoted text, else its one
+    run of capitalised words after the first word ("Is it from the United States?") — when its other
+    words are only the frame of a yes/no question, generic row nouns and the column's words ("Is it a
+    major movie?" names nothing; "Is Germany present?" asks more), and at least one cell holds it."""
+    original = " ".join(question.split())
+    quoted = re.findall(r"['\"‘“]([^'\"’”]+)['\"’”]", original)
+    if quoted:
+        runs = quoted
+    else:
+        tokens = re.findall(r"[^\W_][\w'’.&-]*", original)[1:]
+        runs, current = [], []
+        for token in tokens + [""]:
+            if token[:1].isupper() or token[:1].isdigit():
+                current.append(token)
+            elif current:
+                runs.append(" ".join(current))
+                current = []
+    if len(runs) != 1:
+        return None
+    phrase = _phrase(runs[0])
+    if not phrase or not re.search(r"[^\W\d_]", phrase):
+        return None
+    text = _phrase(question)
+    rest = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text, count=1).split()
+    allowed = _FRAME | _ROW_NOUNS | {_stem(w) for w in words(str(column))} | set(words(str(column)))
+    if any(w not in allowed and _stem(w) not in allowed for w in rest):
+        return None
+    if not any(re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", _phrase(str(c))) for c in cells if c is not None):
+        return None
+    return phrase
+
+
 def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callable[[Any], Decision] | None:
-    """How a row's cell answers ``question`` when it only asks whether the cell is one of the column's values
-    (see the module docstring); None for any other question."""
+    """How a row's cell answers ``question`` when it only asks whether the cell is one of the column's values,
+    or holds a name (see the module docstring); None for any other question."""
     value = named_cell(question, column, cells)
     if value is None:
-        return None
+        part = named_part(question, column, cells)
+        if part is None:
+            return None
+
+        def holds(cell: Any) -> Decision:
+            if cell is None or (isinstance(cell, float) and cell != cell):
+                return None
+            if re.search(rf"(?<!\w){re.escape(part)}(?!\w)", _phrase(str(cell))):
+                return True, f"the cell holds {part!r}"
+            return None  # another name for it, or another thing: the model reads it
+
+        return holds
     target = _phrase(value)
 
     def decide(cell: Any) -> Decision:

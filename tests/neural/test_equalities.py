@@ -73,3 +73,29 @@ def test_a_comparison_is_read_first() -> None:
     answer = RowwiseNeuralBackend(lm).answer(NeuralRequest("col", "Is the silver count over 12?", ["Silver"], rows,
                                                            [row_key(r) for r in rows]))
     assert answer.answers == {"12": "no", "46": "yes"} and lm.calls == []
+
+
+TEAMS = ["germany\xa0(ger) germany i", "italy\xa0(ita) italy ii", "united states\xa0(usa) usa i", "usa ii"]
+
+
+@pytest.mark.parametrize("question, column, expected", [
+    ("Is it Germany?", "Team", "germany"),                        # (the 1.5B model's calls on WikiTQ)
+    ("Is it from the United States?", "Team", "united states"),
+    ("Is the result 'L'", "Result", "l"),                         # quoted
+    ("Is it a major movie?", "Title", None),                      # no name: an adjective
+    ("Is Germany present?", "Team", None),                        # asks more
+    ("Is it Germany or Italy?", "Team", None),                    # two names
+    ("Is it Spain?", "Team", None),                               # no cell holds it
+])
+def test_a_name_cells_hold_within_more(question, column, expected) -> None:
+    from binder_py.neural.equalities import named_part
+
+    cells = TEAMS + ["l 31–17", "major league"]
+    assert named_part(question, column, cells) == expected
+
+
+def test_rows_holding_the_name_are_yes_and_the_others_asked() -> None:
+    rows = [[t] for t in TEAMS]
+    answers, lines = equality_answers("Is it from the United States?", ["Team"], rows, [row_key(r) for r in rows])
+    assert answers == {row_key([TEAMS[2]]): "yes"}  # "usa ii" may be the same country: asked
+    assert "the cell holds 'united states'" in lines[0]
