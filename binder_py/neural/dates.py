@@ -9,7 +9,9 @@ month are answered by computing:
 
 * a year: "Is it in 1986?", "Is the year 1999?", "Was it released in 2005?" (one four-digit year from
   1000 to 2100, and no before/after: those are comparisons);
-* a decade: "Is it in the 1990s?", "… the 1990's?" (not a century: "the 1900s" is left to the model);
+* a decade: "Is it in the 1990s?", "… the 1990's?"; "the 1900s", "the 1800s" are the century, as in
+  WikiTQ's questions (nt-3280, nt-7956, nt-13312: their gold counts the century's years), and "the
+  2000s" the decade;
 * a month: "Is the month January?", "Is it in January?" (one month named in full).
 
 The question's other words must be only the frame of a yes/no question about a row (is, it, the,
@@ -71,9 +73,8 @@ def read_date_question(question: str, column: str) -> DateQuestion | None:
     span: tuple[int, int] = (0, 0)
     if len(decades) == 1 and not years and not months:
         first = int(decades[0].group(1) + decades[0].group(2) + "0")
-        if first % 100 == 0:
-            return None  # "the 1900s": a century or its first decade
-        found, span = DateQuestion("year", first, first + 9, f"the {first}s"), decades[0].span()
+        last = first + 99 if first % 100 == 0 and first < 2000 else first + 9  # "the 1900s": the century
+        found, span = DateQuestion("year", first, last, f"the {first}s"), decades[0].span()
     elif len(years) == 1 and not decades and not months:
         year = int(years[0].group(1))
         found, span = DateQuestion("year", year, year, f"the year {year}"), years[0].span()
