@@ -12,13 +12,15 @@ month are answered by computing:
 * a decade: "Is it in the 1990s?", "… the 1990's?"; "the 1900s", "the 1800s" are the century, as in
   WikiTQ's questions (nt-3280, nt-7956, nt-13312: their gold counts the century's years), and "the
   2000s" the decade;
-* a month: "Is the month January?", "Is it in January?" (one month named in full).
+* a month: "Is the month January?", "Is it in January?" (one month named in full);
+* a day of a month: "Is the date July 8th?", "Is it on 8 July?" (one month named in full, with its
+  day beside it), whatever the year.
 
 The question's other words must be only the frame of a yes/no question about a row (is, it, the,
 in, …), words about dates (year, month, date, held, played, released, …), or the column's own words.
-A cell is read as its one year (a cell naming two years, "1980–1984", is asked) or its one month
-(named in full or in three letters, or the month of an ISO date, 2023-01-05); a cell with none is
-asked. Each computed row's raw output says so ("september 19, 1986: yes (computed, not asked: the
+A cell is read as its one year (a cell naming two years, "1980–1984", is asked), its one month
+(named in full or in three letters, or the month of an ISO date, 2023-01-05), or its one day and
+month ("8 july", "july 8, 1990", 1990-07-08); a cell with none is asked. Each computed row's raw output says so ("september 19, 1986: yes (computed, not asked: the
 year 1986)").
 """
 
@@ -44,14 +46,22 @@ _DECADE = re.compile(r"(?<![\d.,:/-])(1\d|20)(\d)0'?s\b")
 _CELL_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
 _CELL_MONTH = re.compile(r"\b(" + "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec" + r")\b")
 _ISO = re.compile(r"\b(?:1\d{3}|20\d{2})-(\d{2})-\d{2}\b")
+_ISO_DAY = re.compile(r"\b(?:1\d{3}|20\d{2})-(\d{2})-(\d{2})\b")
+_MONTH_NAME = "(" + "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+_CELL_DAY_MONTH = re.compile(rf"(?<![\d-])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME}\b\.?")
+_CELL_MONTH_DAY = re.compile(rf"\b{_MONTH_NAME}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])")
+
+
+def _month_number(name: str) -> int:
+    return next(i for i, m in enumerate(MONTHS, 1) if m.startswith(name[:3]))
 
 
 @dataclass(frozen=True)
 class DateQuestion:
-    """What a question asks of a row's date: a ``year`` in [``low``, ``high``] (a decade: ten years), or a
-    ``month`` (1–12, in ``low``)."""
+    """What a question asks of a row's date: a ``year`` in [``low``, ``high``] (a decade: ten years), a
+    ``month`` (1–12, in ``low``), or a ``day`` of a month (``month × 100 + day``, in ``low``)."""
 
-    part: Literal["year", "month"]
+    part: Literal["year", "month", "day"]
     low: int
     high: int
     shown: str
@@ -80,9 +90,17 @@ def read_date_question(question: str, column: str) -> DateQuestion | None:
         found, span = DateQuestion("year", year, year, f"the year {year}"), years[0].span()
     elif len(months) == 1 and not years and not decades:
         month = months[0]
-        where = re.search(rf"\b{MONTHS[month - 1]}\b", text)
-        assert where is not None
-        found, span = DateQuestion("month", month, month, MONTHS[month - 1]), where.span()
+        name = MONTHS[month - 1]
+        day = re.search(rf"\b(?:(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{name}|{name}\s+(\d{{1,2}})"
+                        rf"(?:st|nd|rd|th)?)\b", text)
+        if day is not None and 1 <= int(day.group(1) or day.group(2)) <= 31:
+            number = int(day.group(1) or day.group(2))
+            found, span = DateQuestion("day", month * 100 + number, month * 100 + number,
+                                       f"{name} {number}"), day.span()
+        else:
+            where = re.search(rf"\b{name}\b", text)
+            assert where is not None
+            found, span = DateQuestion("month", month, month, name), where.span()
     if found is None or re.search(r"\d", text[:span[0]] + text[span[1]:]):
         return None
     rest = set(words(text[:span[0]] + " " + text[span[1]:]))
@@ -105,7 +123,12 @@ def cell_date_part(cell: Any, asked: DateQuestion) -> int | None:
     if asked.part == "year":
         found = set(_CELL_YEAR.findall(text))
         return int(found.pop()) if len(found) == 1 else None
-    names = {next(i for i, m in enumerate(MONTHS, 1) if m.startswith(g[:3])) for g in _CELL_MONTH.findall(text)}
+    if asked.part == "day":
+        days = {_month_number(m) * 100 + int(d) for d, m in _CELL_DAY_MONTH.findall(text) if 1 <= int(d) <= 31}
+        days |= {_month_number(m) * 100 + int(d) for m, d in _CELL_MONTH_DAY.findall(text) if 1 <= int(d) <= 31}
+        days |= {int(m) * 100 + int(d) for m, d in _ISO_DAY.findall(text) if 1 <= int(m) <= 12 and 1 <= int(d) <= 31}
+        return days.pop() if len(days) == 1 else None
+    names = {_month_number(g) for g in _CELL_MONTH.findall(text)}
     iso = {int(m) for m in _ISO.findall(text) if 1 <= int(m) <= 12}
     months = names | iso
     return months.pop() if len(months) == 1 else None
@@ -122,7 +145,8 @@ def date_reader(question: str, column: str, cells: Sequence[Any]) -> Callable[[A
         value = cell_date_part(cell, asked)
         if value is None:
             return None
-        shown = f"the year {value}" if asked.part == "year" else MONTHS[value - 1]
+        shown = {"year": lambda: f"the year {value}", "month": lambda: MONTHS[value - 1],
+                 "day": lambda: f"{MONTHS[value // 100 - 1]} {value % 100}"}[asked.part]()
         return asked.holds(value), f"{shown}, asked {asked.shown}"
 
     return decide

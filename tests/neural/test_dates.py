@@ -26,6 +26,8 @@ EMBEDDED = Capabilities(api="chat", logprobs=True, grammar=True, embedded=True)
     ("Is it in the 2000s?", "Year", ("year", 2000, 2009)),
     ("Is the month January?", "Date Start", ("month", 1, 1)),
     ("Did it happen in May?", "Date", ("month", 5, 5)),
+    ("Is the date July 8th?", "Date", ("day", 708, 708)),    # (the 1.5B model: 13 of 21 rows wrong)
+    ("Is it the 8th of July?", "Date", ("day", 708, 708)),
 ])
 def test_a_year_decade_or_month_is_read(question, column, expected) -> None:
     asked = read_date_question(question, column)
@@ -33,7 +35,7 @@ def test_a_year_decade_or_month_is_read(question, column, expected) -> None:
 
 
 @pytest.mark.parametrize("question", [
-    "Is the date July 8th?",         # a whole date
+    "Is it in July 2005?",           # a month of a year: not read
     "Is it built before 2010?",      # a comparison (computed elsewhere)
     "Is it 2005 or 2006?",
     "Is it not in 1986?",
@@ -48,6 +50,9 @@ def test_cells_are_read_for_one_year_or_one_month() -> None:
     year = read_date_question("Is it in 1986?", "Date")
     assert [cell_date_part(c, year) for c in ["september 19, 1986", "1980–1984", "n/a", 1986, "-2005"]] == \
         [1986, None, None, 1986, 2005]
+    day = read_date_question("Is the date July 8th?", "Date")
+    assert [cell_date_part(c, day) for c in ["1 july", "8 july", "july 8, 1990", "1990-07-08", "july", "8 july – 9 july"]] \
+        == [701, 708, 708, 708, None, None]
     month = read_date_question("Is the month January?", "Date")
     assert [cell_date_part(c, month) for c in ["january 8", "Jan 5", "2023-01-05", "marlboro", "march 1 – april 2",
                                                "8 sept 2001", "may 4"]] == [1, 1, 1, None, None, 9, 5]
