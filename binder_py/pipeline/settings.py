@@ -72,10 +72,12 @@ class AskSettings:
     drop_empty: bool = True
     repair_below: int | None = None  # repair when fewer than k samples succeed; default ceil(n / 4)
     repair_attempts: int = 3  # failing programs re-prompted in the repair round
-    # a program whose answer is an f_col column itself gets a sibling asking the question once (f_val)
+    # a program whose answer is an f_col column itself gets a sibling asking the question once (f_val);
+    # and a question offering options that no program answered with one is asked once (the choose stage)
     rescope: bool = True
     # a program that compared a column with a value no cell holds is run again with the value linked
-    # to the cell it means, and votes in its place (binder_py/pipeline/link.py)
+    # to the cell it means, or one that joined comparisons with & or | unparenthesized, regrouped; it
+    # votes in its place (binder_py/pipeline/link.py)
     link_literals: bool = True
     seed: int | None = None
     concurrency: int = 8  # candidate programs executing at once
