@@ -79,6 +79,8 @@ def linked_options(table: pd.DataFrame, question: str) -> tuple[str, tuple[Any, 
     spans = _choice_spans(question, text)
     best: tuple[str, tuple[Any, ...]] | None = None
     for column, found in by_column.items():
+        # "kansas" inside "kansas state" is no mention of its own
+        found = [m for m in found if not any(o != m and o[0] <= m[0] and m[1] <= o[1] for o in found)]
         chain = _options_around(text, sorted(found), last_or) or _options_within(sorted(found), spans)
         if chain is not None and (best is None or len(chain) > len(best[1])):
             best = (column, chain)

@@ -38,6 +38,12 @@ def test_options_are_cells_of_one_column_on_both_sides_of_the_last_or(question, 
     assert linked_options(table, question) == expected
 
 
+def test_an_option_that_holds_another_is_one_option() -> None:
+    table = pd.DataFrame({"team": ["Kansas", "Kansas State", "Iowa"], "wins": [33, 20, 5]})
+    assert linked_options(table, "who had the most wins in the 1950's: kansas or kansas state?") == \
+        ("team", ("Kansas", "Kansas State"))
+
+
 def test_the_program_asks_once_with_the_options_as_its_answers() -> None:
     program = choice_program(QUESTION, "player", ("Paul George", "Greg Smith"))
     assert program == ("f_val('which player is taller, paul george or greg smith? Answer with one of: Paul George or "
