@@ -91,6 +91,7 @@ __all__ = [
     "is_name_question",
     "asks_beyond_itself",
     "excluded_phrase",
+    "whole_phrase_in",
     "is_excluded",
     "is_yes_no_answer",
     "is_choice_question",
@@ -597,7 +598,7 @@ def names_option(question: str, value: Any) -> bool:
     q = _question_text(question)
     for text in {key_text(norm.key), str(norm.display)}:
         text = _question_text(text)
-        if text and _whole_phrase_in(text, q):
+        if text and whole_phrase_in(text, q):
             return True
     return False
 
@@ -606,7 +607,7 @@ def _word_char(c: str) -> bool:
     return c.isalnum() or c == "_"  # what ``\w`` matches in a str pattern
 
 
-def _whole_phrase_in(text: str, q: str) -> bool:
+def whole_phrase_in(text: str, q: str) -> bool:
     r"""Whether ``text`` occurs in ``q`` not inside a longer word: ``re.search(r"(?<!\w)" +
     re.escape(text) + r"(?!\w)", q)``, without compiling ``text`` into a pattern. ``text`` is a
     program's answer (up to 100,000,000 characters): compiled, a 9-million-character answer took 21 s

@@ -18,11 +18,12 @@ candidates. These functions only say which candidates are worth showing it
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["words", "numbers_in", "mentioned_values", "Phrase", "condition_phrases", "neural_question", "cues",
+__all__ = ["words", "stem", "other_words", "numbers_in", "mentioned_values", "Phrase", "condition_phrases", "neural_question", "cues",
            "overlap"]
 
 _WORD = re.compile(r"[\w][\w'\-\.]*[\w]|[\w]", re.UNICODE)
@@ -46,6 +47,17 @@ _LEADING = re.compile(r"^(?:(?:what|which|who|whom|where|when|how many|how much|
 def words(text: str) -> list[str]:
     """Case-folded words (hyphens and apostrophes kept inside words)."""
     return _WORD.findall(text.casefold())
+
+
+def stem(word: str) -> str:
+    """A plural's ``s`` set aside (``medals`` → ``medal``; words of three letters or fewer kept)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def other_words(text: str, column: str, allowed: Collection[str]) -> set[str]:
+    """The words of ``text`` that are neither ``allowed`` nor the column's own, a plural's ``s`` aside."""
+    own = {stem(w) for w in words(column)}
+    return {w for w in words(text) if w not in allowed and stem(w) not in allowed and stem(w) not in own}
 
 
 def content_words(text: str) -> set[str]:
@@ -144,7 +156,7 @@ def condition_phrases(question: str, table: pd.DataFrame, *, limit: int = 3) -> 
         kept = words(piece)
         while kept and (kept[0] in STOPWORDS or kept[0] in skip):
             kept = kept[1:]
-        singular = [w[:-1] if w.endswith("s") and len(w) > 3 else w for w in kept]
+        singular = [stem(w) for w in kept]
         name = next((n for n in column_names if n and (kept[:len(n)] == n or singular[:len(n)] == n)), None)
         if name is not None and len(kept) > len(name):
             kept = kept[len(name):]  # one whole column name leading the piece is the answer ("shirt made in …")

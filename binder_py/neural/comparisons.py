@@ -37,6 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from binder_py.discriminate.question import stem
+
 __all__ = ["Comparison", "read_comparison", "cell_quantity", "comparison_reader"]
 
 #: a cell's answer (yes?) and what was compared, or None when the cell cannot be read so (the model is asked)
@@ -114,7 +116,7 @@ def _is_year(value: float) -> bool:
 
 
 def _words(text: str) -> set[str]:
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(text.casefold())}
+    return {stem(w) for w in _WORD.findall(text.casefold())}
 
 
 def read_comparison(question: str, column: str) -> Comparison | None:
@@ -157,7 +159,8 @@ def read_comparison(question: str, column: str) -> Comparison | None:
 _CELL_TIME = re.compile(rf"(?<![\d:.]){_TIME}(?![\d:])")
 _CELL_NUMBER = re.compile(rf"(?<![\w.,:])(?P<sign>-)?[$€£¥]?\s?(?P<num>{_NUM})(?![\d:]|\.\d|,\d)\s?%?"
                           rf"(?:\s*(?P<after>[^\W\d_]+))?")
-_CELL_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
+#: a year a cell writes (1000–2100, not inside a longer number)
+YEAR_IN_CELL = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
 
 
 def cell_quantity(cell: Any, comparison: Comparison) -> float | None:
@@ -176,7 +179,7 @@ def cell_quantity(cell: Any, comparison: Comparison) -> float | None:
         times = _CELL_TIME.findall(text)
         return _seconds(times[0]) if len(times) == 1 and len(re.findall(r"\d+", text)) <= 3 else None
     if comparison.kind == "year":
-        years = set(_CELL_YEAR.findall(text))
+        years = set(YEAR_IN_CELL.findall(text))
         return float(years.pop()) if len(years) == 1 else None
     if _CELL_TIME.search(text):
         return None  # "5:10.44" is no plain number

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from binder_py.discriminate.question import words
-from binder_py.neural.comparisons import Decision
+from binder_py.neural.comparisons import YEAR_IN_CELL, Decision
 
 __all__ = ["DateQuestion", "read_date_question", "cell_date_part", "date_reader"]
 
@@ -43,7 +43,6 @@ have had year years month date day time season held played released built born f
 happen happened took place start started end ended row""".split())
 _YEAR = re.compile(r"(?<![\d.,:/-])(1\d{3}|20\d{2})(?![\d.,:/-]|'?s\b)")
 _DECADE = re.compile(r"(?<![\d.,:/-])(1\d|20)(\d)0'?s\b")
-_CELL_YEAR = re.compile(r"(?<!\d)(1\d{3}|20\d{2})(?!\d)")
 _CELL_MONTH = re.compile(r"\b(" + "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec" + r")\b")
 _ISO = re.compile(r"\b(?:1\d{3}|20\d{2})-(\d{2})-\d{2}\b")
 _ISO_DAY = re.compile(r"\b(?:1\d{3}|20\d{2})-(\d{2})-(\d{2})\b")
@@ -121,7 +120,7 @@ def cell_date_part(cell: Any, asked: DateQuestion) -> int | None:
         return value if 1000 <= value <= 2100 else None
     text = str(cell).casefold()
     if asked.part == "year":
-        found = set(_CELL_YEAR.findall(text))
+        found = set(YEAR_IN_CELL.findall(text))
         return int(found.pop()) if len(found) == 1 else None
     if asked.part == "day":
         days = {_month_number(m) * 100 + int(d) for d, m in _CELL_DAY_MONTH.findall(text) if 1 <= int(d) <= 31}

@@ -32,7 +32,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from binder_py.discriminate.question import words
+from binder_py.discriminate.question import other_words, words
+from binder_py.normalize import whole_phrase_in
 from binder_py.neural.comparisons import Decision
 
 __all__ = ["named_cell", "named_part", "equality_reader"]
@@ -51,10 +52,6 @@ def _phrase(text: str) -> str:
     return " ".join(words(text))
 
 
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
-
-
 def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
     """The one cell (as the column writes it) whose equality with a row's cell is all the question asks,
     or None (see the module docstring)."""
@@ -66,16 +63,15 @@ def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
         phrase = _phrase(cell)
         if len(phrase) < 2 or not re.search(r"[^\W\d_]", phrase):
             continue
-        if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text):
+        if whole_phrase_in(phrase, text):
             found.setdefault(phrase, cell)
     if not found:
         return None
     longest = max(found, key=len)
     if any(p != longest and p not in longest for p in found):
         return None  # two values named apart: "Is it Paris or Lyon?" is for the model
-    rest = re.sub(rf"(?<!\w){re.escape(longest)}(?!\w)", " ", text).split()
-    allowed = _FRAME | _ROW_NOUNS | {_stem(w) for w in words(str(column))} | set(words(str(column)))
-    if any(w not in allowed and _stem(w) not in allowed for w in rest):
+    rest = re.sub(rf"(?<!\w){re.escape(longest)}(?!\w)", " ", text)
+    if other_words(rest, str(column), _FRAME | _ROW_NOUNS):
         return None
     return found[longest]
 
@@ -105,11 +101,10 @@ def named_part(question: str, column: str, cells: Sequence[Any]) -> str | None:
     if not phrase or not re.search(r"[^\W\d_]", phrase):
         return None
     text = _phrase(question)
-    rest = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text, count=1).split()
-    allowed = _FRAME | _ROW_NOUNS | {_stem(w) for w in words(str(column))} | set(words(str(column)))
-    if any(w not in allowed and _stem(w) not in allowed for w in rest):
+    rest = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text, count=1)
+    if other_words(rest, str(column), _FRAME | _ROW_NOUNS):
         return None
-    if not any(re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", _phrase(str(c))) for c in cells if c is not None):
+    if not any(whole_phrase_in(phrase, _phrase(str(c))) for c in cells if c is not None):
         return None
     return phrase
 
@@ -126,7 +121,7 @@ def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callabl
         def holds(cell: Any) -> Decision:
             if cell is None or (isinstance(cell, float) and cell != cell):
                 return None
-            if re.search(rf"(?<!\w){re.escape(part)}(?!\w)", _phrase(str(cell))):
+            if whole_phrase_in(part, _phrase(str(cell))):
                 return True, f"the cell holds {part!r}"
             return None  # another name for it, or another thing: the model reads it
 
@@ -139,7 +134,7 @@ def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callabl
         phrase = _phrase(str(cell))
         if phrase == target:
             return True, f"the cell is {value!r}"
-        if not re.search(rf"(?<!\w){re.escape(target)}(?!\w)", phrase):
+        if not whole_phrase_in(target, phrase):
             return False, f"the cell is not {value!r}"
         return None  # the value within more: the model reads it
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from binder_py.discriminate.question import words
+from binder_py.discriminate.question import other_words, stem, words
 from binder_py.neural.comparisons import Decision
 
 __all__ = ["extreme_reader", "any_count_reader"]
@@ -36,16 +36,6 @@ _GAIN = frozenset("win won wins have has had get got gets receive received earn 
 _ROW_NOUNS = frozenset("nation country team club player person athlete driver they he she it medal medals".split())
 _FIRST_NUMBER = re.compile(r"^[^\d\-+.]*?(?P<sign>[-+])?[$€£¥]?\s?(?P<num>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)")
 _WHOLE = re.compile(r"^\s*\d+\s*$")
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") else word
-
-
-def _rest(question: str, column: str, allowed: frozenset[str]) -> set[str]:
-    """The question's words that are neither ``allowed`` nor the column's own."""
-    column_words = set(words(column)) | {_stem(w) for w in words(column)}
-    return {w for w in words(question) if w not in allowed and w not in column_words and _stem(w) not in column_words}
 
 
 def first_number(cell: Any) -> float | None:
@@ -68,7 +58,7 @@ def extreme_reader(question: str, column: str, cells: Sequence[Any]) -> Callable
     largest, smallest = asked & _LARGEST, asked & _SMALLEST
     if len(largest) + len(smallest) != 1 or re.search(r"\d", question):
         return None
-    if _rest(question, column, _FRAME | _LARGEST | _SMALLEST):
+    if other_words(question, column, _FRAME | _LARGEST | _SMALLEST):
         return None
     values = [v for v in (first_number(c) for c in cells) if v is not None]
     if len(values) < 2:
@@ -91,9 +81,9 @@ def any_count_reader(question: str, column: str, cells: Sequence[Any]) -> Callab
     asked = set(words(question))
     if not asked & _GAIN or re.search(r"\d", question) or asked & {"not", "no", "never", "without"}:
         return None
-    if not set(words(column)) & asked and not {_stem(w) for w in words(column)} & {_stem(w) for w in asked}:
+    if not {stem(w) for w in words(column)} & {stem(w) for w in asked}:
         return None  # the question must name the counted column
-    if _rest(question, column, _FRAME | _GAIN | _ROW_NOUNS):
+    if other_words(question, column, _FRAME | _GAIN | _ROW_NOUNS):
         return None
     present = [c for c in cells if c is not None and c == c and str(c).strip()]
     if not present or not all(_WHOLE.match(str(int(c) if isinstance(c, float) and c.is_integer() else c))

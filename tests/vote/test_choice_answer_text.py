@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from binder_py.normalize import _whole_phrase_in, names_option
+from binder_py.normalize import whole_phrase_in, names_option
 
 
 @pytest.mark.parametrize("question, value, named", [
@@ -35,7 +35,7 @@ def test_whole_phrase_agrees_with_the_pattern_it_replaces():
     for q in questions:
         for t in texts:
             expected = re.search(r"(?<!\w)" + re.escape(t) + r"(?!\w)", q) is not None
-            assert _whole_phrase_in(t, q) is expected, (t, q)
+            assert whole_phrase_in(t, q) is expected, (t, q)
 
 
 def test_a_long_answer_is_not_compiled_into_a_pattern():
