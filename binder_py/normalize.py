@@ -89,6 +89,10 @@ __all__ = [
     "is_yes_no_question",
     "is_count_question",
     "is_name_question",
+    "asks_for_a_name",
+    "is_numbers",
+    "asks_for_one",
+    "is_several_values",
     "asks_beyond_itself",
     "excluded_phrase",
     "whole_phrase_in",
@@ -427,6 +431,25 @@ def is_one_number(value: Any) -> bool:
     return len(items) == 1 and bool(_NUMBER_TEXT.match(items[0][0].strip()))
 
 
+def is_numbers(value: Any) -> bool:
+    """Whether an answer is one number or a list of numbers only (each a number or the text of one).
+    Never raises."""
+    try:
+        items, _ = _items(value)
+    except Exception:  # noqa: BLE001 - an answer no rule understands is not a number
+        return False
+    return bool(items) and all(_NUMBER_TEXT.match(item[0].strip()) for item in items)
+
+
+def is_several_values(value: Any) -> bool:
+    """Whether an answer is a list of two or more different values (as they vote). Never raises."""
+    try:
+        items, _ = _items(value)
+    except Exception:  # noqa: BLE001 - an answer no rule understands is one value
+        return False
+    return len({item[0].strip() for item in items}) > 1
+
+
 def is_verdict(value: Any) -> bool:
     """Whether an answer is one yes/no verdict (``True``, ``"yes"``, ``1``, ``"false"`` ...): the
     only answer a statement (TabFact) can have. Never raises."""
@@ -532,6 +555,33 @@ def is_name_question(question: str) -> bool:
     return bool(_NAME_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
 
 
+#: words of a which/who question that can ask for a number ("which year …", "which ranking is mexico?")
+_QUANTITY_WORDS = re.compile(
+    r"\b(years?|seasons?|dates?|days?|weeks?|months?|decades?|century|centuries|times?|numbers?|no|#|rounds?|"
+    r"ranks?|rankings?|places?|positions?|tiers?|levels?|divisions?|grades?|population|totals?|scores?|points?|"
+    r"ages?|heights?|weights?|lengths?|sizes?|amounts?|percent|percentage|seeds?|editions?|olympics?|games?|"
+    r"laps?|episodes?|matches|terms?|floors?|tracks?|picks?|draft|order|version|chapter|volume|issue|code|"
+    r"models?|series|records?|results?|attendance|votes?|money|price|cost|figure|value|count)\b")
+
+
+#: the words that say what a which/who question asks for: the four after its which/who
+_ASKED_FOR = re.compile(r"\b(?:which|who|whom|whose)\b((?:\W+[\w#']+){0,4})")
+
+
+def asks_for_a_name(question: str) -> bool:
+    """Whether a which/who question (:func:`is_name_question`) asks for no quantity: none of the four
+    words after its which/who is one (:data:`_QUANTITY_WORDS`: "which year …", "which was the only year
+    …", "which ranking is mexico?"). Its answer is then a name, not a number (rule 0 of the vote: "which
+    south american city has the smallest population?" is not answered by the population). In WikiTQ
+    dev 37 of the 660 which/who questions have numbers for gold answers, 29 of them years; 2 ask for no
+    such word ("which show had the highest rating?" — 1)."""
+    q = _question_text(question)
+    if not is_name_question(q):
+        return False
+    asked = _ASKED_FOR.search(q)
+    return asked is not None and not _QUANTITY_WORDS.search(asked.group(1))
+
+
 _WHAT_QUESTION = re.compile(r"^\W*(?:what|name)\b")
 
 
@@ -547,6 +597,31 @@ def asks_beyond_itself(question: str) -> bool:
         return True
     return (bool(_WHAT_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
             and not is_count_question(q))
+
+
+#: a superlative: the one thing a question asks for ("the highest rating", "the most wins", "first")
+_SUPERLATIVE = re.compile(r"\b(?:most|least|fewest|first|last|best|worst|\w{3,}est)\b")
+_NOT_SUPERLATIVE = re.compile(r"\b(?:at (?:least|most)|interest|forest|contest|honest|modest|west|southwest|"
+                              r"northwest|midwest|guest|request|quest|test|chest|protest|suggest|arrest|nest|pest|"
+                              r"harvest|manifest|digest)\b")
+#: words of what a question asks for that make it plural ("which teams …", "which two players …")
+_PLURAL = re.compile(r"\b(?:are|were|have|two|three|four|five|six|both|all|top|each|every|\w{2,}[^su\W]s)\b|\(s\)")
+_ASKED_BY_WHAT = re.compile(r"\b(?:which|who|whom|whose|what|name)\b((?:\W+[\w#'()]+){0,4})")
+
+
+def asks_for_one(question: str) -> bool:
+    """Whether a question asks for the one thing a superlative picks (:func:`asks_beyond_itself`, a
+    superlative — "the highest", "most", "first" — but not "at least"; and the four words after its
+    which/what are not plural: "which teams …", "which two …", "what were …"): several different values
+    are then not its answer (rule 0 of the vote: "which japanese product has the highest rating?" is not
+    answered by every japanese product). In WikiTQ dev, 642 what/which/who questions have a superlative;
+    15 have several gold answers, and of those the plural reading keeps all but one ("which player lost
+    the least?", a sixteen-way tie)."""
+    q = _question_text(question)
+    if not asks_beyond_itself(q) or not _SUPERLATIVE.search(_NOT_SUPERLATIVE.sub(" ", q)):
+        return False
+    asked = _ASKED_BY_WHAT.search(q)
+    return asked is not None and not _PLURAL.search(asked.group(1))
 
 
 _EXCLUSION = re.compile(r"\b(?:other than|besides|beside|apart from|aside from|except for|except|excluding|"

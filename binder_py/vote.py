@@ -82,8 +82,8 @@ from typing import Any, Literal, get_args
 
 import pandas as pd
 
-from binder_py.normalize import (NormalizedAnswer, is_excluded, is_one_number, is_verdict, is_yes_no_answer,
-                                 key_text, names_option, normalize_answer)
+from binder_py.normalize import (NormalizedAnswer, is_excluded, is_numbers, is_one_number, is_several_values,
+                                 is_verdict, is_yes_no_answer, key_text, names_option, normalize_answer)
 
 __all__ = [
     "Strategy",
@@ -326,7 +326,13 @@ class AnswerShape:
     other than a number, is not its answer ("against which team did Man United play at Emirates
     Stadium?" — "Man United"; "what is the name of the building listed after idaho state capitol?"
     — "idaho state capitol"). In WikiTQ such a gold answer is 2 of the 1,484 such dev questions and
-    4 of the 2,239 test ones. ``excluded``: what the question sets aside by name
+    4 of the 2,239 test ones. ``expects_text``: a which/who question that asks for no quantity
+    (:func:`binder_py.normalize.asks_for_a_name`) is not answered by numbers ("which south american
+    city has the smallest population?" — 2011000; in WikiTQ dev 2 of 541 such questions have numbers
+    for gold answers). ``expects_one``: a question that asks for the one thing a superlative picks
+    (:func:`binder_py.normalize.asks_for_one`: "which japanese product has the highest rating?") is not
+    answered by several different values (in WikiTQ dev 1 of 517 such questions has several gold
+    answers). ``excluded``: what the question sets aside by name
     (:func:`binder_py.normalize.excluded_phrase`: "other than 1927 what year …?" — 1927) is not its
     answer, a number included."""
 
@@ -334,6 +340,8 @@ class AnswerShape:
     choice_question: str | None = None
     expects_verdict: bool = False
     expects_name: bool = False
+    expects_text: bool = False
+    expects_one: bool = False
     echo_question: str | None = None
     excluded: str | None = None
     first_line: bool = False
@@ -345,6 +353,8 @@ class AnswerShape:
                 and (self.choice_question is None or names_option(self.choice_question, value))
                 and (not self.expects_verdict or is_verdict(value))
                 and (not self.expects_name or not is_yes_no_answer(value))
+                and (not self.expects_text or not is_numbers(value))
+                and (not self.expects_one or not is_several_values(value))
                 and (self.echo_question is None or is_one_number(value)
                      or not names_option(self.echo_question, value))
                 and (self.excluded is None or not is_excluded(self.excluded, value)))
@@ -368,8 +378,14 @@ class AnswerShape:
             return ("their answer was none of the options the question names, or was an f_col column "
                     "itself; other programs answered with one of the options")
         if self.expects_name:
-            return ("their answer was a bare yes/no or true/false (the question asks which or who), or one value "
-                    "the question itself names, or was an f_col column itself; other programs answered otherwise")
+            return ("their answer was a bare yes/no or true/false (the question asks which or who), a number where "
+                    "the question asks for a name, several values where it asks for the one a superlative picks, or "
+                    "one value the question itself names, or was an f_col column itself; other programs answered "
+                    "otherwise")
+        if self.expects_one:
+            return ("their answer was several values (the question asks for the one a superlative picks), or one "
+                    "value the question itself names, or was an f_col column itself; other programs answered "
+                    "otherwise")
         if self.excluded is not None:
             return ("their answer was one value the question itself names, or what it sets aside (\"other "
                     "than …\"), or was an f_col column itself; other programs answered otherwise")

@@ -8,6 +8,7 @@ import math
 
 from binder_py.answer import Candidate
 from binder_py.errors import BinderError
+from binder_py.pipeline.error_hints import error_hints
 from binder_py.pipeline.link import link_from
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.plan import plan_candidates
@@ -26,7 +27,8 @@ def repair_request(error_message: str) -> str:
 
 def failure_message(candidate: Candidate, state: QuestionState | None = None) -> str:
     """What went wrong, and (with ``state``) which compared strings no row holds
-    (:mod:`binder_py.pipeline.literal_hints`)."""
+    (:mod:`binder_py.pipeline.literal_hints`) and what the error means for the columns the program reads
+    (:mod:`binder_py.pipeline.error_hints`)."""
     error = candidate.error
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
@@ -34,7 +36,10 @@ def failure_message(candidate: Candidate, state: QuestionState | None = None) ->
     else:
         message = "the program returned an empty result (None, NaN, an empty table or an empty list)"
     if state is not None:
-        hints = literal_hints(candidate.program, {"df": state.table, "table": state.table, **state.tables})
+        tables = {"df": state.table, "table": state.table, **state.tables}
+        hints = literal_hints(candidate.program, tables)
+        if error is not None:
+            hints += [hint for hint in error_hints(candidate.program, error.message, tables) if hint not in hints]
         message += "".join(f"\n{hint}" for hint in hints)
     return message
 

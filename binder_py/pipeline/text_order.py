@@ -30,7 +30,7 @@ from binder_py.pipeline.literal_hints import column_of, literal_texts
 from binder_py.neural.requests import parse_number
 from binder_py.pipeline.literal_links import changed_columns
 
-__all__ = ["text_ordered_numbers"]
+__all__ = ["WRITTEN_NUMBER", "numeric_conversion", "text_ordered_numbers"]
 
 #: a column's methods whose result follows its order
 _ORDERING = frozenset({"max", "min", "idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest",
@@ -39,7 +39,7 @@ _ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 #: a number written as text: an optional sign and currency sign, digits (with thousands commas), decimals,
 #: an optional percent sign
 #: (ASCII digits only: "١٢" matched \d, its digits were then stripped and float("") failed the vote stage)
-_WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*%?")
+WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*%?")
 #: distinct cells read (the first ones, in table order)
 MAX_VALUES = 5_000
 
@@ -60,12 +60,17 @@ def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> li
         disorder = _disorder(table[column])
         if disorder is not None:
             first, second = disorder
-            conversion = (f"pd.to_numeric({table_name}[{column!r}].str.replace(r'[^0-9.\\-]', '', regex=True), "
-                          "errors='coerce')")
+            conversion = numeric_conversion(table_name, column)
             lines.append(f"orders column {column!r} (a max, min, sort or <, >), whose numbers the table holds as "
                          f"text, so in text order: {first!r} before {second!r}; to order them as numbers convert the "
                          f"column first, e.g. {conversion}")
     return lines
+
+
+def numeric_conversion(table_name: str, column: str) -> str:
+    """The pandas expression that reads a column of numbers written as text (``$1,234.50``, ``12%``) as
+    numbers: every character but digits, the point and the minus sign set aside."""
+    return f"pd.to_numeric({table_name}[{column!r}].str.replace(r'[^0-9.\\-]', '', regex=True), errors='coerce')"
 
 
 def _ordered_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
@@ -101,7 +106,7 @@ def _disorder(column: pd.Series) -> tuple[str, str] | None:
     if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         return None
     cells = sorted({v.strip() for v in column.dropna().unique()[:MAX_VALUES] if isinstance(v, str) and v.strip()})
-    if len(cells) < 2 or not all(_WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
+    if len(cells) < 2 or not all(WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
         return None
     numbers = [parse_number(cell) for cell in cells]  # (the reader typed answers use)
     if any(number is None for number in numbers):  # a warning never fails a question

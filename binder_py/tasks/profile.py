@@ -170,17 +170,20 @@ class TaskProfile:
         another shape are set aside before the vote (:func:`binder_py.vote.shape_fit`). A statement
         wants one yes/no verdict; a question asks for one number (a count), for one of the options
         it names ("which year had more venues, 2007 or 2012?"), or for a name ("which …", "who …":
-        not a bare yes/no); one that asks for something it does not name ("which …", "what …")
+        not a bare yes/no, nor numbers when it asks for no quantity, nor several values when a superlative
+        picks one); one that asks for something it does not name ("which …", "what …")
         is not answered by one value it names, nor any question by what it sets aside ("other than
         …")."""
-        from binder_py.normalize import (asks_beyond_itself, excluded_phrase, is_choice_question, is_count_question,
-                                         is_name_question)
+        from binder_py.normalize import (asks_beyond_itself, asks_for_a_name, asks_for_one, excluded_phrase,
+                                         is_choice_question, is_count_question, is_name_question)
 
         if self.statements:
             return AnswerShape(expects_verdict=True)
         return AnswerShape(expects_number=is_count_question(question),
                            choice_question=question if is_choice_question(question) else None,
                            expects_name=is_name_question(question),
+                           expects_text=asks_for_a_name(question),
+                           expects_one=asks_for_one(question),
                            echo_question=question if asks_beyond_itself(question) else None,
                            excluded=excluded_phrase(question),
                            first_line=self.first_line_of_cells)
