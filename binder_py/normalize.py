@@ -555,28 +555,36 @@ def is_name_question(question: str) -> bool:
     return bool(_NAME_QUESTION.match(q)) and not is_yes_no_question(q) and not is_choice_question(q)
 
 
-#: words of a which/who question that can ask for a number ("which year …", "which ranking is mexico?")
+#: words of a which/what/who question that can ask for a number ("which year …", "which ranking is
+#: mexico?", "what is the difference …", "what was his best finish?")
 _QUANTITY_WORDS = re.compile(
     r"\b(years?|seasons?|dates?|days?|weeks?|months?|decades?|century|centuries|times?|numbers?|no|#|rounds?|"
-    r"ranks?|rankings?|places?|positions?|tiers?|levels?|divisions?|grades?|population|totals?|scores?|points?|"
-    r"ages?|heights?|weights?|lengths?|sizes?|amounts?|percent|percentage|seeds?|editions?|olympics?|games?|"
+    r"ranks?|rankings?|ranked|places?|positions?|tiers?|levels?|divisions?|grades?|population|totals?|scores?|"
+    r"points?|ages?|heights?|weights?|lengths?|sizes?|amounts?|percent\w*|%|seeds?|editions?|olympics?|games?|"
     r"laps?|episodes?|matches|terms?|floors?|tracks?|picks?|draft|order|version|chapter|volume|issue|code|"
-    r"models?|series|records?|results?|attendance|votes?|money|price|cost|figure|value|count)\b")
+    r"models?|series|records?|results?|attendance|votes?|money|price|cost|figure|value|count|difference|"
+    r"average|sum|mean|median|ratio|margin|distance|speed|combined|many|much|long|far|old|tall|high|big|km|"
+    r"miles?|meters?|feet|kg|pounds|minutes?|seconds?|hours?|capacity|elevation|area|"
+    r"depth|width|diameter|radius|duration|gdp|revenue|income|salary|budget|sales|gap|increase|decrease|"
+    r"change|rating|best(?!-)|worst(?!-)|finish|record)\b")
 
 
-#: the words that say what a which/who question asks for: the four after its which/who
-_ASKED_FOR = re.compile(r"\b(?:which|who|whom|whose)\b((?:\W+[\w#']+){0,4})")
+#: the words that say what a which/what/who question asks for: the four after its which/what/who/name
+_ASKED_FOR = re.compile(r"\b(?:which|who|whom|whose|what|name)\b((?:\W+[\w#'%]+){0,4})")
 
 
 def asks_for_a_name(question: str) -> bool:
-    """Whether a which/who question (:func:`is_name_question`) asks for no quantity: none of the four
-    words after its which/who is one (:data:`_QUANTITY_WORDS`: "which year …", "which was the only year
-    …", "which ranking is mexico?"). Its answer is then a name, not a number (rule 0 of the vote: "which
-    south american city has the smallest population?" is not answered by the population). In WikiTQ
-    dev 37 of the 660 which/who questions have numbers for gold answers, 29 of them years; 2 ask for no
-    such word ("which show had the highest rating?" — 1)."""
+    """Whether a which/who question (:func:`is_name_question`), or a what/name question that asks for
+    something it does not name (:func:`asks_beyond_itself`), asks for no quantity: none of the four words
+    after its which/what/who/name is one (:data:`_QUANTITY_WORDS`: "which year …", "which was the only
+    year …", "which ranking is mexico?", "what is the difference …"). Its answer is then a name, not a
+    number (rule 0 of the vote: "which south american city has the smallest population?" is not
+    answered by the population, "what country won more gold medals than any other?" not by 0). In
+    WikiTQ dev, 2 of the 541 which/who questions that name no such word have numbers for gold answers
+    ("which show had the highest rating?" — 1), and 9 of the 345 what/name ones ("what is the largest
+    penalty?" — 10)."""
     q = _question_text(question)
-    if not is_name_question(q):
+    if not (is_name_question(q) or (asks_beyond_itself(q) and _WHAT_QUESTION.match(q))):
         return False
     asked = _ASKED_FOR.search(q)
     return asked is not None and not _QUANTITY_WORDS.search(asked.group(1))

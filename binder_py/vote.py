@@ -326,10 +326,10 @@ class AnswerShape:
     other than a number, is not its answer ("against which team did Man United play at Emirates
     Stadium?" — "Man United"; "what is the name of the building listed after idaho state capitol?"
     — "idaho state capitol"). In WikiTQ such a gold answer is 2 of the 1,484 such dev questions and
-    4 of the 2,239 test ones. ``expects_text``: a which/who question that asks for no quantity
+    4 of the 2,239 test ones. ``expects_text``: a which/what/who question that asks for no quantity
     (:func:`binder_py.normalize.asks_for_a_name`) is not answered by numbers ("which south american
-    city has the smallest population?" — 2011000; in WikiTQ dev 2 of 541 such questions have numbers
-    for gold answers). ``expects_one``: a question that asks for the one thing a superlative picks
+    city has the smallest population?" — 2011000; in WikiTQ dev 2 of 519 such which/who questions and
+    9 of 345 what/name ones have numbers for gold answers). ``expects_one``: a question that asks for the one thing a superlative picks
     (:func:`binder_py.normalize.asks_for_one`: "which japanese product has the highest rating?") is not
     answered by several different values (in WikiTQ dev 1 of 517 such questions has several gold
     answers). ``excluded``: what the question sets aside by name

@@ -141,7 +141,7 @@ def test_scoring_that_fails_loses_neither_the_answer_nor_the_cost():
 
 def test_a_tie_with_an_answer_that_cannot_be_scored_sends_no_scoring_request():
     lm = ScriptedLM(lambda request, purpose: ["'x' * 300", "len(df)"], capabilities=SCORING)
-    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "what is it?")
+    answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "what is the value?")
     assert answer.tie and all(purpose != "score-answers" for _, purpose, _ in lm.calls)
 
 
