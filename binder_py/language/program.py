@@ -120,6 +120,48 @@ def as_value_question(source: str) -> str | None:
     return source[:start] + value_call + source[end:]
 
 
+#: methods after which a Series' labels are no longer the table's row labels
+_RELABELLING = frozenset({"groupby", "value_counts", "set_index", "reset_index", "pivot", "pivot_table", "crosstab",
+                          "agg", "aggregate", "resample", "rolling", "expanding", "transpose", "stack", "unstack",
+                          "melt", "explode", "merge", "join", "concat", "sum", "mean", "count", "size", "nunique",
+                          "describe", "apply", "T", "index", "columns", "to_frame", "rename_axis", "sort_index"})
+
+
+def _final_row_label(atok: asttokens.ASTTokens) -> ast.Call | None:
+    """The program's final ``X.idxmax()`` / ``X.idxmin()`` when ``X`` keeps the table's row labels."""
+    tree = atok.tree
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return None
+    call = tree.body[-1].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("idxmax", "idxmin") and not call.args and not call.keywords):
+        return None
+    receiver = call.func.value
+    names = {node.id for node in ast.walk(receiver) if isinstance(node, ast.Name)}
+    if "df" not in names or names - {"df", "pd", "np", "f_col", "f_val"}:
+        return None
+    if any(isinstance(node, ast.Attribute) and node.attr in _RELABELLING for node in ast.walk(receiver)):
+        return None
+    return call
+
+
+def as_row_name(source: str, column: str) -> str | None:
+    """The program with its final ``X.idxmax()`` (or ``idxmin``) read as that row's cell in ``column``,
+    ``df.loc[X.idxmax(), column]``, when ``X`` keeps the table's row labels: it reads ``df`` (and no
+    other variable) and calls no method that changes labels (``groupby``, ``value_counts``,
+    ``set_index``, …). Its answer is then a row label, which on the table's default index is a row
+    number (``6``), not the name a which-question asks for. ``None`` otherwise."""
+    try:
+        atok = asttokens.ASTTokens(source, parse=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    call = _final_row_label(atok)
+    if call is None:
+        return None
+    start, end = atok.get_text_range(call)
+    return f"{source[:start]}df.loc[{source[start:end]}, {column!r}]{source[end:]}"
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the program binds (assignments, defs, imports, loop targets, args...)."""
     names: set[str] = set()
