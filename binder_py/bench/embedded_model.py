@@ -13,6 +13,9 @@
    after another on one worker (task wikitq, binder mode, n = 5, LM cache off), each with its
    seconds, prompt tokens evaluated and found cached, and floor, as in 2.
 
+Evaluated prefixes are not kept on disk here (``BINDER_PREFIX_STATES=0`` unless set), so that "fresh
+worker" means nothing cached; ``python -m binder_py.bench.prefix_states`` measures keeping them.
+
 It uses only the public API, so it also runs on older code (``PYTHONPATH=/path/to/old/checkout``);
 figures the old backend does not report are left empty. The machine's load average is printed
 beside the numbers.
@@ -182,6 +185,7 @@ def five_samples(spec: str, request: LMRequest) -> dict[str, Any]:
 
 
 def main() -> int:
+    os.environ.setdefault("BINDER_PREFIX_STATES", "0")  # a fresh worker finds nothing cached (module docstring)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lm", default="local")
     parser.add_argument("--seed", type=int, default=1)

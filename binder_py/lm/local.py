@@ -146,6 +146,9 @@ class LocalBackend:
         command = [sys.executable, "-m", "binder_py.lm.local_worker", "--model", str(verification.path),
                    "--n-ctx", str(self.context_window), "--slots", str(self.slots), "--threads", str(self.n_threads),
                    "--parent-pid", str(os.getpid())]
+        prefixes = prefix_states_dir(verification.path, self.context_window)
+        if prefixes is not None:
+            command += ["--prefix-dir", str(prefixes)]
         env = dict(os.environ)
         package_root = str(Path(__file__).resolve().parents[2])  # so the worker imports this same binder_py
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
@@ -266,6 +269,25 @@ class LocalBackend:
         except Exception:  # noqa: BLE001
             proc.kill()
             proc.wait(timeout=5)
+
+
+def prefix_states_dir(model_path: Path, n_ctx: int) -> Path | None:
+    """Where the worker keeps evaluated prompt prefixes (:mod:`binder_py.lm.prefix_states`): one folder per
+    model file (name, size, modification time), runtime version and context size, under the cache
+    folder's ``prefix-states``; None when ``BINDER_PREFIX_STATES=0``."""
+    if os.environ.get("BINDER_PREFIX_STATES", "1").strip() == "0":
+        return None
+    from importlib.metadata import PackageNotFoundError, version
+
+    from binder_py.lm.store import default_cache_dir
+
+    try:
+        runtime = version("xllamacpp")
+        stat = model_path.stat()
+    except (PackageNotFoundError, OSError):
+        return None
+    name = f"{model_path.stem}-{stat.st_size}-{stat.st_mtime_ns}-xllamacpp-{runtime}-ctx{n_ctx}"
+    return default_cache_dir() / "prefix-states" / name
 
 
 def _pump(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:

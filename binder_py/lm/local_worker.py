@@ -13,6 +13,9 @@ slot, and the next prompt of that kind evaluates only its new tokens. ``n``
 samples come from one evaluated prompt: llama.cpp copies the prompt's cache into
 ``n - 1`` child slots and decodes the samples together.
 
+With ``--prefix-dir DIR``, the evaluated prefixes of chat requests (their turns before the last) are
+also kept on disk and restored by the next worker (:mod:`binder_py.lm.prefix_states`).
+
 Messages in: ``{"op": "tokenize", "text": ...}``, ``{"op": "complete", "request":
 {...}}``, ``{"op": "speed"}`` (prompt and generation rates), ``{"op": "exit"}``. Out: ``{"ok": true, ...}`` or ``{"ok": false, "error":
 ..., "kind": "context" | "request" | "runtime"}``. The first line out says whether
@@ -29,8 +32,10 @@ import sys
 import time
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
+from binder_py.lm.prefix_states import PrefixStates
 from binder_py.lm.seeds import sample_seed
 
 #: host memory for slot states evicted from a slot (llama.cpp's prompt cache), MiB
@@ -43,6 +48,7 @@ class WorkerSettings:
     n_ctx: int  # per slot
     slots: int
     threads: int
+    prefix_dir: str | None = None  # evaluated prefixes kept on disk (None: not kept)
 
 
 class RequestError(Exception):
@@ -63,6 +69,8 @@ def runtime_version() -> str:
 class Runtime:
     """One loaded model behind llama.cpp's server."""
 
+    prefixes: PrefixStates | None = None  # evaluated prefixes kept on disk (WorkerSettings.prefix_dir)
+
     def __init__(self, settings: WorkerSettings):
         import xllamacpp
 
@@ -80,18 +88,45 @@ class Runtime:
         self._key = secrets.token_hex(16)
         params.api_keys = [self._key]  # the loopback HTTP listener (used for /tokenize) answers only us
         params.hostnames = ["127.0.0.1"]
+        if settings.prefix_dir:
+            try:
+                Path(settings.prefix_dir).mkdir(parents=True, exist_ok=True)
+            except OSError as error:  # a cache folder that cannot be written: prefixes are not kept, nothing fails
+                print(f"prefixes not kept on disk: {error}", file=sys.stderr)
+            else:
+                params.slot_save_path = str(Path(settings.prefix_dir)) + os.sep
+                params.endpoint_slots = True  # the loopback listener's /slots save and restore (key-protected)
+                self.prefixes = PrefixStates(Path(settings.prefix_dir), settings.slots)
         self.settings = settings
         self.server = xllamacpp.Server(params)
         self.address = self.server.listening_address
 
-    # --- tokens --------------------------------------------------------------------------
-    def tokenize(self, text: str) -> list[int]:
-        body = json.dumps({"content": text, "add_special": False}).encode("utf-8")
-        request = urllib.request.Request(self.address + "/tokenize", data=body, method="POST",
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(self.address + path, data=json.dumps(body).encode("utf-8"), method="POST",
                                          headers={"Content-Type": "application/json",
                                                   "Authorization": f"Bearer {self._key}"})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return list(json.loads(response.read())["tokens"])
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return dict(json.loads(response.read()))
+
+    # --- tokens --------------------------------------------------------------------------
+    def tokenize(self, text: str) -> list[int]:
+        return list(self._post("/tokenize", {"content": text, "add_special": False})["tokens"])
+
+    # --- prefixes kept on disk -----------------------------------------------------------
+    def _slot_action(self, slot: int, action: str, filename: str) -> bool:
+        try:
+            reply = self._post(f"/slots/{slot}?action={action}", {"filename": filename})
+        except (OSError, ValueError):  # an HTTP error (a file llama.cpp cannot read) or an unreadable reply
+            return False
+        return "error" not in reply
+
+    def _warm(self, prefix: list[dict[str, str]], slot: int) -> dict[str, Any]:
+        """Evaluate ``prefix`` alone in ``slot`` (one generated token), ending on an empty user turn when it
+        ends on the model's turn; returns the runtime's timings."""
+        messages = prefix if prefix[-1]["role"] == "user" else [*prefix, {"role": "user", "content": ""}]
+        reply = self._call({"messages": messages, "max_tokens": 1, "temperature": 0.0, "cache_prompt": True,
+                            "id_slot": slot})
+        return dict(reply.get("timings", {}))
 
     # --- speed ---------------------------------------------------------------------------
     def measure_speed(self, prompt_tokens: int = 256, generated_tokens: int = 32) -> dict[str, Any]:
@@ -115,16 +150,30 @@ class Runtime:
         choices: list[dict[str, Any]] = []
         totals = {"prompt_tokens": 0, "cache_n": 0, "prompt_n": 0, "prompt_ms": 0.0, "predicted_ms": 0.0,
                   "requests": 0}
+        slot: int | None = None
+        if self.prefixes is not None:
+            try:
+                slot, warmed = self.prefixes.place(request["messages"], self._slot_action, self._warm)
+            except RequestError:  # the prefix alone was refused (too long): the request says why itself
+                slot, warmed = None, {}
+            if warmed:  # the prefix was evaluated just now (to be saved): evaluated, not found cached
+                for name in ("prompt_n", "prompt_ms", "predicted_ms"):
+                    totals[name] += warmed.get(name, 0)
+                totals["cache_n"] -= warmed.get("prompt_n", 0)
         while len(choices) < n:
             k = min(self.settings.slots, n - len(choices))
             chunk_seed = None if seed is None else sample_seed(int(seed), len(choices))  # llama.cpp adds i
-            reply = self._call(_body(request, k, chunk_seed))
+            body = _body(request, k, chunk_seed)
+            if slot is not None and not choices:
+                body["id_slot"] = slot  # the first chunk goes where its prefix was restored or warmed
+            reply = self._call(body)
             choices.extend(self._choices(reply, request))
             usage, timings = reply.get("usage", {}), reply.get("timings", {})
             totals["prompt_tokens"] += int(usage.get("prompt_tokens", 0))
             totals["requests"] += 1
             for name in ("cache_n", "prompt_n", "prompt_ms", "predicted_ms"):
                 totals[name] += timings.get(name, 0)
+        totals["cache_n"] = max(0, totals["cache_n"])
         return {"ok": True, "choices": choices, "prompt_tokens": totals["prompt_tokens"],
                 "completion_tokens": sum(c["completion_tokens"] for c in choices), "requests": totals["requests"],
                 "cached_prompt_tokens": totals["cache_n"], "evaluated_prompt_tokens": totals["prompt_n"],
@@ -240,9 +289,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slots", type=int, required=True)
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--parent-pid", type=int, help="leave when this process is gone (default: the parent)")
+    parser.add_argument("--prefix-dir", help="keep evaluated prompt prefixes in this folder (binder_py.lm.prefix_states)")
     args = parser.parse_args(argv)
     die_with_parent(args.parent_pid)
-    return serve(WorkerSettings(args.model, args.n_ctx, args.slots, args.threads), sys.stdin)
+    return serve(WorkerSettings(args.model, args.n_ctx, args.slots, args.threads, args.prefix_dir), sys.stdin)
 
 
 def die_with_parent(parent: int | None = None, poll_seconds: float = 0.5) -> None:

@@ -219,3 +219,35 @@ def test_a_worker_started_from_a_short_lived_thread_outlives_the_thread(original
     env = {**os.environ, "BINDER_CACHE_DIR": model_cache_dir(original_cache_dir)}
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert result.stdout.strip() == "alive", result.stderr[-2000:]
+
+
+def test_a_later_process_restores_the_prefix_an_earlier_one_evaluated(tmp_path, monkeypatch, original_cache_dir):
+    """The prefix (system and exemplar turns) of a request is noted by one worker, evaluated alone and saved
+    by the next, and restored by the one after: its tokens are then found cached, not evaluated."""
+    monkeypatch.setenv("BINDER_CACHE_DIR", model_cache_dir(original_cache_dir))
+    monkeypatch.setattr("binder_py.lm.local.prefix_states_dir", lambda path, n_ctx: tmp_path / "prefixes")
+    prefix = (("system", _prefix("parse")), ("user", "Which city has the most rows?"), ("assistant", "df['city']"))
+
+    def ask(question: str):
+        client = LMClient(LocalBackend(n_ctx=2048, slots=2))
+        try:
+            request = LMRequest(messages=(*prefix, ("user", question)), max_tokens=3, seed=1)
+            completion = client.complete(request)
+            meta = completion.metadata
+            # (the prefix evaluated alone counts as evaluated: a few tokens after it are evaluated twice)
+            assert meta["cached_prompt_tokens"] + meta["evaluated_prompt_tokens"] >= completion.usage.prompt_tokens
+            return meta["cached_prompt_tokens"], meta["evaluated_prompt_tokens"], completion.usage.requests
+        finally:
+            client.close()
+
+    prefix_tokens = 250  # _prefix("parse") alone is more (test_each_prompt_kind_keeps_its_prefix...)
+
+    first = ask("How many rows are there?")
+    assert first[0] == 0 and first[2] == 1
+    assert len(list((tmp_path / "prefixes").glob("*.seen"))) == 1 and not list((tmp_path / "prefixes").glob("*.state"))
+    for seen in (tmp_path / "prefixes").glob("*.seen"):
+        os.utime(seen, (seen.stat().st_mtime - 60, seen.stat().st_mtime - 60))
+    second = ask("How many shirts were sold?")  # evaluates the prefix alone, saves it, then the request
+    assert second[1] > prefix_tokens and second[2] == 1 and len(list((tmp_path / "prefixes").glob("*.state"))) == 1
+    cached, evaluated, requests = ask("Which shirt sold best?")
+    assert cached >= prefix_tokens and evaluated < 40 and requests == 1
