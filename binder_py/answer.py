@@ -32,34 +32,46 @@ DERIVED_ORIGINS = ("repair", "rescope", "link")
 ADDED_ORIGINS = ("choose",)
 
 
-def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None) -> tuple[str, bool, int | None, bool]:
+#: how a linked version that orders a column by value says so in its ``links``
+#: (:func:`binder_py.pipeline.text_order.order_by_value`)
+REORDER_NOTE = "ordered by the values its cells write"
+
+LinkEntry = tuple[str, bool, int | None, bool, bool]
+
+
+def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None,
+               links: Sequence[str] = ()) -> LinkEntry:
     """One candidate's entry for :func:`superseded_by_links`: ``(origin, answered, repaired_from,
-    selected_nothing)``, ``answered`` meaning it ran and gave a non-empty answer."""
+    selected_nothing, reorders)``, ``answered`` meaning it ran and gave a non-empty answer, ``reorders``
+    that it is a linked version that orders a column of numbers or dates held as text by value."""
     from binder_py.normalize import key_text, normalize_answer
 
     key = key_text(normalize_answer(value).key) if ok else None
-    return origin, key not in (None, ""), repaired_from, key in (None, "", "0")
+    reorders = origin == "link" and any(REORDER_NOTE in str(note) for note in links)
+    return origin, key not in (None, ""), repaired_from, key in (None, "", "0"), reorders
 
 
-def link_entries(candidates: Sequence[Candidate]) -> list[tuple[str, bool, int | None, bool]]:
+def link_entries(candidates: Sequence[Candidate]) -> list[LinkEntry]:
     """:func:`superseded_by_links`' entries for candidates."""
-    return [link_entry(c.origin, c.ok, c.value, c.repaired_from) for c in candidates]
+    return [link_entry(c.origin, c.ok, c.value, c.repaired_from, c.links) for c in candidates]
 
 
-def superseded_by_links(candidates: Sequence[tuple[str, bool, int | None, bool]]) -> set[int]:
+def superseded_by_links(candidates: Sequence[LinkEntry]) -> set[int]:
     """The positions of the candidates that do not vote because of a linked version (origin ``link``),
     given each candidate's :func:`link_entry`: ``selected_nothing`` is what a filter on a value no row
     holds gives (a failure, no answer, or the number 0: a count or a sum over no rows). A source that
     selected nothing and whose linked version answered gives way (the linked version votes in its
-    place, with its count); every other linked version is left out (its source keeps its vote: a
-    program that answered something, such as ``False`` for "is X in the table?", may be right as
-    written). So one sampled program never votes twice. The live vote, repair, rescope, the counts and
-    ``binder-py report``'s re-vote all ask this."""
+    place, with its count), and so does one whose linked version ``reorders`` and answered (text order
+    is no order of the values the cells write: ``$14.90`` before ``$8.00``); every other linked version is
+    left out (its source keeps its vote: a program that answered something, such as ``False`` for "is X
+    in the table?", may be right as written). So one sampled program never votes twice. The live vote,
+    repair, rescope, the counts and ``binder-py report``'s re-vote all ask this."""
     out: set[int] = set()
-    for position, (origin, answered, source, _) in enumerate(candidates):
+    for position, (origin, answered, source, _, reorders) in enumerate(candidates):
         if origin != "link":
             continue
-        if answered and source is not None and 0 <= source < len(candidates) and candidates[source][3]:
+        if (answered and source is not None and 0 <= source < len(candidates)
+                and (candidates[source][3] or reorders)):
             out.add(source)
         else:
             out.add(position)
@@ -184,7 +196,8 @@ class ProgramCounts:
         text = f"{self.sampled} {unit} {made} ({self.distinct} distinct)"
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
-                             (self.links, " + {} with a compared value linked to a cell or comparisons regrouped"),
+                             (self.links, " + {} with a compared value linked to a cell, comparisons regrouped "
+                                          "or a column ordered by value"),
                              (self.choices, " + {} asking the model to choose among the question's options"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):
@@ -390,7 +403,8 @@ class Answer:
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
                          f"Winning program (candidate {winner.repaired_from}'s, run again with compared values "
-                         f"linked to cells or comparisons regrouped: {'; '.join(winner.links)}):")
+                         f"linked to cells, comparisons regrouped or columns ordered by value: "
+                         f"{'; '.join(winner.links)}):")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:
                 if call.order < 0:  # usage only: prefetched for a call the program never reached

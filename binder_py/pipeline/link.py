@@ -1,9 +1,12 @@
 """Stage 5, link (value linking): a program that compared a column with a value no cell holds is
 run again with that value replaced by the one cell it unmistakably means
 (:func:`binder_py.pipeline.literal_links.link_literals`: ``"naanmugan"`` → ``"naanmugan
-thiruvandhadhi"``, ``"2005"`` → ``2005``); and a program that joined comparisons with ``&``/``|``
+thiruvandhadhi"``, ``"2005"`` → ``2005``); a program that joined comparisons with ``&``/``|``
 without parentheses (``df["a"] == "x" & df["b"] == "y"``, which Python reads as a chained
-comparison) is run again with them regrouped as meant (:mod:`binder_py.pipeline.precedence`).
+comparison) is run again with them regrouped as meant (:mod:`binder_py.pipeline.precedence`); and a
+program that orders a text column whose cells write numbers, durations or dates (``$14.90`` before
+``$8.00`` as text) is run again with that column ordered by value
+(:func:`binder_py.pipeline.text_order.order_by_value`).
 
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place
@@ -26,6 +29,7 @@ from binder_py.pipeline.precedence import regroup_comparisons
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import program_identity
 from binder_py.pipeline.state import QuestionState
+from binder_py.pipeline.text_order import order_by_value
 
 
 def link(state: QuestionState) -> QuestionState:
@@ -53,6 +57,10 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
         if found is not None:
             program, links = found
             notes += tuple(link.describe() for link in links)
+        ordered = order_by_value(program, tables)
+        if ordered is not None:
+            program, orders = ordered
+            notes += orders
         if not notes:
             continue
         sibling = Candidate(program=program, count=candidate.count, origin="link",
@@ -65,9 +73,9 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
             to_run[identity] = sibling
     if not to_run and not waiting:
         return state
-    state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds, or joined "
-                       "comparisons with & or | unparenthesized; running them linked to the cells they mean, "
-                       "and regrouped")
+    state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds, joined "
+                       "comparisons with & or | unparenthesized, or ordered numbers or dates held as text; running "
+                       "them linked to the cells they mean, regrouped, and ordered by value")
     linked: list[Candidate] = []
     if to_run:
         state = plan_candidates(state, list(to_run.values()))

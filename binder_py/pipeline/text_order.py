@@ -26,11 +26,12 @@ from collections.abc import Iterator, Mapping
 
 import pandas as pd
 
+from binder_py.answer import REORDER_NOTE
 from binder_py.pipeline.literal_hints import column_of, literal_texts
 from binder_py.neural.requests import parse_number
 from binder_py.pipeline.literal_links import changed_columns
 
-__all__ = ["WRITTEN_NUMBER", "numeric_conversion", "text_ordered_numbers"]
+__all__ = ["WRITTEN_NUMBER", "numeric_conversion", "order_by_value", "text_ordered_numbers", "value_order"]
 
 #: a column's methods whose result follows its order
 _ORDERING = frozenset({"max", "min", "idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest",
@@ -42,6 +43,13 @@ _ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 WRITTEN_NUMBER = re.compile(r"[-+]?\s*[$€£¥]?\s*([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*%?")
 #: distinct cells read (the first ones, in table order)
 MAX_VALUES = 5_000
+#: a column is ordered by value (order_by_value) only when it has at most this many distinct cells: their
+#: order is written into the program
+MAX_ORDERED_VALUES = 200
+_DURATION = re.compile(r"\d+(:\d{2}){1,2}(\.\d+)?|\d+\s*(h|hr|hrs|hours?)(\s*\d+\s*(m|min|mins|minutes?))?"
+                       r"|\d+\s*(m|min|mins|minutes?)(\s*\d+\s*(s|sec|secs|seconds?))?")
+_DATE_LIKE = re.compile(r"[a-z]{3}|\d[-/.]\d", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 
 
 def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]:
@@ -65,6 +73,77 @@ def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> li
                          f"text, so in text order: {first!r} before {second!r}; to order them as numbers convert the "
                          f"column first, e.g. {conversion}")
     return lines
+
+
+def order_by_value(program: str, tables: Mapping[str, pd.DataFrame]) -> tuple[str, tuple[str, ...]] | None:
+    """The program with each text column it orders whose cells write numbers, durations or dates in
+    another order than their text's (:func:`value_order`) made an ordered categorical first —
+    ``df['unit cost'] = pd.Categorical(df['unit cost'], categories=['$3.50', '$4.25', …, '$14.90'],
+    ordered=True)`` — so that its max, min, sort, idxmax and ``<``/``>`` follow the values while its cells
+    keep their text; and one note per column. None when it orders no such column (or changes it first)."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    changed = changed_columns(tree, tables)
+    lines: list[str] = []
+    notes: list[str] = []
+    for table_name, column in dict.fromkeys(_ordered_columns(tree)):
+        table = tables.get(table_name)
+        if table is None or column not in table.columns or table_name in changed or (table_name, column) in changed:
+            continue
+        order = value_order(table[column])
+        if order is None or len(order) > MAX_ORDERED_VALUES:
+            continue
+        where = f"{table_name}[{column!r}]"
+        lines.append(f"{where} = pd.Categorical({where}, categories={order!r}, ordered=True)")
+        shown = " < ".join(repr(cell) for cell in order[:3]) + (" < …" if len(order) > 3 else "")
+        notes.append(f"{column!r} {REORDER_NOTE} ({shown}), not as text")
+    if not lines:
+        return None
+    return "\n".join(lines) + "\n" + program, tuple(notes)
+
+
+def value_order(column: pd.Series) -> list[str] | None:
+    """The column's distinct cells in the order of the values they write, when every filled cell writes
+    one kind of value — a number (a currency sign, a percent sign, thousands commas: ``$1,234.50``), a
+    duration (``8h 10m``, ``1:19:56``) or a date with its year (``March 3, 2015``, ``2012-07-19``) — and that
+    order is not their order as text; empty cells first. None otherwise (a column of numbers or booleans, text, mixed
+    kinds, more than :data:`MAX_VALUES` distinct cells)."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return None
+    distinct = column.dropna().unique()
+    if len(distinct) > MAX_VALUES or not all(isinstance(v, str) for v in distinct):
+        return None
+    cells = [v for v in distinct if v.strip()]
+    if len(cells) < 2:
+        return None
+    values = _values(cells)
+    if values is None:
+        return None
+    by_value = [cell for _, cell in sorted(zip(values, cells), key=lambda pair: (pair[0], pair[1]))]
+    if by_value == sorted(cells):
+        return None
+    return [v for v in distinct if not v.strip()] + by_value
+
+
+def _values(cells: list[str]) -> list[float] | None:
+    """Each cell's value as a number (numbers, durations in seconds, dates in nanoseconds), when all the
+    cells write values of one kind; else None."""
+    stripped = [cell.strip() for cell in cells]
+    if all(WRITTEN_NUMBER.fullmatch(cell) for cell in stripped):
+        numbers = [parse_number(cell) for cell in stripped]
+        return None if any(n is None for n in numbers) else [float(n) for n in numbers]  # type: ignore[arg-type]
+    try:
+        if all(_DURATION.fullmatch(cell.lower()) for cell in stripped):
+            return [pd.to_timedelta(cell).total_seconds() for cell in stripped]
+        if all(_DATE_LIKE.search(cell) and _YEAR.search(cell) for cell in stripped):  # (no year: a season's
+            # "October 31" comes before its "January 4", which no calendar order knows)
+            dates = pd.to_datetime(pd.Series(stripped), format="mixed", errors="raise")
+            return [float(d.value) for d in dates]
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return None
 
 
 def numeric_conversion(table_name: str, column: str) -> str:

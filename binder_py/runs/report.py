@@ -155,7 +155,8 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
     shape = profile.answer_shape(question)
     every = vote_candidates(record, shape)
     superseded = superseded_by_links([link_entry(str(c.get("origin") or ""), v.ok, v.value,
-                                                 c.get("repaired_from") if type(c.get("repaired_from")) is int else None)
+                                                 c.get("repaired_from") if type(c.get("repaired_from")) is int else None,
+                                                 [str(n) for n in c.get("links") or () if isinstance(n, str)])
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
     voters = polarity_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded

@@ -61,12 +61,18 @@ def test_anything_else_is_left_alone(program):
 
 
 def test_the_answer_warns_when_its_winning_program_orders_such_a_column():
-    """"Who placed the largest order?" answered Bob Jones ($987.00, the largest as text) without a word."""
-    binder = Binder(lm=ScriptedLM(lambda request, purpose: 'df.loc[df["amount"].idxmax(), "customer"]'), n=1,
-                    progress=False, cache=False)
+    """"Who placed the largest order?" answered Bob Jones ($987.00, the largest as text) without a word.
+    The link stage now runs such a program again with the column ordered by value (test_value_order.py),
+    and that answer wins; without it (``link_literals=False``) the text order's answer is warned about."""
+    program = 'df.loc[df["amount"].idxmax(), "customer"]'
+    binder = Binder(lm=ScriptedLM(lambda request, purpose: program), n=1, progress=False, cache=False,
+                    link_literals=False)
     answer = binder.ask(ORDERS, "who placed the largest order?")
     assert answer.value == "Bob"
     assert [w for w in answer.warnings if w.startswith("the winning program orders column 'amount'")]
+    linked = Binder(lm=ScriptedLM(lambda request, purpose: program), n=1, progress=False, cache=False)
+    answer = linked.ask(ORDERS, "who placed the largest order?")
+    assert answer.value == "Cy" and not [w for w in answer.warnings if "orders column" in w]
 
 
 def test_digits_of_other_scripts_are_no_numbers_written_as_text():
