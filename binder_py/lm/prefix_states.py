@@ -45,6 +45,8 @@ __all__ = ["MAX_STATES", "PrefixStates", "prefix_key"]
 #: saved prefix states kept per directory (a 1.5B-model prefix of 1,500 tokens is about 43 MB)
 MAX_STATES = 12
 SEEN_MARGIN_SECONDS = 2.0
+#: a temporary file this old is a leftover of a worker killed while it saved
+STALE_TEMPORARY_SECONDS = 3600
 STATE_SUFFIX = ".state"
 SEEN_SUFFIX = ".seen"
 
@@ -108,7 +110,9 @@ class PrefixStates:
         timings = warm(prefix, slot)
         self._claim(key, slot)
         temporary = f"{key}.{os.getpid()}.tmp"
-        if slot_action(slot, "save", temporary):
+        if not slot_action(slot, "save", temporary):  # (a full disk: whatever was written goes)
+            (self.directory / temporary).unlink(missing_ok=True)
+        else:
             try:
                 os.replace(self.directory / temporary, state)
                 self.saved += 1
@@ -134,3 +138,10 @@ class PrefixStates:
         for old in states[self.max_states:]:
             old.unlink(missing_ok=True)
             (self.directory / (old.name[: -len(STATE_SUFFIX)] + SEEN_SUFFIX)).unlink(missing_ok=True)
+        stale = time.time() - STALE_TEMPORARY_SECONDS
+        for leftover in self.directory.glob("*.tmp"):  # a worker killed while it saved
+            try:
+                if leftover.stat().st_mtime < stale:
+                    leftover.unlink()
+            except OSError:
+                pass

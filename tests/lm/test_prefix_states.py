@@ -35,7 +35,7 @@ class FakeRuntime:
 
 def later_process(directory, **kwargs):
     """A process started after every file now in ``directory`` was written."""
-    for path in directory.iterdir():
+    for path in [*directory.glob("*.seen"), *directory.glob("*.state")]:
         os.utime(path, (time.time() - 60, time.time() - 60))
     return PrefixStates(directory, 4, **kwargs)
 
@@ -81,3 +81,25 @@ def test_prefixes_go_round_the_slots_and_only_the_most_recent_states_are_kept(tm
     slots = [states.place((*prefix, ("user", "q")), runtime.slot_action, runtime.warm)[0] for prefix in prefixes]
     assert slots == [0, 1, 2, 3, 0]
     assert len(list(tmp_path.glob("*.state"))) == 3
+
+
+def test_a_save_that_fails_leaves_no_file_and_old_leftovers_are_removed(tmp_path):
+    class FullDisk(FakeRuntime):
+        def slot_action(self, slot, action, filename):
+            if action == "save":
+                (self.directory / filename).write_bytes(b"half")
+                return False
+            return super().slot_action(slot, action, filename)
+
+    PrefixStates(tmp_path, 2).place(request("q"), FullDisk(tmp_path).slot_action, FullDisk(tmp_path).warm)
+    runtime = FullDisk(tmp_path)
+    assert later_process(tmp_path).place(request("q"), runtime.slot_action, runtime.warm)[0] == 0
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob("*.state"))
+    leftover = tmp_path / "abc.99.tmp"
+    leftover.write_bytes(b"x")
+    os.utime(leftover, (time.time() - 7200, time.time() - 7200))
+    other = (("system", "other"), *PREFIX[1:], ("user", "q"))
+    PrefixStates(tmp_path, 2).place(other, FakeRuntime(tmp_path).slot_action, FakeRuntime(tmp_path).warm)
+    fine = FakeRuntime(tmp_path)
+    later_process(tmp_path).place(other, fine.slot_action, fine.warm)
+    assert not leftover.exists() and len(list(tmp_path.glob("*.state"))) == 1
