@@ -222,11 +222,27 @@ def test_a_wide_table_answer_says_only_its_first_column_was_kept(shirts):
 def test_a_repair_that_gives_no_new_program_is_said(shirts):
     lm = scripted([BROKEN_PROGRAM] * 2 + ['df["nope"].max()'] * 2, repair=BROKEN_PROGRAM)
     answer = Binder(lm=lm, n=4, progress=False).ask(shirts, QUESTION)
-    assert sum(1 for _, purpose, _ in lm.calls if purpose == "repair") == 2
-    assert answer.counts.repairs == 0  # both repairs wrote a program already tried
-    # two repair requests were sent (and paid for) but no view said a repair had been tried
-    said = "repair: 2 of 2 repair request(s) gave no new program (an empty one, or one already tried)"
+    # each failing program: a greedy request, then (the failed program again) one for two samples at 0.8
+    repairs = [request for request, purpose, _ in lm.calls if purpose == "repair"]
+    assert [(r.n, r.temperature) for r in repairs] == [(1, 0.0), (2, 0.8)] * 2
+    assert answer.counts.repairs == 0  # every repair wrote a program already tried
+    # the repair requests were sent (and paid for) but no view said a repair had been tried
+    said = ("repair: 2 of 2 failing program(s) got no new program back (an empty one, or one already tried, "
+            "greedily and in 2 samples)")
     assert any(w.startswith(said) for w in answer.warnings) and said in answer.explain()
+
+
+def test_a_greedy_repair_that_writes_the_failed_program_again_is_sampled_once_more(shirts, oracle_spec):
+    def respond(request, purpose):
+        if purpose == "repair":
+            return [BROKEN_PROGRAM, PLAIN_PROGRAM] if request.n == 2 else BROKEN_PROGRAM
+        return [BROKEN_PROGRAM] * 4
+    lm = ScriptedLM(respond)
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4, progress=False).ask(shirts, QUESTION)
+    assert answer.value == "polyester performance tee"
+    repaired = [c for c in answer.candidates if c.origin == "repair"]
+    assert [c.program for c in repaired] == [PLAIN_PROGRAM]
+    assert [(r.n, r.temperature) for r, purpose, _ in lm.calls if purpose == "repair"] == [(1, 0.0), (2, 0.8)]
 
 
 def test_distinct_counts_identical_answers_once_when_they_are_not_merged(shirts):
