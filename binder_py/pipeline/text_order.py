@@ -46,8 +46,13 @@ MAX_VALUES = 5_000
 #: a column is ordered by value (order_by_value) only when it has at most this many distinct cells: their
 #: order is written into the program
 MAX_ORDERED_VALUES = 200
-_DURATION = re.compile(r"\d+(:\d{2}){1,2}(\.\d+)?|\d+\s*(h|hr|hrs|hours?)(\s*\d+\s*(m|min|mins|minutes?))?"
-                       r"|\d+\s*(m|min|mins|minutes?)(\s*\d+\s*(s|sec|secs|seconds?))?")
+#: a duration or time written with colons: h:mm:ss, m:ss.ss, hh:mm (one shape per column, so that the
+#: order holds whichever unit the first field is)
+_CLOCK = re.compile(r"(\d+):(\d{2})(?::(\d{2}))?(\.\d+)?")
+#: a duration written with units: "8h 10m", "45 min", "9.58 s"
+_WITH_UNITS = re.compile(r"\d+\s*(h|hr|hrs|hours?)(\s*\d+\s*(m|min|mins|minutes?))?"
+                         r"|\d+\s*(m|min|mins|minutes?)(\s*\d+\s*(s|sec|secs|seconds?))?"
+                         r"|\d+(\.\d+)?\s*(s|sec|secs|seconds?)")
 _DATE_LIKE = re.compile(r"[a-z]{3}|\d[-/.]\d", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 
@@ -135,8 +140,11 @@ def _values(cells: list[str]) -> list[float] | None:
         numbers = [parse_number(cell) for cell in stripped]
         return None if any(n is None for n in numbers) else [float(n) for n in numbers]  # type: ignore[arg-type]
     try:
-        if all(_DURATION.fullmatch(cell.lower()) for cell in stripped):
-            return [pd.to_timedelta(cell).total_seconds() for cell in stripped]
+        clocks = [_CLOCK.fullmatch(cell) for cell in stripped]
+        if all(clocks) and len({(m.group(3) is None, m.group(4) is None) for m in clocks if m}) == 1:
+            return [_clock_seconds(m) for m in clocks if m]
+        if all(_WITH_UNITS.fullmatch(cell.lower()) for cell in stripped):
+            return [pd.to_timedelta(cell.lower()).total_seconds() for cell in stripped]
         if all(_DATE_LIKE.search(cell) and _YEAR.search(cell) for cell in stripped):  # (no year: a season's
             # "October 31" comes before its "January 4", which no calendar order knows)
             dates = pd.to_datetime(pd.Series(stripped), format="mixed", errors="raise")
@@ -144,6 +152,15 @@ def _values(cells: list[str]) -> list[float] | None:
     except (ValueError, TypeError, OverflowError):
         return None
     return None
+
+
+def _clock_seconds(match: re.Match[str]) -> float:
+    first, second, third, fraction = match.groups()
+    fields = [int(first), int(second)] + ([int(third)] if third is not None else [])
+    seconds = 0.0
+    for field in fields:
+        seconds = seconds * 60 + field
+    return seconds + (float(fraction) if fraction else 0.0)
 
 
 def numeric_conversion(table_name: str, column: str) -> str:

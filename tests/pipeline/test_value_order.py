@@ -13,7 +13,7 @@ from binder_py.pipeline.text_order import order_by_value, value_order
 
 STOCK = pd.DataFrame({"item": ["batteries", "cable", "paper", "stapler", "coffee"],
                       "unit cost": ["$3.50", "$6.99", "$4.25", "$8.00", "$14.90"],
-                      "lead time": ["8h 10m", "11h 40m", "45 min", "1:19:56", "2h"],
+                      "lead time": ["8h 10m", "11h 40m", "45 min", "1h 5m", "2h"],
                       "ordered": ["March 3, 2015", "2012-07-19", "11 Feb 2018", "June 30, 2010", "2019-09-01"],
                       "season date": ["October 31", "November 4", "January 4", "March 1", "April 2"],
                       "code": ["A10", "A9", "B1", "B2", "C3"], "stock": [120, 35, 300, 12, 18]})
@@ -21,7 +21,7 @@ STOCK = pd.DataFrame({"item": ["batteries", "cable", "paper", "stapler", "coffee
 
 @pytest.mark.parametrize("column, expected", [
     ("unit cost", ["$3.50", "$4.25", "$6.99", "$8.00", "$14.90"]),
-    ("lead time", ["45 min", "1:19:56", "2h", "8h 10m", "11h 40m"]),
+    ("lead time", ["45 min", "1h 5m", "2h", "8h 10m", "11h 40m"]),
     ("ordered", ["June 30, 2010", "2012-07-19", "March 3, 2015", "11 Feb 2018", "2019-09-01"]),
     ("season date", None),   # no year: a season's October comes before its January
     ("code", None),          # text
@@ -29,6 +29,18 @@ STOCK = pd.DataFrame({"item": ["batteries", "cable", "paper", "stapler", "coffee
 ])
 def test_the_order_of_the_values_the_cells_write(column, expected):
     assert value_order(STOCK[column]) == expected
+
+
+@pytest.mark.parametrize("cells, expected", [
+    (["12:30", "9:05", "10:15"], ["9:05", "10:15", "12:30"]),
+    (["1:20:27", "1:19:56", "59:59"], None),                      # h:mm:ss beside m:ss: which is which?
+    (["2:01.10", "1:18.02", "10:59.5"], ["1:18.02", "2:01.10", "10:59.5"]),
+    (["10.1 s", "9.58 s"], ["9.58 s", "10.1 s"]),
+    (["2004-05", "2005-06", "2003-04"], None),                     # seasons, in text order already
+    (["2-1", "10-3", "3-0"], None),                                # scores: no year
+])
+def test_clock_times_and_durations(cells, expected):
+    assert value_order(pd.Series(cells)) == expected
 
 
 def test_a_column_in_value_order_already_and_empty_cells():
