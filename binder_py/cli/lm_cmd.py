@@ -138,6 +138,19 @@ def _check_local(backend: LocalBackend) -> None:
           f"{info.threads} threads; loaded in {info.load_seconds:.1f}s)")
     print(f"speed: prompt {speed['prompt_per_second']:.0f} tokens/s ({speed['prompt_tokens']} uncached tokens), "
           f"generation {speed['generated_per_second']:.1f} tokens/s ({speed['generated_tokens']} tokens)")
+    print(f"prompt prefixes kept on disk: {_prefix_states_line(verification.path, backend.context_window)}")
+
+
+def _prefix_states_line(model_path: Path, n_ctx: int) -> str:
+    """Where the worker keeps evaluated prompt prefixes for the next process, and how many it keeps."""
+    from binder_py.lm.local import prefix_states_dir
+
+    folder = prefix_states_dir(model_path, n_ctx)
+    if folder is None:
+        return "off (BINDER_PREFIX_STATES=0)"
+    states = list(folder.glob("*.state")) if folder.is_dir() else []
+    size = sum(path.stat().st_size for path in states)
+    return f"{len(states)} ({size / 1e6:.0f} MB) in {folder}"
 
 
 def _lm_log(args: argparse.Namespace) -> int:
