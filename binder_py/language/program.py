@@ -137,6 +137,8 @@ def _final_row_label(atok: asttokens.ASTTokens) -> ast.Call | None:
             and call.func.attr in ("idxmax", "idxmin") and not call.args and not call.keywords):
         return None
     receiver = call.func.value
+    if _is_mask(receiver):  # the first True row's label, or the first row's when no row is True: no answer
+        return None
     names = {node.id for node in ast.walk(receiver) if isinstance(node, ast.Name)}
     if "df" not in names or names - {"df", "pd", "np", "f_col", "f_val"}:
         return None
@@ -145,12 +147,29 @@ def _final_row_label(atok: asttokens.ASTTokens) -> ast.Call | None:
     return call
 
 
+#: methods whose result is one True/False per row
+_MASKING = frozenset({"contains", "startswith", "endswith", "match", "fullmatch", "isin", "isna", "isnull", "notna",
+                      "notnull", "duplicated", "eq", "ne", "lt", "le", "gt", "ge", "between", "isdigit", "isalpha",
+                      "isnumeric", "any", "all"})
+
+
+def _is_mask(node: ast.AST) -> bool:
+    """Whether an expression is a row mask: a comparison, ``~``, ``&``/``|``/``^`` of masks, a masking method."""
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return True
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MASKING)
+
+
 def as_row_name(source: str, column: str) -> str | None:
     """The program with its final ``X.idxmax()`` (or ``idxmin``) read as that row's cell in ``column``,
     ``df.loc[X.idxmax(), column]``, when ``X`` keeps the table's row labels: it reads ``df`` (and no
     other variable) and calls no method that changes labels (``groupby``, ``value_counts``,
     ``set_index``, …). Its answer is then a row label, which on the table's default index is a row
-    number (``6``), not the name a which-question asks for. ``None`` otherwise."""
+    number (``6``), not the name a which-question asks for. ``None`` otherwise, and for a mask
+    (``(df["leg"] == "win").idxmax()``: when no row is True, idxmax answers the first row)."""
     try:
         atok = asttokens.ASTTokens(source, parse=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -26,6 +26,9 @@ LABEL = 'df[df["class"] == "mammal"]["max lifespan (years)"].idxmax()'
     ('df.set_index("animal")["max lifespan (years)"].idxmax()', None),
     ('total = df["a"]\ntotal.idxmax()', None),                              # another variable
     ('df["a"].idxmax(skipna=False)', None),
+    ('(df["leg"] == "win").idxmax()', None),                                 # a mask: row 0 when none is True
+    ('df["leg"].str.contains("win").idxmax()', None),
+    ('(~df["x"].isna() & (df["a"] > 3)).idxmax()', None),
     ('df["a"].idxmax() + 1', None),
     ("df[", None),
 ])
