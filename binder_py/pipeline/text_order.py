@@ -46,6 +46,22 @@ MAX_VALUES = 5_000
 #: a column is ordered by value (order_by_value) only when it has at most this many distinct cells: their
 #: order is written into the program
 MAX_ORDERED_VALUES = 200
+#: an amount with a scale word: "$836.8 million", "$2.26 billion", "€1.2bn", "450 thousand"
+_AMOUNT = re.compile(r"([$€£¥]?)\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*"
+                     r"(thousand|million|billion|trillion|k|m|bn|mn)?", re.IGNORECASE)
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
+           "trillion": 1e12}
+
+
+def _amount(match: re.Match[str]) -> float:
+    _, whole, fraction, scale = match.groups()
+    return float(whole.replace(",", "") + (fraction or "")) * _SCALES.get((scale or "").lower(), 1.0)
+
+
+#: a number with a unit after it: "6,650 km", "1.39 kg", "12 ft."
+_MEASURE = re.compile(r"([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*([^\W\d_]+\.?)")
+
+
 #: a duration or time written with colons: h:mm:ss, m:ss.ss, hh:mm (one shape per column, so that the
 #: order holds whichever unit the first field is)
 _CLOCK = re.compile(r"(\d+):(\d{2})(?::(\d{2}))?(\.\d+)?")
@@ -111,7 +127,9 @@ def order_by_value(program: str, tables: Mapping[str, pd.DataFrame]) -> tuple[st
 
 def value_order(column: pd.Series) -> list[str] | None:
     """The column's distinct cells in the order of the values they write, when every filled cell writes
-    one kind of value — a number (a currency sign, a percent sign, thousands commas: ``$1,234.50``), a
+    one kind of value — a number (a currency sign, a percent sign, thousands commas: ``$1,234.50``; a
+    scale word: ``$836.8 million`` before ``$1.006 billion``; one unit for every cell: ``9 km`` before
+    ``12 km``), a
     duration (``8h 10m``, ``1:19:56``) or a date with its year (``March 3, 2015``, ``2012-07-19``) — and that
     order is not their order as text; empty cells first. None otherwise (a column of numbers or booleans, text, mixed
     kinds, more than :data:`MAX_VALUES` distinct cells)."""
@@ -139,12 +157,18 @@ def _values(cells: list[str]) -> list[float] | None:
     if all(WRITTEN_NUMBER.fullmatch(cell) for cell in stripped):
         numbers = [parse_number(cell) for cell in stripped]
         return None if any(n is None for n in numbers) else [float(n) for n in numbers]  # type: ignore[arg-type]
+    amounts = [_AMOUNT.fullmatch(cell) for cell in stripped]
+    if all(amounts):
+        return [_amount(m) for m in amounts if m]
     try:
         clocks = [_CLOCK.fullmatch(cell) for cell in stripped]
         if all(clocks) and len({(m.group(3) is None, m.group(4) is None) for m in clocks if m}) == 1:
             return [_clock_seconds(m) for m in clocks if m]
         if all(_WITH_UNITS.fullmatch(cell.lower()) for cell in stripped):
             return [pd.to_timedelta(cell.lower()).total_seconds() for cell in stripped]
+        measures = [_MEASURE.fullmatch(cell) for cell in stripped]
+        if all(measures) and len({m.group(3).casefold() for m in measures if m}) == 1:  # one unit: "6,650 km"
+            return [float(m.group(1).replace(",", "") + (m.group(2) or "")) for m in measures if m]
         if all(_DATE_LIKE.search(cell) and _YEAR.search(cell) for cell in stripped):  # (no year: a season's
             # "October 31" comes before its "January 4", which no calendar order knows)
             dates = pd.to_datetime(pd.Series(stripped), format="mixed", errors="raise")

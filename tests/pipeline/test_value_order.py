@@ -38,8 +38,12 @@ def test_the_order_of_the_values_the_cells_write(column, expected):
     (["10.1 s", "9.58 s"], ["9.58 s", "10.1 s"]),
     (["2004-05", "2005-06", "2003-04"], None),                     # seasons, in text order already
     (["2-1", "10-3", "3-0"], None),                                # scores: no year
+    (["$836.8 million", "$2.26 billion", "$1.006 billion"], ["$836.8 million", "$1.006 billion", "$2.26 billion"]),
+    (["12 km", "9 km", "6,650 km"], ["9 km", "12 km", "6,650 km"]),
+    (["12 km", "9 mi"], None),                                     # two units
+    (["A10", "A9"], None),                                         # codes
 ])
-def test_clock_times_and_durations(cells, expected):
+def test_clock_times_durations_amounts_and_measures(cells, expected):
     assert value_order(pd.Series(cells)) == expected
 
 
