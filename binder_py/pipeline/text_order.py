@@ -214,8 +214,9 @@ def _ordered_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
 
 
 def _table_name(node: ast.AST) -> str | None:
-    """The table a DataFrame expression reads: ``T`` or a subscript of it (``df[mask]``)."""
-    while isinstance(node, ast.Subscript):
+    """The table a DataFrame expression reads: ``T`` or a subscript of it (``df[mask]``, ``df[cols]``,
+    ``df.loc[mask]``)."""
+    while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ("loc", "iloc")):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
 

@@ -59,6 +59,8 @@ def test_the_program_orders_the_column_by_value_first():
                                       "'$6.99', '$8.00', '$14.90'], ordered=True)")
     assert linked.endswith(program) and notes == (
         "'unit cost' ordered by the values its cells write ('$3.50' < '$4.25' < '$6.99' < …), not as text",)
+    chained = 'df[df["stock"] > 10][["item", "unit cost"]].loc[df["item"] != "x"].sort_values("unit cost")'
+    assert order_by_value(chained, {"df": STOCK})[0].startswith("df['unit cost'] = pd.Categorical(")
     assert order_by_value('df["item"].max()', {"df": STOCK}) is None
     assert order_by_value('df["unit cost"] == "$8.00"', {"df": STOCK}) is None  # compared, not ordered
     changed = 'df["unit cost"] = pd.to_numeric(df["unit cost"].str[1:])\ndf["unit cost"].max()'
