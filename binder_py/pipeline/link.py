@@ -45,6 +45,7 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     to_run: dict[str, Candidate] = {}  # each distinct linked program that no candidate ran, run once
     waiting: list[Candidate] = []  # links whose program another candidate ran or runs: its run stands for them
     columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
+    orders: dict[tuple[str, str], list[str] | None] = {}  # each ordered column's value order, read once too
     for index, candidate in enumerate(state.candidates):
         if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
@@ -57,7 +58,7 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
         if found is not None:
             program, links = found
             notes += tuple(link.describe() for link in links)
-        ordered = order_by_value(program, tables)
+        ordered = order_by_value(program, tables, orders)
         if ordered is not None:
             program, orders = ordered
             notes += orders

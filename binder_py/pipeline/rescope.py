@@ -20,6 +20,7 @@ import numbers
 import pandas as pd
 
 from binder_py.answer import Candidate
+from binder_py.discriminate.candidates import text_columns
 from binder_py.language.program import as_row_name, as_value_question
 from binder_py.normalize import whole_phrase_in
 from binder_py.pipeline.plan import plan_candidates
@@ -65,8 +66,7 @@ def _name_column(state: QuestionState) -> str | None:
     table = state.table
     if not state.profile.answer_shape(state.question).expects_text or not isinstance(table.index, pd.RangeIndex):
         return None
-    text = [str(c) for c in table.columns if isinstance(c, str) and not pd.api.types.is_numeric_dtype(table[c].dtype)
-            and not pd.api.types.is_bool_dtype(table[c].dtype)]
+    text = [str(c) for c in text_columns(table)]
     named = sorted((c for c in text if whole_phrase_in(c.casefold(), state.question.casefold())), key=len)
     return named[-1] if named else (text[0] if text else None)
 

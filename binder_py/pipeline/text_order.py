@@ -96,24 +96,30 @@ def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> li
     return lines
 
 
-def order_by_value(program: str, tables: Mapping[str, pd.DataFrame]) -> tuple[str, tuple[str, ...]] | None:
+def order_by_value(program: str, tables: Mapping[str, pd.DataFrame],
+                   orders: dict[tuple[str, str], list[str] | None] | None = None) -> tuple[str, tuple[str, ...]] | None:
     """The program with each text column it orders whose cells write numbers, durations or dates in
     another order than their text's (:func:`value_order`) made an ordered categorical first —
     ``df['unit cost'] = pd.Categorical(df['unit cost'], categories=['$3.50', '$4.25', …, '$14.90'],
     ordered=True)`` — so that its max, min, sort, idxmax and ``<``/``>`` follow the values while its cells
-    keep their text; and one note per column. None when it orders no such column (or changes it first)."""
+    keep their text; and one note per column. None when it orders no such column (or changes it first).
+    ``orders`` keeps each column's :func:`value_order` for the next program (the link stage reads every
+    candidate against the same tables)."""
     try:
         tree = ast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     changed = changed_columns(tree, tables)
+    orders = {} if orders is None else orders
     lines: list[str] = []
     notes: list[str] = []
     for table_name, column in dict.fromkeys(_ordered_columns(tree)):
         table = tables.get(table_name)
         if table is None or column not in table.columns or table_name in changed or (table_name, column) in changed:
             continue
-        order = value_order(table[column])
+        if (table_name, column) not in orders:
+            orders[(table_name, column)] = value_order(table[column])
+        order = orders[(table_name, column)]
         if order is None or len(order) > MAX_ORDERED_VALUES:
             continue
         where = f"{table_name}[{column!r}]"
@@ -155,8 +161,7 @@ def _values(cells: list[str]) -> list[float] | None:
     cells write values of one kind; else None."""
     stripped = [cell.strip() for cell in cells]
     if all(WRITTEN_NUMBER.fullmatch(cell) for cell in stripped):
-        numbers = [parse_number(cell) for cell in stripped]
-        return None if any(n is None for n in numbers) else [float(n) for n in numbers]  # type: ignore[arg-type]
+        return _written_numbers(stripped)
     amounts = [_AMOUNT.fullmatch(cell) for cell in stripped]
     if all(amounts):
         return [_amount(m) for m in amounts if m]
@@ -176,6 +181,15 @@ def _values(cells: list[str]) -> list[float] | None:
     except (ValueError, TypeError, OverflowError):
         return None
     return None
+
+
+def _written_numbers(cells: list[str]) -> list[float] | None:
+    """Each cell's number when every cell is a number written as text (:data:`WRITTEN_NUMBER`, read by
+    the reader typed answers use); else None."""
+    if not all(WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
+        return None
+    numbers = [parse_number(cell) for cell in cells]
+    return None if any(n is None for n in numbers) else [float(n) for n in numbers]  # type: ignore[arg-type]
 
 
 def _clock_seconds(match: re.Match[str]) -> float:
@@ -227,9 +241,7 @@ def _disorder(column: pd.Series) -> tuple[str, str] | None:
     if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         return None
     cells = sorted({v.strip() for v in column.dropna().unique()[:MAX_VALUES] if isinstance(v, str) and v.strip()})
-    if len(cells) < 2 or not all(WRITTEN_NUMBER.fullmatch(cell) for cell in cells):
-        return None
-    numbers = [parse_number(cell) for cell in cells]  # (the reader typed answers use)
-    if any(number is None for number in numbers):  # a warning never fails a question
+    numbers = _written_numbers(cells) if len(cells) >= 2 else None
+    if numbers is None:  # (a warning never fails a question)
         return None
     return next(((cells[i], cells[i + 1]) for i in range(len(cells) - 1) if numbers[i] > numbers[i + 1]), None)
