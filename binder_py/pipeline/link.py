@@ -60,8 +60,8 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
             notes += tuple(link.describe() for link in links)
         ordered = order_by_value(program, tables, orders)
         if ordered is not None:
-            program, orders = ordered
-            notes += orders
+            program, order_notes = ordered
+            notes += order_notes
         if not notes:
             continue
         sibling = Candidate(program=program, count=candidate.count, origin="link",

@@ -90,3 +90,15 @@ def test_a_reordered_link_supersedes_its_source_only_when_it_answers():
     assert superseded_by_links(failed) == {1}
     literal = [link_entry("sample", True, "stapler", None), link_entry("link", True, "coffee", 0, ["'a': 'x' → 'y'"])]
     assert superseded_by_links(literal) == {1}  # a literal link gives way to a source that answered
+
+
+def test_two_programs_that_order_by_value_are_both_linked():
+    """The link stage reads each column's value order once for all its candidates: a second program
+    that orders a column (the same or another) is linked too, not a crash (session 22's analyst run)."""
+    programs = iter(['df.loc[df["unit cost"].idxmax(), "item"]', 'df.sort_values("unit cost")["item"].iloc[-1]',
+                     'df.loc[df["lead time"].idxmax(), "item"]'])
+    lm = ScriptedLM(lambda request, purpose: [next(programs) for _ in range(3)])
+    answer = Binder(lm=lm, task="analyst", n=3, mode="python", progress=False).ask(STOCK, "Which one?")
+    linked = [c for c in answer.candidates if c.origin == "link"]
+    assert len(linked) == 3 and all(c.links for c in linked)
+    assert answer.value == "coffee"
