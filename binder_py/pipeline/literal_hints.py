@@ -21,7 +21,7 @@ from typing import TypeGuard
 
 import pandas as pd
 
-__all__ = ["column_of", "compared_literals", "literal_hints", "literal_texts", "searched_literals"]
+__all__ = ["column_of", "compared_literals", "dashed_literals", "literal_hints", "literal_texts", "searched_literals"]
 
 #: distinct values of a column searched for close matches (the first ones, in table order)
 MAX_VALUES = 5_000
@@ -114,6 +114,30 @@ def searched_literals(tree: ast.AST) -> Iterator[tuple[str, str, str, ast.Consta
         found = column_of(node.func.value.value)
         if found is not None:
             yield (*found, node.func.attr, literal)
+
+
+#: ``.str`` methods whose first argument (or ``pat=``/``sep=``) is a text or pattern the column's cells are
+#: split at, searched for or matched against
+DASH_METHODS = frozenset({"split", "rsplit", "partition", "rpartition", "contains", "startswith", "endswith",
+                          "replace", "count", "extract", "extractall", "findall", "match", "fullmatch"})
+
+
+def dashed_literals(tree: ast.AST) -> Iterator[tuple[str, str, ast.Constant]]:
+    """``(table name, column, literal node)`` for every text literal with an ASCII hyphen that a ``.str``
+    method of :data:`DASH_METHODS` splits a column at or searches it for: ``T["score"].str.split("-")``,
+    ``T["years"].str.extract(r"(\\d+)-(\\d+)")``, ``T["col"].str.contains("2-1")``."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in DASH_METHODS and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "str"):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        literal = node.args[0] if node.args else keywords.get("pat", keywords.get("sep"))
+        if not (isinstance(literal, ast.Constant) and isinstance(literal.value, str) and "-" in literal.value):
+            continue
+        found = column_of(node.func.value.value)
+        if found is not None:
+            yield (*found, literal)
 
 
 def _is_literal(node: ast.AST) -> TypeGuard[ast.Constant]:

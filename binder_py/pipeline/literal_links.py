@@ -30,6 +30,14 @@ written, but cells hold when case is set aside, all written one way, is replaced
 (``.str.contains("Chernobyl")`` → ``"chernobyl"`` in a table whose cells are lower-cased; rule
 "case in text").
 
+A text with an ASCII hyphen that a ``.str`` method splits a column at or searches it for
+(``T["score"].str.split("-")``, ``.str.extract(r"(\\d+)-(\\d+)")``, ``.str.contains("2-1")``, ``.str.replace``;
+:func:`binder_py.pipeline.literal_hints.dashed_literals`), where no cell of the column holds a hyphen but
+its cells write one other dash (the en dash of ``"2–1"`` and ``"1990–91"``, an em dash, a minus sign), has
+its hyphens written as that dash (rule "dash"): a model types ``-`` for the ``–`` it was shown, and the
+split then finds nothing to split (``.str[1]`` is NaN, ``astype(int)`` fails, a sum is 0). Hyphens inside
+a pattern's character class (``[a-z]``) are ranges and stay.
+
 Two or more values that fit the same rule are ambiguous: that literal is left as written. A
 literal some cell equals is never touched. The linked program is a new candidate (the link
 stage, :mod:`binder_py.pipeline.link`); the program as written stays in the answer's candidates.
@@ -49,7 +57,7 @@ from typing import Any
 import asttokens
 import pandas as pd
 
-from binder_py.pipeline.literal_hints import compared_literals, searched_literals
+from binder_py.pipeline.literal_hints import compared_literals, dashed_literals, searched_literals
 
 __all__ = ["LiteralLink", "changed_columns", "closest_value", "link_literals"]
 
@@ -60,7 +68,9 @@ CLOSE_RATIO = 0.85
 MAX_SPELLED_CHARS = 200
 CLOSE_MARGIN = 0.05
 _DIGIT_RUN = re.compile(r"[0-9]+")
-_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
+#: the dashes that are not an ASCII hyphen (hyphens, figure dash, en and em dashes, horizontal bar, minus)
+OTHER_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+_DASHES = dict.fromkeys(map(ord, OTHER_DASHES), "-")
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,7 @@ class LiteralLink:
     column: str
     written: Any
     linked: Any
-    rule: str  # "case" | "inside value" | "value inside" | "spelling" | "number" | "text" | "case in text"
+    rule: str  # "case" | "inside value" | "value inside" | "spelling" | "number" | "text" | "case in text" | "dash"
 
     def describe(self) -> str:
         return f"{self.column!r}: {self.written!r} → {self.linked!r} ({self.rule})"
@@ -120,6 +130,14 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
         spelling = values.spelling_in_texts(node.value, method) if values is not None else None
         if spelling is not None:
             found_links.append((table_name, name, node, spelling, "case in text"))
+    linked_nodes = {id(found[2]) for found in found_links}
+    for table_name, name, node in dashed_literals(tree):
+        values = values_of(table_name, name, node)
+        dash = values.dash_in_texts() if values is not None and id(node) not in linked_nodes else None
+        dashed = _with_dash(node.value, dash) if dash is not None else node.value
+        if dashed != node.value:  # (not when every hyphen is inside a character class)
+            linked_nodes.add(id(node))
+            found_links.append((table_name, name, node, dashed, "dash"))
     for table_name, column_name, node, linked, rule in found_links:
         start, end = marked.get_text_range(node)
         written = program[start:end]
@@ -127,7 +145,7 @@ def link_literals(program: str, tables: Mapping[str, pd.DataFrame],
             continue  # the text range is not the literal's own: never edit what it does not cover
         # a number replaced by text takes the quotes the program mostly uses
         quote = written[0] if written[:1] in ("'", '"') else ('"' if program.count('"') >= program.count("'") else "'")
-        edits.append((start, end, _source(linked, quote)))
+        edits.append((start, end, _raw_source(linked, written) or _source(linked, quote)))
         links.append(LiteralLink(table=table_name, column=column_name, written=node.value, linked=linked, rule=rule))
     if not edits:
         return None
@@ -339,6 +357,44 @@ class _Column:
                 return None
         return spellings.pop() if spellings else None
 
+    def dash_in_texts(self) -> str | None:
+        """The one dash other than an ASCII hyphen that the column's cells write (:data:`OTHER_DASHES`),
+        when no cell holds a hyphen; None otherwise (a hyphen somewhere, no dash, or two kinds of dash)."""
+        if self.kind != "text":
+            return None
+        found: set[str] = set()
+        for text in self.held:
+            if "-" in text:
+                return None
+            found.update(ch for ch in OTHER_DASHES if ch in text)
+            if len(found) > 1:
+                return None
+        return found.pop() if found else None
+
+
+def _with_dash(literal: str, dash: str) -> str:
+    """``literal`` with each ASCII hyphen (``\\-`` too) written as ``dash``, except inside a character
+    class (``[a-z]``, ``[\\d-]``), where a hyphen is a range or itself."""
+    out: list[str] = []
+    in_class = False
+    index = 0
+    while index < len(literal):
+        char = literal[index]
+        if char == "\\" and index + 1 < len(literal):
+            pair = literal[index:index + 2]
+            out.append(dash if pair == "\\-" and not in_class else pair)
+            index += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+        elif char == "]" and in_class:
+            in_class = False
+        elif char == "-" and not in_class:
+            char = dash
+        out.append(char)
+        index += 1
+    return "".join(out)
+
 
 def _as_float(value: Any) -> float | None:
     """``value`` as a finite float; None for what is not one (a 400-digit int, inf, NaN, text)."""
@@ -355,6 +411,18 @@ def _source(value: Any, quote: str) -> str:
     if isinstance(value, str) and quote == '"' and text.startswith("'") and '"' not in value:
         text = '"' + text[1:-1].replace("\\'", "'") + '"'
     return text
+
+
+def _raw_source(value: Any, written: str) -> str | None:
+    """``value`` as a raw text literal in ``written``'s prefix and quotes (``r"(\\d+)–(\\d+)"`` for the
+    pattern written ``r"(\\d+)-(\\d+)"``), or None when ``written`` is no raw text or ``value`` cannot be
+    written so."""
+    prefix = written[:1]
+    if prefix not in ("r", "R") or not isinstance(value, str):
+        return None
+    quote = written[1:4] if written[1:4] in ('"""', "'''") else written[1:2]
+    text = f"{prefix}{quote}{value}{quote}"
+    return text if _reads_as(text, value) else None
 
 
 def _plain(text: str) -> str:

@@ -290,3 +290,44 @@ def test_the_link_stage_links_a_searched_text() -> None:
     assert answer.value == 2
     linked = [c for c in answer.candidates if c.origin == "link"]
     assert linked and linked[0].links == ("'notes': 'Chernobyl' → 'chernobyl' (case in text)",)
+
+
+MATCHES = pd.DataFrame({"home": ["Rovers", "City", "United"], "score": ["2–1", "0–0", "3–2"],
+                        "seasons": ["1990–91", "1991–92", "1992–93"], "code": ["a-1", "b–2", "c"]})
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('df["score"].str.split("-").str[0].astype(int).sum()', 'df["score"].str.split("–").str[0].astype(int).sum()'),
+    ("df['score'].str.split(pat='-', expand=True)", "df['score'].str.split(pat='–', expand=True)"),
+    ('df["score"].str.extract(r"(\\d+)-(\\d+)")', 'df["score"].str.extract(r"(\\d+)–(\\d+)")'),
+    ('df["score"].str.extract(r"(\\d+)\\-(\\d+)")', 'df["score"].str.extract(r"(\\d+)–(\\d+)")'),
+    ('df[df["score"].str.contains("2-1")]["home"]', 'df[df["score"].str.contains("2–1")]["home"]'),
+    ('df[df.seasons.str.startswith("1991-")].home', 'df[df.seasons.str.startswith("1991–")].home'),
+    ('df["score"].str.replace("-", " to ")', 'df["score"].str.replace("–", " to ")'),
+    ('df["score"].str.extract(r"([0-9-]+)-(\\d)")', 'df["score"].str.extract(r"([0-9-]+)–(\\d)")'),  # class kept
+])
+def test_a_hyphen_is_linked_to_the_dash_the_cells_write(program, expected) -> None:
+    """A model types "-" for the "–" it was shown: the split finds nothing, `.str[1]` is NaN, a sum is 0."""
+    linked = link_literals(program, {"df": MATCHES})
+    assert linked is not None and linked[0] == expected
+    assert [link.rule for link in linked[1]] == ["dash"]
+
+
+@pytest.mark.parametrize("program", [
+    'df["code"].str.split("-")',  # a cell holds a hyphen (and another an en dash)
+    'df["home"].str.split("-")',  # no dash in the column
+    'df["score"].str.replace(r"[^0-9-]", "", regex=True)',  # every hyphen is inside a character class
+    'df["score"].str.split(" ")',  # no hyphen written
+    'df["score"] = df["score"].str.upper()\ndf["score"].str.split("-")',  # changed first
+])
+def test_a_hyphen_is_left_alone(program) -> None:
+    assert link_literals(program, {"df": MATCHES}) is None
+
+
+def test_the_link_stage_splits_at_the_dash_the_cells_write() -> None:
+    program = 'df["score"].str.split("-").str[0].astype(int).sum()'
+    lm = ScriptedLM(lambda request, purpose: [program])
+    answer = Binder(lm=lm, task="wikitq", n=1, mode="python").ask(MATCHES, "how many goals did the home teams score?")
+    assert answer.value == 5
+    linked = [c for c in answer.candidates if c.origin == "link"]
+    assert linked and linked[0].links == ("'score': '-' → '–' (dash)",)
