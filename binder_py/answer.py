@@ -35,6 +35,9 @@ ADDED_ORIGINS = ("choose",)
 #: how a linked version that orders a column by value says so in its ``links``
 #: (:func:`binder_py.pipeline.text_order.order_by_value`)
 REORDER_NOTE = "ordered by the values its cells write"
+#: how a linked version that reads a column of amounts held as text as numbers says so
+#: (:func:`binder_py.pipeline.text_numbers.read_as_numbers`)
+VALUE_NOTE = "read as the numbers its cells write"
 
 LinkEntry = tuple[str, bool, int | None, bool, bool]
 
@@ -43,11 +46,12 @@ def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None,
                links: Sequence[str] = ()) -> LinkEntry:
     """One candidate's entry for :func:`superseded_by_links`: ``(origin, answered, repaired_from,
     selected_nothing, reorders)``, ``answered`` meaning it ran and gave a non-empty answer, ``reorders``
-    that it is a linked version that orders a column of numbers or dates held as text by value."""
+    that it is a linked version that orders a column of numbers or dates held as text by value, or reads
+    a column of amounts held as text as numbers."""
     from binder_py.normalize import key_text, normalize_answer
 
     key = key_text(normalize_answer(value).key) if ok else None
-    reorders = origin == "link" and any(REORDER_NOTE in str(note) for note in links)
+    reorders = origin == "link" and any(REORDER_NOTE in str(note) or VALUE_NOTE in str(note) for note in links)
     return origin, key not in (None, ""), repaired_from, key in (None, "", "0"), reorders
 
 
@@ -62,7 +66,7 @@ def superseded_by_links(candidates: Sequence[LinkEntry]) -> set[int]:
     holds gives (a failure, no answer, or the number 0: a count or a sum over no rows). A source that
     selected nothing and whose linked version answered gives way (the linked version votes in its
     place, with its count), and so does one whose linked version ``reorders`` and answered (text order
-    is no order of the values the cells write: ``$14.90`` before ``$8.00``); every other linked version is
+    is no order of the values the cells write: ``$14.90`` before ``$8.00``; text adds no numbers); every other linked version is
     left out (its source keeps its vote: a program that answered something, such as ``False`` for "is X
     in the table?", may be right as written). So one sampled program never votes twice. The live vote,
     repair, rescope, the counts and ``binder-py report``'s re-vote all ask this."""

@@ -6,7 +6,9 @@ without parentheses (``df["a"] == "x" & df["b"] == "y"``, which Python reads as 
 comparison) is run again with them regrouped as meant (:mod:`binder_py.pipeline.precedence`); and a
 program that orders a text column whose cells write numbers, durations or dates (``$14.90`` before
 ``$8.00`` as text) is run again with that column ordered by value
-(:func:`binder_py.pipeline.text_order.order_by_value`).
+(:func:`binder_py.pipeline.text_order.order_by_value`); and a program that adds, averages or does other
+arithmetic with a text column whose cells write amounts (``$124,000``: a sum joins the text) is run
+again with that column read as its numbers (:func:`binder_py.pipeline.text_numbers.read_as_numbers`).
 
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place
@@ -29,6 +31,7 @@ from binder_py.pipeline.precedence import regroup_comparisons
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import program_identity
 from binder_py.pipeline.state import QuestionState
+from binder_py.pipeline.text_numbers import read_as_numbers
 from binder_py.pipeline.text_order import order_by_value
 
 
@@ -46,6 +49,7 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     waiting: list[Candidate] = []  # links whose program another candidate ran or runs: its run stands for them
     columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
     orders: dict[tuple[str, str], list[str] | None] = {}  # each ordered column's value order, read once too
+    readings: dict[tuple[str, str], Any] = {}  # each column of amounts' numbers, read once too
     for index, candidate in enumerate(state.candidates):
         if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
@@ -58,6 +62,10 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
         if found is not None:
             program, links = found
             notes += tuple(link.describe() for link in links)
+        as_numbers = read_as_numbers(program, tables, readings)
+        if as_numbers is not None:
+            program, number_notes = as_numbers
+            notes += number_notes
         ordered = order_by_value(program, tables, orders)
         if ordered is not None:
             program, order_notes = ordered

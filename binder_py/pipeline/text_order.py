@@ -31,7 +31,8 @@ from binder_py.pipeline.literal_hints import column_of, literal_texts
 from binder_py.neural.requests import parse_number
 from binder_py.pipeline.literal_links import changed_columns
 
-__all__ = ["WRITTEN_NUMBER", "numeric_conversion", "order_by_value", "text_ordered_numbers", "value_order"]
+__all__ = ["WRITTEN_NUMBER", "amounts_written", "numeric_conversion", "order_by_value", "table_name_of",
+           "text_ordered_numbers", "value_order"]
 
 #: a column's methods whose result follows its order
 _ORDERING = frozenset({"max", "min", "idxmax", "idxmin", "argmax", "argmin", "nlargest", "nsmallest",
@@ -156,24 +157,35 @@ def value_order(column: pd.Series) -> list[str] | None:
     return [v for v in distinct if not v.strip()] + by_value
 
 
-def _values(cells: list[str]) -> list[float] | None:
-    """Each cell's value as a number (numbers, durations in seconds, dates in nanoseconds), when all the
-    cells write values of one kind; else None."""
+def amounts_written(cells: list[str]) -> list[float] | None:
+    """Each cell's number when every cell writes an amount: a number as text (``$1,234.50``, ``12%``), an
+    amount with a scale word (``$836.8 million``) or a measure in one unit for all of them (``6,650 km``);
+    else None."""
     stripped = [cell.strip() for cell in cells]
     if all(WRITTEN_NUMBER.fullmatch(cell) for cell in stripped):
         return _written_numbers(stripped)
     amounts = [_AMOUNT.fullmatch(cell) for cell in stripped]
     if all(amounts):
         return [_amount(m) for m in amounts if m]
+    measures = [_MEASURE.fullmatch(cell) for cell in stripped]
+    if all(measures) and len({m.group(3).casefold() for m in measures if m}) == 1:  # one unit: "6,650 km"
+        return [float(m.group(1).replace(",", "") + (m.group(2) or "")) for m in measures if m]
+    return None
+
+
+def _values(cells: list[str]) -> list[float] | None:
+    """Each cell's value as a number (numbers, durations in seconds, dates in nanoseconds), when all the
+    cells write values of one kind; else None."""
+    stripped = [cell.strip() for cell in cells]
+    amounts = amounts_written(stripped)
+    if amounts is not None:
+        return amounts
     try:
         clocks = [_CLOCK.fullmatch(cell) for cell in stripped]
         if all(clocks) and len({(m.group(3) is None, m.group(4) is None) for m in clocks if m}) == 1:
             return [_clock_seconds(m) for m in clocks if m]
         if all(_WITH_UNITS.fullmatch(cell.lower()) for cell in stripped):
             return [pd.to_timedelta(cell.lower()).total_seconds() for cell in stripped]
-        measures = [_MEASURE.fullmatch(cell) for cell in stripped]
-        if all(measures) and len({m.group(3).casefold() for m in measures if m}) == 1:  # one unit: "6,650 km"
-            return [float(m.group(1).replace(",", "") + (m.group(2) or "")) for m in measures if m]
         if all(_DATE_LIKE.search(cell) and _YEAR.search(cell) for cell in stripped):  # (no year: a season's
             # "October 31" comes before its "January 4", which no calendar order knows)
             dates = pd.to_datetime(pd.Series(stripped), format="mixed", errors="raise")
@@ -214,12 +226,12 @@ def _ordered_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
             found = column_of(owner)
             if found is not None and method in _ORDERING:
                 yield found
-            elif method in ("sort_values", "nlargest", "nsmallest") and _table_name(owner) is not None:
+            elif method in ("sort_values", "nlargest", "nsmallest") and table_name_of(owner) is not None:
                 position = 0 if method == "sort_values" else 1
                 named = [k.value for k in node.keywords if k.arg in ("by", "columns")]
                 for argument in [*node.args[position:position + 1], *named]:
                     for column in literal_texts(argument):
-                        yield _table_name(owner), column  # type: ignore[misc]
+                        yield table_name_of(owner), column  # type: ignore[misc]
         elif isinstance(node, ast.Compare) and any(isinstance(op, _ORDER_OPS) for op in node.ops):
             for side in (node.left, *node.comparators):
                 found = column_of(side)
@@ -227,7 +239,7 @@ def _ordered_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
                     yield found
 
 
-def _table_name(node: ast.AST) -> str | None:
+def table_name_of(node: ast.AST) -> str | None:
     """The table a DataFrame expression reads: ``T`` or a subscript of it (``df[mask]``, ``df[cols]``,
     ``df.loc[mask]``)."""
     while isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in ("loc", "iloc")):
