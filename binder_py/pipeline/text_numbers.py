@@ -30,8 +30,7 @@ import pandas as pd
 
 from binder_py.answer import VALUE_NOTE
 from binder_py.pipeline.literal_hints import column_of
-from binder_py.pipeline.literal_links import changed_columns
-from binder_py.pipeline.text_order import MAX_ORDERED_VALUES, amounts_written, table_name_of
+from binder_py.pipeline.text_order import MAX_ORDERED_VALUES, amounts_written, columns_read_unchanged, table_name_of
 
 __all__ = ["cell_numbers", "read_as_numbers"]
 
@@ -62,21 +61,12 @@ def read_as_numbers(program: str, tables: Mapping[str, pd.DataFrame],
     """The program with each text column of amounts it does arithmetic with mapped to its numbers first,
     and one note per column; None when it does arithmetic with no such column (module docstring).
     ``readings`` keeps each column's :func:`cell_numbers` for the next program of the question."""
-    try:
-        tree = ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    changed = changed_columns(tree, tables)
     readings = {} if readings is None else readings
     lines: list[str] = []
     notes: list[str] = []
-    for table_name, column in dict.fromkeys(_computed_columns(tree)):
-        table = tables.get(table_name)
-        if (table is None or column not in table.columns or not isinstance(table[column], pd.Series)
-                or table_name in changed or (table_name, column) in changed):
-            continue
+    for table_name, column, cells in columns_read_unchanged(program, tables, _computed_columns):
         if (table_name, column) not in readings:
-            readings[(table_name, column)] = cell_numbers(table[column])
+            readings[(table_name, column)] = cell_numbers(cells)
         numbers = readings[(table_name, column)]
         if numbers is None:
             continue

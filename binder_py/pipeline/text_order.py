@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import pandas as pd
 
@@ -31,7 +31,7 @@ from binder_py.pipeline.literal_hints import column_of, literal_texts
 from binder_py.neural.requests import parse_number
 from binder_py.pipeline.literal_links import changed_columns
 
-__all__ = ["WRITTEN_NUMBER", "amounts_written", "numeric_conversion", "order_by_value", "table_name_of",
+__all__ = ["WRITTEN_NUMBER", "amounts_written", "columns_read_unchanged", "numeric_conversion", "order_by_value", "table_name_of",
            "text_ordered_numbers", "value_order"]
 
 #: a column's methods whose result follows its order
@@ -77,17 +77,9 @@ _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 def text_ordered_numbers(program: str, tables: Mapping[str, pd.DataFrame]) -> list[str]:
     """One line per column of numbers held as text that ``program`` orders (module docstring), each
     starting "orders column ..."."""
-    try:
-        tree = ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
     lines: list[str] = []
-    changed = changed_columns(tree, tables)  # (df["amount"] = pd.to_numeric(...) first: numbers by then)
-    for table_name, column in dict.fromkeys(_ordered_columns(tree)):
-        table = tables.get(table_name)
-        if table is None or column not in table.columns or table_name in changed or (table_name, column) in changed:
-            continue
-        disorder = _disorder(table[column])
+    for table_name, column, cells in columns_read_unchanged(program, tables, _ordered_columns):
+        disorder = _disorder(cells)
         if disorder is not None:
             first, second = disorder
             conversion = numeric_conversion(table_name, column)
@@ -106,20 +98,13 @@ def order_by_value(program: str, tables: Mapping[str, pd.DataFrame],
     keep their text; and one note per column. None when it orders no such column (or changes it first).
     ``orders`` keeps each column's :func:`value_order` for the next program (the link stage reads every
     candidate against the same tables)."""
-    try:
-        tree = ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    changed = changed_columns(tree, tables)
+    read = columns_read_unchanged(program, tables, _ordered_columns)
     orders = {} if orders is None else orders
     lines: list[str] = []
     notes: list[str] = []
-    for table_name, column in dict.fromkeys(_ordered_columns(tree)):
-        table = tables.get(table_name)
-        if table is None or column not in table.columns or table_name in changed or (table_name, column) in changed:
-            continue
+    for table_name, column, cells in read:
         if (table_name, column) not in orders:
-            orders[(table_name, column)] = value_order(table[column])
+            orders[(table_name, column)] = value_order(cells)
         order = orders[(table_name, column)]
         if order is None or len(order) > MAX_ORDERED_VALUES:
             continue
@@ -130,6 +115,27 @@ def order_by_value(program: str, tables: Mapping[str, pd.DataFrame],
     if not lines:
         return None
     return "\n".join(lines) + "\n" + program, tuple(notes)
+
+
+def columns_read_unchanged(program: str, tables: Mapping[str, pd.DataFrame],
+                           reads: Callable[[ast.AST], Iterable[tuple[str, str]]]) -> list[tuple[str, str, pd.Series]]:
+    """``(table name, column, its cells)`` for each distinct column ``reads`` finds in the program's syntax
+    tree that is one column of a table the program does not change before (``df["amount"] =
+    pd.to_numeric(...)``, ``df = df.assign(...)``: the cells are not the table's by then); none when the
+    program does not parse."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    changed = changed_columns(tree, tables)
+    found: list[tuple[str, str, pd.Series]] = []
+    for table_name, column in dict.fromkeys(reads(tree)):
+        table = tables.get(table_name)
+        if (table is None or column not in table.columns or table_name in changed
+                or (table_name, column) in changed or not isinstance(table[column], pd.Series)):
+            continue  # (unknown, missing, changed first, or two columns of one name)
+        found.append((table_name, column, table[column]))
+    return found
 
 
 def value_order(column: pd.Series) -> list[str] | None:
