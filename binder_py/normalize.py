@@ -91,6 +91,7 @@ __all__ = [
     "is_name_question",
     "asks_for_a_name",
     "is_numbers",
+    "is_quantities",
     "asks_for_one",
     "is_several_values",
     "asks_beyond_itself",
@@ -441,6 +442,33 @@ def is_numbers(value: Any) -> bool:
     return bool(items) and all(_NUMBER_TEXT.match(item[0].strip()) for item in items)
 
 
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+#: a date written as text: "April 12, 2025", "12 April 2025", "April 2025", "April 12", "2025-04-12", "12/04/2025"
+_DATE_TEXT = re.compile(rf"^(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}"
+                        rf"(?:,?\s+\d{{4}})?|{_MONTH},?\s+\d{{4}}|\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}/\d{{1,2}}/\d{{4}})$",
+                        re.IGNORECASE)
+#: an amount of money or a percentage written as text: "$7.50", "£150,000", "$1.2 million", "12%"
+_AMOUNT_TEXT = re.compile(r"^(?:[$€£¥]\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:thousand|million|billion|k|m|bn))?|"
+                          r"\d[\d,]*(?:\.\d+)?\s*%)$", re.IGNORECASE)
+
+
+def is_quantities(value: Any) -> bool:
+    """Whether an answer is one quantity or a list of quantities only: numbers (:func:`is_numbers`), dates
+    (a date or timestamp, or a date written as text: ``"April 12, 2025"``, ``"2025-04-12"``) and amounts
+    of money or percentages written as text (``"$7.50"``, ``"12%"``). Not the name a which/who question asks
+    for (rule 0 of the vote). Never raises."""
+    if is_numbers(value):
+        return True
+    try:
+        items, _ = _items(value)
+    except Exception:  # noqa: BLE001 - an answer no rule understands is no quantity
+        return False
+    texts = [str(item[0]).strip() for item in items]
+    return bool(texts) and all(_NUMBER_TEXT.match(text) or _DATE_TEXT.match(text) or _AMOUNT_TEXT.match(text)
+                               for text in texts)
+
+
 def is_several_values(value: Any) -> bool:
     """Whether an answer is a list of two or more different values (as they vote). Never raises."""
     try:
@@ -566,7 +594,8 @@ _QUANTITY_WORDS = re.compile(
     r"average|sum|mean|median|ratio|margin|distance|speed|combined|many|much|long|far|old|tall|high|big|km|"
     r"miles?|meters?|feet|kg|pounds|minutes?|seconds?|hours?|capacity|elevation|area|"
     r"depth|width|diameter|radius|duration|gdp|revenue|income|salary|budget|sales|gap|increase|decrease|"
-    r"change|rating|best(?!-)|worst(?!-)|finish|record)\b")
+    r"change|rating|best(?!-)|worst(?!-)|finish|record|(?:birth|air|release|start|end|due)dates?|fees?|"
+    r"winnings|prizes?|wages?|earnings|purse)\b")
 
 
 #: the words that say what a which/what/who question asks for: the four after its which/what/who/name
@@ -582,7 +611,9 @@ def asks_for_a_name(question: str) -> bool:
     answered by the population, "what country won more gold medals than any other?" not by 0). In
     WikiTQ dev, 2 of the 541 which/who questions that name no such word have numbers for gold answers
     ("which show had the highest rating?" — 1), and 9 of the 345 what/name ones ("what is the largest
-    penalty?" — 10)."""
+    penalty?" — 10). (With the words of dates and pay added in the twenty-second session — "birthdate",
+    "fee", "winnings" —, 861 dev questions ask for a name: 11 have numbers for gold answers, 1 a date,
+    none an amount.)"""
     q = _question_text(question)
     if not (is_name_question(q) or (asks_beyond_itself(q) and _WHAT_QUESTION.match(q))):
         return False

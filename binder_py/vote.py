@@ -82,7 +82,7 @@ from typing import Any, Literal, get_args
 
 import pandas as pd
 
-from binder_py.normalize import (NormalizedAnswer, is_excluded, is_numbers, is_one_number, is_several_values,
+from binder_py.normalize import (NormalizedAnswer, is_excluded, is_one_number, is_quantities, is_several_values,
                                  is_verdict, is_yes_no_answer, key_text, names_option, normalize_answer)
 
 __all__ = [
@@ -327,9 +327,10 @@ class AnswerShape:
     Stadium?" — "Man United"; "what is the name of the building listed after idaho state capitol?"
     — "idaho state capitol"). In WikiTQ such a gold answer is 2 of the 1,484 such dev questions and
     4 of the 2,239 test ones. ``expects_text``: a which/what/who question that asks for no quantity
-    (:func:`binder_py.normalize.asks_for_a_name`) is not answered by numbers ("which south american
-    city has the smallest population?" — 2011000; in WikiTQ dev 2 of 519 such which/who questions and
-    9 of 345 what/name ones have numbers for gold answers). ``expects_one``: a question that asks for the one thing a superlative picks
+    (:func:`binder_py.normalize.asks_for_a_name`) is not answered by numbers, dates or amounts
+    (:func:`binder_py.normalize.is_quantities`: "which south american city has the smallest population?" —
+    2011000; "which concert was the earliest?" — "April 12, 2025"; in WikiTQ dev 11 of the 861 such
+    questions have numbers for gold answers, 1 a date ("what is the first entered date?"), none an amount). ``expects_one``: a question that asks for the one thing a superlative picks
     (:func:`binder_py.normalize.asks_for_one`: "which japanese product has the highest rating?") is not
     answered by several different values (in WikiTQ dev 1 of 517 such questions has several gold
     answers). ``excluded``: what the question sets aside by name
@@ -353,7 +354,7 @@ class AnswerShape:
                 and (self.choice_question is None or names_option(self.choice_question, value))
                 and (not self.expects_verdict or is_verdict(value))
                 and (not self.expects_name or not is_yes_no_answer(value))
-                and (not self.expects_text or not is_numbers(value))
+                and (not self.expects_text or not is_quantities(value))
                 and (not self.expects_one or not is_several_values(value))
                 and (self.echo_question is None or is_one_number(value)
                      or not names_option(self.echo_question, value))
@@ -379,7 +380,7 @@ class AnswerShape:
                     "itself; other programs answered with one of the options")
         if self.expects_name:
             return ("their answer was a bare yes/no or true/false (the question asks which or who), a number where "
-                    "the question asks for a name, several values where it asks for the one a superlative picks, or "
+                    "the question asks for a name (or a date or an amount), several values where it asks for the one a superlative picks, or "
                     "one value the question itself names, or was an f_col column itself; other programs answered "
                     "otherwise")
         if self.expects_one:

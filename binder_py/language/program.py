@@ -181,6 +181,22 @@ def as_row_name(source: str, column: str) -> str | None:
     return f"{source[:start]}df.loc[{source[start:end]}, {column!r}]{source[end:]}"
 
 
+def as_cell_row_name(source: str, column: str, name_column: str) -> str | None:
+    """The program with its final expression ``E``, whose answer is a cell of ``column``, read as the
+    name of the row(s) holding that cell: ``df.loc[df[column] == (E), name_column]``
+    (``df["date"].min()`` → ``df.loc[df['date'] == (df["date"].min()), 'artist']`` for "which concert was
+    the earliest?"). ``None`` when the program's last statement is no expression."""
+    try:
+        atok = asttokens.ASTTokens(source, parse=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    tree = atok.tree
+    if tree is None or not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return None
+    start, end = atok.get_text_range(tree.body[-1].value)
+    return f"{source[:start]}df.loc[df[{column!r}] == ({source[start:end]}), {name_column!r}]{source[end:]}"
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
     """Every name the program binds (assignments, defs, imports, loop targets, args...)."""
     names: set[str] = set()

@@ -11,7 +11,13 @@ sets the source's answer aside when the sibling's has the right shape (rule 0 of
   animal lives the longest?"; :func:`binder_py.normalize.asks_for_a_name`): the sibling reads that
   row's cell in the column the question names, else in the table's first text column,
   ``df.loc[df["lifespan"].idxmax(), "animal"]`` (:func:`binder_py.language.program.as_row_name`).
-  In every program mode."""
+  In every program mode.
+* A cell that is a number, a date or an amount answered such a question (``df["date"].min()`` →
+  ``"April 12, 2025"`` for "which concert was the earliest?"; the vote sets such answers aside,
+  :func:`binder_py.normalize.is_quantities`), and exactly one column of the table other than the name
+  column holds it: the sibling reads the name of the row(s) holding it, ``df.loc[df["date"] ==
+  (df["date"].min()), "artist"]`` (:func:`binder_py.language.program.as_cell_row_name`). In every
+  program mode."""
 
 from __future__ import annotations
 
@@ -21,8 +27,8 @@ import pandas as pd
 
 from binder_py.answer import Candidate
 from binder_py.discriminate.candidates import text_columns
-from binder_py.language.program import as_row_name, as_value_question
-from binder_py.normalize import whole_phrase_in
+from binder_py.language.program import as_cell_row_name, as_row_name, as_value_question
+from binder_py.normalize import is_quantities, whole_phrase_in
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import program_identity
@@ -44,6 +50,9 @@ def rescope(state: QuestionState) -> QuestionState:
         program = as_value_question(candidate.program) if state.neural_allowed else None
         if program is None and name_column is not None and _is_row_label(candidate.value):
             program = as_row_name(candidate.program, name_column)
+        if program is None and name_column is not None and is_quantities(candidate.value):
+            column = _cell_column(state.table, candidate.value, name_column)
+            program = as_cell_row_name(candidate.program, column, name_column) if column is not None else None
         if program is None or program_identity(program) in known:
             continue
         known.add(program_identity(program))
@@ -69,6 +78,28 @@ def _name_column(state: QuestionState) -> str | None:
     text = [str(c) for c in text_columns(table)]
     named = sorted((c for c in text if whole_phrase_in(c.casefold(), state.question.casefold())), key=len)
     return named[-1] if named else (text[0] if text else None)
+
+
+def _cell_column(table: pd.DataFrame, value: object, name_column: str) -> str | None:
+    """The one column of ``table`` other than ``name_column`` with a cell equal to ``value`` (a text, a
+    number or a date), None when no column or several have one."""
+    if isinstance(value, bool) or not isinstance(value, (str, numbers.Number, pd.Timestamp)):
+        return None
+    found: list[str] = []
+    for position, column in enumerate(table.columns):
+        cells = table.iloc[:, position]
+        if str(column) == name_column:
+            continue
+        if isinstance(value, str) != (cells.dtype == object or pd.api.types.is_string_dtype(cells.dtype)):
+            continue  # (text against text columns, numbers and dates against the others)
+        try:
+            if bool((cells == value).any()):
+                found.append(str(column))
+        except (TypeError, ValueError):
+            continue
+        if len(found) > 1:
+            return None
+    return found[0] if found else None
 
 
 def _is_row_label(value: object) -> bool:

@@ -57,3 +57,45 @@ def test_the_column_the_question_names_is_read_and_other_questions_get_no_siblin
     off = Binder(lm=ScriptedLM(lambda request, purpose: [LABEL] * 3), task="analyst", n=3, mode="python",
                  rescope=False).ask(TABLE, "Which mammal lives the longest?")
     assert off.value == 1
+
+
+CONCERTS = pd.DataFrame({"artist": ["Coldplay", "BTS", "Adele"], "date": ["June 14, 2025", "April 12, 2025", "July 1, 2025"],
+                         "price": ["$95", "$120", "$95"], "tickets": [88000, 69000, 65000], "capacity": [90000, 70000, 65000]})
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('df["date"].min()', "df.loc[df['date'] == (df[\"date\"].min()), 'artist']"),
+    ('d = df[df["tickets"] > 1]\nd["date"].max()  # last',
+     "d = df[df[\"tickets\"] > 1]\ndf.loc[df['date'] == (d[\"date\"].max()), 'artist']  # last"),
+    ('def solve(table):\n    return table["date"].min()', None),   # no final expression
+    ('x = df["date"].min()', None),
+    ("df[", None),
+])
+def test_a_final_cell_is_read_as_the_name_of_its_rows(program, expected):
+    from binder_py.language.program import as_cell_row_name
+
+    assert as_cell_row_name(program, "date", "artist") == expected
+
+
+@pytest.mark.parametrize("program, question, expected", [
+    ('df.sort_values("date")["date"].iloc[0]', "Which concert was the earliest?", "BTS"),  # a date written as text
+    ('df["tickets"].max()', "Which artist sold the most tickets?", "Coldplay"),           # a number in one column
+    ('df["price"].max()', "Which concert was the priciest?", "BTS"),               # an amount ("$95" is text)
+])
+def test_the_pipeline_answers_with_the_name_of_the_row_holding_the_cell(program, question, expected):
+    lm = ScriptedLM(lambda request, purpose: [program] * 3)
+    answer = Binder(lm=lm, task="analyst", n=3, mode="python").ask(CONCERTS, question)
+    assert answer.value == expected
+    assert [c.origin for c in answer.candidates if c.ok and c.votes] == ["rescope"]
+
+
+@pytest.mark.parametrize("program, question", [
+    ('df["capacity"].min()', "Which artist played the smallest venue?"),   # 65000: a cell of two columns
+    ('df["date"].min()', "What was the date of the earliest concert?"),    # the question asks for a date
+    ('df["artist"].min()', "Which artist comes first?"),                   # a name already
+    ('df["tickets"].sum()', "Which artist sold the most tickets?"),        # no cell
+])
+def test_no_sibling_for_other_cells_or_questions(program, question):
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: [program] * 3), task="analyst", n=3,
+                    mode="python").ask(CONCERTS, question)
+    assert not [c for c in answer.candidates if c.origin == "rescope"]
