@@ -185,7 +185,9 @@ def as_cell_row_name(source: str, column: str, name_column: str) -> str | None:
     """The program with its final expression ``E``, whose answer is a cell of ``column``, read as the
     name of the row(s) holding that cell: ``df.loc[df[column] == (E), name_column]``
     (``df["date"].min()`` → ``df.loc[df['date'] == (df["date"].min()), 'artist']`` for "which concert was
-    the earliest?"). ``None`` when the program's last statement is no expression."""
+    the earliest?"). ``None`` when the program's last statement is no expression, or the expression does
+    not name ``column`` (a count of 9 is no cell of another column that holds a 9), or it calls ``f_val``
+    or ``f_col`` (the model's answer, not a cell the program picked)."""
     try:
         atok = asttokens.ASTTokens(source, parse=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -193,7 +195,14 @@ def as_cell_row_name(source: str, column: str, name_column: str) -> str | None:
     tree = atok.tree
     if tree is None or not tree.body or not isinstance(tree.body[-1], ast.Expr):
         return None
-    start, end = atok.get_text_range(tree.body[-1].value)
+    final = tree.body[-1].value
+    named = {n.value for n in ast.walk(final) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    named |= {n.attr for n in ast.walk(final) if isinstance(n, ast.Attribute)}
+    neural = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("f_val", "f_col", "f")
+                 for n in ast.walk(final))
+    if column not in named or neural:
+        return None
+    start, end = atok.get_text_range(final)
     return f"{source[:start]}df.loc[df[{column!r}] == ({source[start:end]}), {name_column!r}]{source[end:]}"
 
 

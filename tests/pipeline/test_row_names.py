@@ -69,6 +69,9 @@ CONCERTS = pd.DataFrame({"artist": ["Coldplay", "BTS", "Adele"], "date": ["June 
      "d = df[df[\"tickets\"] > 1]\ndf.loc[df['date'] == (d[\"date\"].max()), 'artist']  # last"),
     ('def solve(table):\n    return table["date"].min()', None),   # no final expression
     ('x = df["date"].min()', None),
+    ('df[df["price"] == "$95"].shape[0]', None),                 # names no date: a count, no cell picked
+    ('f_val("When?", df[["date"]])', None),                     # the model's answer
+    ('df.date.max()', "df.loc[df['date'] == (df.date.max()), 'artist']"),
     ("df[", None),
 ])
 def test_a_final_cell_is_read_as_the_name_of_its_rows(program, expected):
