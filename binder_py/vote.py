@@ -349,16 +349,33 @@ class AnswerShape:
 
     def fits(self, candidate: VoteCandidate) -> bool:
         """Whether the candidate's answer has this shape (an ``f_col`` column itself never has)."""
+        return self.misfit(candidate) is None
+
+    def misfit(self, candidate: VoteCandidate) -> str | None:
+        """Why the candidate's answer does not have this shape, in words a repair prompt can quote; None
+        when it has."""
         value = candidate.value
-        return (not candidate.per_row and (not self.expects_number or is_one_number(value))
-                and (self.choice_question is None or names_option(self.choice_question, value))
-                and (not self.expects_verdict or is_verdict(value))
-                and (not self.expects_name or not is_yes_no_answer(value))
-                and (not self.expects_text or not is_quantities(value))
-                and (not self.expects_one or not is_several_values(value))
-                and (self.echo_question is None or is_one_number(value)
-                     or not names_option(self.echo_question, value))
-                and (self.excluded is None or not is_excluded(self.excluded, value)))
+        if candidate.per_row:
+            return "it is the f_col column itself, one answer per row; the question asks about the table"
+        if self.expects_number and not is_one_number(value):
+            return "the question asks how many: answer with one number"
+        if self.choice_question is not None and not names_option(self.choice_question, value):
+            return "it names none of the options the question offers: answer with one of them"
+        if self.expects_verdict and not is_verdict(value):
+            return "the statement is true or false: answer with one verdict"
+        if self.expects_name and is_yes_no_answer(value):
+            return "it is a bare yes/no, and the question asks which or who: answer with the name"
+        if self.expects_text and is_quantities(value):
+            return ("it is a number, a date or an amount, and the question asks which, who or what: answer with the "
+                    "name, e.g. the cell of the row it picks in the column that names the rows")
+        if self.expects_one and is_several_values(value):
+            return "it lists several values, and the question asks for the one its superlative picks"
+        if (self.echo_question is not None and not is_one_number(value)
+                and names_option(self.echo_question, value)):
+            return "it is a value the question itself names, and the question asks for another"
+        if self.excluded is not None and is_excluded(self.excluded, value):
+            return "it is what the question sets aside by name"
+        return None
 
     def read(self, value: Any) -> Any:
         """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,

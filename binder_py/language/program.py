@@ -133,6 +133,7 @@ def _final_row_label(atok: asttokens.ASTTokens) -> ast.Call | None:
     if not tree.body or not isinstance(tree.body[-1], ast.Expr):
         return None
     call = tree.body[-1].value
+    call = _row_label_asked(call) or call
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
             and call.func.attr in ("idxmax", "idxmin") and not call.args and not call.keywords):
         return None
@@ -163,8 +164,31 @@ def _is_mask(node: ast.AST) -> bool:
             and node.func.attr in _MASKING)
 
 
+def _row_label_asked(node: ast.AST) -> ast.AST | None:
+    """``X.idxmax()`` for ``f_val(question, X.idxmax())`` (or ``f(...)``, ``idxmin``): a neural call handed
+    a row label, a bare number from which the model cannot tell the row; None for anything else."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("f_val", "f")
+            and len(node.args) == 2 and not node.keywords):
+        label = node.args[1]
+        if isinstance(label, ast.Call) and isinstance(label.func, ast.Attribute) and label.func.attr in (
+                "idxmax", "idxmin"):
+            return label
+    return None
+
+
+def wraps_row_label(source: str) -> bool:
+    """Whether the program's last statement hands a row label to a neural call, ``f_val(question,
+    X.idxmax())`` (:func:`as_row_name` reads that row's name instead)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return bool(tree.body) and isinstance(tree.body[-1], ast.Expr) and _row_label_asked(tree.body[-1].value) is not None
+
+
 def as_row_name(source: str, column: str) -> str | None:
-    """The program with its final ``X.idxmax()`` (or ``idxmin``) read as that row's cell in ``column``,
+    """The program with its final ``X.idxmax()`` (or ``idxmin``; or ``f_val(question, X.idxmax())``, which
+    hands the model a bare row number) read as that row's cell in ``column``,
     ``df.loc[X.idxmax(), column]``, when ``X`` keeps the table's row labels: it reads ``df`` (and no
     other variable) and calls no method that changes labels (``groupby``, ``value_counts``,
     ``set_index``, …). Its answer is then a row label, which on the table's default index is a row
@@ -178,7 +202,10 @@ def as_row_name(source: str, column: str) -> str | None:
     if call is None:
         return None
     start, end = atok.get_text_range(call)
-    return f"{source[:start]}df.loc[{source[start:end]}, {column!r}]{source[end:]}"
+    label = source[start:end]
+    assert atok.tree is not None
+    start, end = atok.get_text_range(atok.tree.body[-1].value)  # (the f_val around the label goes too)
+    return f"{source[:start]}df.loc[{label}, {column!r}]{source[end:]}"
 
 
 def as_cell_row_name(source: str, column: str, name_column: str) -> str | None:

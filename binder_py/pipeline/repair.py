@@ -1,7 +1,9 @@
-"""Stage 6, repair (execution-guided decoding): when fewer than k samples succeeded, the most
-sampled failing programs go back to the model with their error, once each (greedily; when that
-gives the failed program again or nothing, once more for two samples at temperature 0.8); the new
-programs are planned and run like the samples."""
+"""Stage 6, repair (execution-guided decoding): when fewer than k samples succeeded with an answer of
+the question's shape (rule 0 of the vote: not a number where it asks which or who, not a bare yes/no
+...), the most sampled failing programs go back to the model with their error, once each (greedily;
+when that gives the failed program again or nothing, once more for two samples at temperature 0.8),
+then those that answered otherwise, with what is wrong with their answer; the new programs are
+planned and run like the samples."""
 
 from __future__ import annotations
 
@@ -49,9 +51,14 @@ def failure_message(candidate: Candidate, state: QuestionState | None = None) ->
     (:mod:`binder_py.pipeline.literal_hints`) and what the error means for the columns the program reads
     (:mod:`binder_py.pipeline.error_hints`)."""
     error = candidate.error
+    misfit = state.misfit(candidate) if state is not None else None
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
         message = f"{error.kind} error{where}: {error.message}"
+    elif misfit is not None:
+        shown = repr(candidate.value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        message = f"the program answered {shown}, which does not answer the question as asked: {misfit}"
     else:
         message = "the program returned an empty result (None, NaN, an empty table or an empty list)"
     if state is not None:
@@ -105,12 +112,13 @@ def repair(state: QuestionState) -> QuestionState:
     if not candidates or settings.repair_attempts <= 0 or prompt is None:
         return state  # (no parse prompt: the proposer's programs are valid by construction)
     k = settings.repair_below if settings.repair_below is not None else max(1, math.ceil(n / 4))
-    succeeded = sum(c.count for c in candidates if state.succeeded(c))
+    misfits = [c for c in candidates if state.misfit(c) is not None]  # answered, but not as the question asks
+    succeeded = sum(c.count for c in candidates if state.succeeded(c)) - sum(c.count for c in misfits)
     if succeeded >= k:
         return state
     index_of = {id(c): i for i, c in enumerate(state.candidates)}
     failing = sorted((c for c in candidates if not state.succeeded(c)), key=lambda c: -c.count)
-    failing = failing[: settings.repair_attempts]
+    failing = (failing + sorted(misfits, key=lambda c: -c.count))[: settings.repair_attempts]
     if not failing:
         return state
     state.services.say(f"{succeeded} of {n} program(s) succeeded; repairing {len(failing)}")

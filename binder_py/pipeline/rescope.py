@@ -10,8 +10,9 @@ sets the source's answer aside when the sibling's has the right shape (rule 0 of
 * A row label answered a question that asks for a name (``df["lifespan"].idxmax()`` → ``6`` for "which
   animal lives the longest?"; :func:`binder_py.normalize.asks_for_a_name`): the sibling reads that
   row's cell in the column the question names, else in the table's first text column,
-  ``df.loc[df["lifespan"].idxmax(), "animal"]`` (:func:`binder_py.language.program.as_row_name`).
-  In every program mode.
+  ``df.loc[df["lifespan"].idxmax(), "animal"]`` (:func:`binder_py.language.program.as_row_name`);
+  so does a program that hands the row label to a neural call, ``f_val("Which book is the cheapest?",
+  df["price"].idxmin())``, whatever the model answered from that bare number. In every program mode.
 * A cell that is a number, a date or an amount answered such a question (``df["date"].min()`` →
   ``"April 12, 2025"`` for "which concert was the earliest?"; the vote sets such answers aside,
   :func:`binder_py.normalize.is_quantities`), and exactly one column of the table other than the name
@@ -27,7 +28,7 @@ import pandas as pd
 
 from binder_py.answer import Candidate
 from binder_py.discriminate.candidates import text_columns
-from binder_py.language.program import as_cell_row_name, as_row_name, as_value_question
+from binder_py.language.program import as_cell_row_name, as_row_name, as_value_question, wraps_row_label
 from binder_py.normalize import is_quantities, whole_phrase_in
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.run import run_programs
@@ -48,7 +49,8 @@ def rescope(state: QuestionState) -> QuestionState:
         if not candidate.ok:
             continue
         program = as_value_question(candidate.program) if state.neural_allowed else None
-        if program is None and name_column is not None and _is_row_label(candidate.value):
+        if program is None and name_column is not None and (_is_row_label(candidate.value)
+                                                            or wraps_row_label(candidate.program)):
             program = as_row_name(candidate.program, name_column)
         if program is None and name_column is not None and is_quantities(candidate.value):
             column = _cell_column(state.table, candidate.value, name_column)

@@ -129,6 +129,19 @@ class QuestionState:
 
         return candidate.ok and not normalize_answer(candidate.value, yes_no=self.yes_no).is_empty
 
+    def misfit(self, candidate: Candidate) -> str | None:
+        """Why a candidate that succeeded does not answer the question as asked (rule 0 of the vote:
+        :meth:`binder_py.vote.AnswerShape.misfit`, e.g. a number where it asks which or who); None when it
+        does, or did not succeed."""
+        from binder_py.language.program import answers_per_row
+        from binder_py.vote import VoteCandidate
+
+        if not self.succeeded(candidate):
+            return None
+        shape = self.profile.answer_shape(self.question)
+        return shape.misfit(VoteCandidate(value=shape.read(candidate.value), count=candidate.count, ok=True,
+                                          per_row=answers_per_row(candidate.program)))
+
     def superseded(self) -> set[int]:
         """Positions of the candidates left out for a linked version: sources that selected nothing and
         whose linked version answered, every other linked version (:func:`binder_py.answer.superseded_by_links`)."""

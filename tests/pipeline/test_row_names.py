@@ -30,6 +30,10 @@ LABEL = 'df[df["class"] == "mammal"]["max lifespan (years)"].idxmax()'
     ('df["leg"].str.contains("win").idxmax()', None),
     ('(~df["x"].isna() & (df["a"] > 3)).idxmax()', None),
     ('df["a"].idxmax() + 1', None),
+    ('f_val("Which animal lives longest?", df["max lifespan (years)"].idxmax())',   # the model sees a bare number
+     "df.loc[df[\"max lifespan (years)\"].idxmax(), 'animal']"),
+    ('f_val("Which?", df.groupby("class")["a"].sum().idxmax())', None),
+    ('f_val("Which?", df["a"].max())', None),
     ("df[", None),
 ])
 def test_a_final_row_label_is_read_as_the_rows_name(program, expected):
@@ -102,3 +106,13 @@ def test_no_sibling_for_other_cells_or_questions(program, question):
     answer = Binder(lm=ScriptedLM(lambda request, purpose: [program] * 3), task="analyst", n=3,
                     mode="python").ask(CONCERTS, question)
     assert not [c for c in answer.candidates if c.origin == "rescope"]
+
+
+def test_a_neural_call_handed_a_row_label_gets_the_rows_name():
+    """f_val(question, X.idxmin()) hands the model a row number it cannot read ("unknown"): the sibling
+    reads that row's name, whatever the model answered."""
+    program = 'f_val("Which animal lives the shortest?", df["max lifespan (years)"].idxmin())'
+    lm = ScriptedLM(lambda request, purpose: [program] * 3 if purpose == "parse" else ["unknown"] * request.n)
+    answer = Binder(lm=lm, task="analyst", n=3, mode="binder").ask(TABLE, "Which animal lives the shortest?")
+    assert answer.value == "elephant"
+    assert [c.origin for c in answer.candidates if c.value == "elephant"] == ["rescope"]
