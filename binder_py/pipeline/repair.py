@@ -1,9 +1,9 @@
-"""Stage 6, repair (execution-guided decoding): when fewer than k samples succeeded with an answer of
-the question's shape (rule 0 of the vote: not a number where it asks which or who, not a bare yes/no
-...), the most sampled failing programs go back to the model with their error, once each (greedily;
-when that gives the failed program again or nothing, once more for two samples at temperature 0.8),
-then those that answered otherwise, with what is wrong with their answer; the new programs are
-planned and run like the samples."""
+"""Stage 6, repair (execution-guided decoding): when fewer than k samples succeeded, or none answered
+in the question's shape (rule 0 of the vote: not a number where it asks which or who, not a bare
+yes/no ...), the most sampled failing programs go back to the model with their error, once each
+(greedily; when that gives the failed program again or nothing, once more for two samples at
+temperature 0.8), then those that answered otherwise, with what is wrong with their answer; the new
+programs are planned and run like the samples."""
 
 from __future__ import annotations
 
@@ -113,9 +113,9 @@ def repair(state: QuestionState) -> QuestionState:
         return state  # (no parse prompt: the proposer's programs are valid by construction)
     k = settings.repair_below if settings.repair_below is not None else max(1, math.ceil(n / 4))
     misfits = [c for c in candidates if state.misfit(c) is not None]  # answered, but not as the question asks
-    succeeded = sum(c.count for c in candidates if state.succeeded(c)) - sum(c.count for c in misfits)
-    if succeeded >= k:
-        return state
+    succeeded = sum(c.count for c in candidates if state.succeeded(c))
+    if succeeded >= k and succeeded > sum(c.count for c in misfits):
+        return state  # (enough answers, and one at least of the question's shape)
     index_of = {id(c): i for i, c in enumerate(state.candidates)}
     failing = sorted((c for c in candidates if not state.succeeded(c)), key=lambda c: -c.count)
     failing = (failing + sorted(misfits, key=lambda c: -c.count))[: settings.repair_attempts]

@@ -452,3 +452,24 @@ def test_the_prompt_size_said_while_sampling_is_called_an_estimate_unless_it_is_
     Binder(lm=lm, task="analyst", n=1, progress=True).ask(shirts, QUESTION)
     line = next(line for line in capsys.readouterr().err.splitlines() if "writing 1 candidate" in line)
     assert line.endswith(says) and ("about " in line) is not exact
+
+
+def test_programs_that_answered_only_otherwise_than_asked_are_repaired_with_what_is_wrong(shirts, oracle_spec):
+    """'Which shirt is the cheapest?' answered only with a yes/no and a number (two successes, n = 4): no
+    answer has the question's shape, so they go back to the model, told what is wrong with their answer."""
+    programs = ['(df["price"] > 0).any()', '(df["price"] > 0).any()', 'df["price"].sum()', BROKEN_PROGRAM]
+    lm = scripted(programs, repair='df.sort_values("price")["shirt"].iloc[0]')
+    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=4, progress=False).ask(shirts, "Which shirt is the cheapest?")
+    repair_prompts = [r.prompt or r.messages[-1][1] for r, purpose, _ in lm.calls if purpose == "repair"]
+    distinct = list(dict.fromkeys(repair_prompts))  # (a repair that writes a known program is asked again)
+    assert len(distinct) == 3 and "no_such_column" in distinct[0]  # the failure first, then the misfits
+    assert "does not answer the question as asked: it is a bare yes/no" in distinct[1]
+    assert "it is a number, a date or an amount, and the question asks which, who or what" in distinct[2]
+    assert answer.value == shirts.sort_values("price")["shirt"].iloc[0]
+
+
+def test_an_answer_of_the_questions_shape_among_enough_successes_asks_no_repair(shirts, oracle_spec):
+    programs = ['(df["price"] > 0).any()', 'df.sort_values("price")["shirt"].iloc[0]', 'df["price"].sum()']
+    lm = scripted(programs)
+    Binder(lm=lm, neural=oracle_spec, task="analyst", n=3, progress=False).ask(shirts, "Which shirt is the cheapest?")
+    assert not [purpose for _, purpose, _ in lm.calls if purpose == "repair"]
