@@ -712,9 +712,20 @@ def names_option(question: str, value: Any) -> bool:
     q = _question_text(question)
     for text in {key_text(norm.key), str(norm.display)}:
         text = _question_text(text)
-        if text and whole_phrase_in(text, q):
+        if text and (whole_phrase_in(text, q) or _named_in_latin(text, q)):
             return True
     return False
+
+
+def _named_in_latin(text: str, q: str) -> bool:
+    """Whether ``text`` with its letters of other scripts set aside is a whole phrase of ``q``, a question
+    written in Latin letters: a cell that adds the name in its own script (``su song 蘇頌``, ``tokyo 東京``)
+    names the option the question writes (``su song``)."""
+    if text.isascii() or not q.isascii():
+        return False
+    latin = " ".join("".join(c if c.isascii() or not c.isalpha() or "LATIN" in unicodedata.name(c, "") else " "
+                             for c in text).split())
+    return bool(latin) and latin != text and any(c.isalpha() for c in latin) and whole_phrase_in(latin, q)
 
 
 def _word_char(c: str) -> bool:

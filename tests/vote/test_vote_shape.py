@@ -529,3 +529,18 @@ def test_several_values_do_not_answer_a_superlative() -> None:
     assert shape_fit(candidates[:2], shape) == candidates[:2]  # no program named one: the lists stay
     assert "several values where it asks for the one a superlative picks" in shape.why_set_aside()
     assert not task_profile("wikitq").answer_shape("which teams were the last to qualify?").expects_one
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("Su Song 蘇頌", True),      # the cell adds the name in its own script
+    ("su song", True),
+    ("蘇頌", False),             # nothing in Latin letters
+    ("Xu Guangci 徐光啟", False),  # not the question's words ("xu guang ci")
+    ("Shen Kuo 沈括", False),
+])
+def test_an_option_written_with_its_name_in_another_script(value, expected) -> None:
+    """A WikiTQ cell often adds the name in its own script ("Su Song 蘇頌"): it still names the option the
+    question writes in Latin letters (the twenty-second session's dev loss nt-8255)."""
+    from binder_py.normalize import names_option
+
+    assert names_option("did xu guang ci or su song create the five star charts in 1094 ad?", value) is expected
