@@ -458,13 +458,11 @@ def is_quantities(value: Any) -> bool:
     (a date or timestamp, or a date written as text: ``"April 12, 2025"``, ``"2025-04-12"``) and amounts
     of money or percentages written as text (``"$7.50"``, ``"12%"``). Not the name a which/who question asks
     for (rule 0 of the vote). Never raises."""
-    if is_numbers(value):
-        return True
     try:
         items, _ = _items(value)
     except Exception:  # noqa: BLE001 - an answer no rule understands is no quantity
         return False
-    texts = [str(item[0]).strip() for item in items]
+    texts = [str(item[0]).strip() for item in items]  # (as is_numbers reads them, dates and amounts too)
     return bool(texts) and all(_NUMBER_TEXT.match(text) or _DATE_TEXT.match(text) or _AMOUNT_TEXT.match(text)
                                for text in texts)
 

@@ -30,7 +30,8 @@ import pandas as pd
 
 from binder_py.answer import VALUE_NOTE
 from binder_py.pipeline.literal_hints import column_of
-from binder_py.pipeline.text_order import MAX_ORDERED_VALUES, amounts_written, columns_read_unchanged, table_name_of
+from binder_py.pipeline.text_order import (MAX_ORDERED_VALUES, amounts_written, columns_read_unchanged, distinct_texts,
+                                           table_name_of)
 
 __all__ = ["cell_numbers", "read_as_numbers"]
 
@@ -43,10 +44,8 @@ _ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, a
 def cell_numbers(column: pd.Series) -> dict[str, int | float] | None:
     """Each distinct filled cell's number (an int when it is a whole number), when the column is text whose
     filled cells all write amounts and it has at most :data:`MAX_ORDERED_VALUES` distinct cells; else None."""
-    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-        return None
-    distinct = column.dropna().unique()
-    if len(distinct) > MAX_ORDERED_VALUES or not all(isinstance(v, str) for v in distinct):
+    distinct = distinct_texts(column, MAX_ORDERED_VALUES)
+    if distinct is None:
         return None
     cells = [v for v in distinct if v.strip()]
     numbers = amounts_written(cells) if cells else None

@@ -31,7 +31,7 @@ from binder_py.pipeline.literal_hints import column_of, literal_texts
 from binder_py.neural.requests import parse_number
 from binder_py.pipeline.literal_links import changed_columns
 
-__all__ = ["WRITTEN_NUMBER", "amounts_written", "columns_read_unchanged", "numeric_conversion", "order_by_value", "table_name_of",
+__all__ = ["WRITTEN_NUMBER", "amounts_written", "columns_read_unchanged", "distinct_texts", "numeric_conversion", "order_by_value", "table_name_of",
            "text_ordered_numbers", "value_order"]
 
 #: a column's methods whose result follows its order
@@ -138,6 +138,18 @@ def columns_read_unchanged(program: str, tables: Mapping[str, pd.DataFrame],
     return found
 
 
+def distinct_texts(column: pd.Series, limit: int) -> list[str] | None:
+    """The column's distinct filled-or-blank cells, in table order, when it is a text column (every cell
+    that is not missing is a str) with at most ``limit`` of them; None otherwise (numbers, booleans,
+    mixed cells, too many)."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return None
+    distinct = column.dropna().unique()
+    if len(distinct) > limit or not all(isinstance(v, str) for v in distinct):
+        return None
+    return list(distinct)
+
+
 def value_order(column: pd.Series) -> list[str] | None:
     """The column's distinct cells in the order of the values they write, when every filled cell writes
     one kind of value — a number (a currency sign, a percent sign, thousands commas: ``$1,234.50``; a
@@ -146,10 +158,8 @@ def value_order(column: pd.Series) -> list[str] | None:
     duration (``8h 10m``, ``1:19:56``) or a date with its year (``March 3, 2015``, ``2012-07-19``) — and that
     order is not their order as text; empty cells first. None otherwise (a column of numbers or booleans, text, mixed
     kinds, more than :data:`MAX_VALUES` distinct cells)."""
-    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-        return None
-    distinct = column.dropna().unique()
-    if len(distinct) > MAX_VALUES or not all(isinstance(v, str) for v in distinct):
+    distinct = distinct_texts(column, MAX_VALUES)
+    if distinct is None:
         return None
     cells = [v for v in distinct if v.strip()]
     if len(cells) < 2:
