@@ -14,7 +14,8 @@ What counts as such a question (all of it, or the model is asked as before):
 * one comparison, in words: ``more|greater|higher|larger|bigger|longer|later than X``, ``over X``,
   ``above X``, ``exceeds X``, ``after YEAR`` (>); ``less|fewer|lower|smaller|shorter|earlier than
   X``, ``under X``, ``below X``, ``before YEAR`` (<); ``at least X``, ``X or more``, ``no less
-  than X`` (>=); ``at most X``, ``X or less``, ``no more than X`` (<=); and the signs ``>``, ``<``,
+  than X``, ``more than or equal to X`` (>=); ``at most X``, ``X or less``, ``no more than X``, ``less than or
+  equal to X`` (<=); and the signs ``>``, ``<``,
   ``>=``, ``<=`` (``Is the parking space > 0?``);
 * X is a number (``12``, ``13.00``, ``10,000``, ``2.5%``, ``5 million``), a time (``1:19``,
   ``2:05.3``: minutes and seconds) or, after before/after, a year;
@@ -58,6 +59,10 @@ _LESS = r"less|fewer|lower|smaller|shorter|earlier|lighter|narrower|shallower"
 #: (pattern, operator, whether X must be a year); tried in order, the first that matches wins
 _PHRASES: tuple[tuple[re.Pattern[str], Op, bool], ...] = tuple(
     (re.compile(pattern), op, year) for pattern, op, year in (
+        (rf"\b(?:{_MORE}) than or equal to {_VALUE}", ">=", False),
+        (rf"\b(?:{_LESS}) than or equal to {_VALUE}", "<=", False),
+        (rf"\bequal to or (?:{_MORE}) than {_VALUE}", ">=", False),
+        (rf"\bequal to or (?:{_LESS}) than {_VALUE}", "<=", False),
         (rf"\b(?:no|not) (?:{_MORE}) than {_VALUE}", "<=", False),
         (rf"\b(?:no|not) (?:{_LESS}) than {_VALUE}", ">=", False),
         (rf"\bat least {_VALUE}", ">=", False),

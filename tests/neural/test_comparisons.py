@@ -34,6 +34,9 @@ EMBEDDED = Capabilities(api="chat", logprobs=True, grammar=True, embedded=True)
     ("Were there at least 3 goals?", "Goals", (">=", 3.0, "number")),
     ("Is the price not more than $5?", "price", ("<=", 5.0, "number")),
     ("IS THE SCORE AT MOST 2.5?", "Score", ("<=", 2.5, "number")),
+    ("Is the number greater than or equal to 55?", "Casualties", (">=", 55.0, "number")),
+    ("Is it less than or equal to 3?", "Goals", ("<=", 3.0, "number")),
+    ("Equal to or more than 10?", "Wins", (">=", 10.0, "number")),
 ])
 def test_a_comparison_with_a_number_is_read(question, column, expected) -> None:
     comparison = read_comparison(question, column)
@@ -50,6 +53,8 @@ def test_a_comparison_with_a_number_is_read(question, column, expected) -> None:
     ("Is it not over 5?", "x"),
     ("Was it released after 5?", "year"),                  # before/after a number that is no year
     ("Is it more than twice 10?", "x"),
+    ("Is it equal to 5?", "x"),                              # equality is not this module's
+    ("Is it greater than or equal to 5 and red?", "x"),
     ("Is it in Europe?", "country"),                        # no comparison at all
     ("Is the distance more than 10 km?", "duration"),       # its unit names another column
 ])
