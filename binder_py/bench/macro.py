@@ -154,7 +154,7 @@ class Responder:
             shown = [re.sub(r"^\d+\. ", "", q) for q in m.group(3).splitlines()]
             questions = [question_of(q) for q in shown]  # as the other layouts read them (untyped)
             asked += questions
-            out += [f"Table {m.group(1)}", "row_id\t" + "\t".join(shown)]  # row_ids and answers, as asked
+            out += [f"Table {m.group(1)}", "row_id\t" + "\t".join(str(i + 1) for i in range(len(shown)))]  # as asked
             for line in lines[1:]:
                 cells = line.split("\t")
                 out.append(cells[0] + "".join("\t" + neural_answer(q, cells[1:]) for q in questions))
@@ -359,16 +359,16 @@ def eval_markdown(results: list[EvalRunResult]) -> str:
         lines.append(f"| {STRATEGY_LABELS.get(r.strategy, r.strategy)} | {r.requests} ({r.parse_requests} + "
                      f"{r.neural_requests}) | {r.prompt_tokens:,} | {r.completion_tokens:,} | {r.seconds:.1f} |")
     same = ours.answers == orig.answers
-    lines += ["", f"- one evaluation run, {ours.concurrency} questions at a time: {_ratio(orig.requests, ours.requests)} "
-              f"fewer requests and {_ratio(orig.tokens, ours.tokens)} fewer tokens than the faithful original "
+    lines += ["", f"- one evaluation run, {ours.concurrency} questions at a time: {_ratio(orig.requests, ours.requests, 2)} "
+              f"fewer requests and {_ratio(orig.tokens, ours.tokens, 2)} fewer tokens than the faithful original "
               "(targets ≥ 10× and ≥ 4×)",
               f"- same answers on every question: {'yes' if same else 'NO'}"]
     return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- reporting
-def _ratio(a: float, b: float) -> str:
-    return f"{a / b:.1f}×" if b else "—"
+def _ratio(a: float, b: float, digits: int = 1) -> str:
+    return f"{a / b:.{digits}f}×" if b else "—"
 
 
 def _tokens(r: QuestionResult) -> int:

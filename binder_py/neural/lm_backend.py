@@ -149,7 +149,7 @@ class LMNeuralBackend:
                  chunk_rows: int | None = None, dedup: bool = True, prefetch: bool = True,
                  max_questions: int = 6, combine_tables: bool = True, max_tables: int = 8,
                  per_column: bool = False, max_table_rows: int = 600, fixed_demos: bool = False,
-                 pack_by_answer_kind: bool = True):
+                 pack_by_answer_kind: bool = True, table_shots: int = 6):
         self.lm = lm
         # multi-table prompts are packed by each answer's expected length (yes/no 2 tokens, ...);
         # False: 6 tokens an answer, as runs recorded before that were packed (their replays)
@@ -169,6 +169,10 @@ class LMNeuralBackend:
         self.per_column = per_column
         self.pool = pool if isinstance(pool, list) else load_pool(pool)
         self.shots = shots
+        # pool items in a multi-table prompt's demonstrations (two sub-tables per demonstration):
+        # fewer than ``shots``, since the packed prompt's own tables are long (the three most similar
+        # pairs; a fourth cost about 250 tokens a prompt in the eval bench, docs/BENCHMARKS.md)
+        self.table_shots = table_shots
         self.demo_rows = demo_rows
         # None: from the model (default_max_output_tokens); the context window caps it too
         self.max_output_tokens = default_max_output_tokens(lm) if max_output_tokens is None else max_output_tokens
@@ -229,11 +233,15 @@ class LMNeuralBackend:
         return window, max_out
 
     def _fit_demos(self, request: NeuralRequest, reserve: int, instruction: str,
-                   blocks: Callable[[list[dict[str, Any]]], list[str]]) -> tuple[str, list[dict[str, Any]]]:
-        """``instruction`` and the demonstrations rendered by ``blocks``, dropping the least
-        similar demonstration until the prefix leaves ``reserve`` tokens of the context free."""
+                   blocks: Callable[[list[dict[str, Any]]], list[str]], shots: int | None = None
+                   ) -> tuple[str, list[dict[str, Any]]]:
+        """``instruction`` and the demonstrations rendered by ``blocks`` (the ``shots`` most similar,
+        when given), dropping the least similar until the prefix leaves ``reserve`` tokens of the
+        context free."""
         window, _ = self._budget()
         demos = self.demonstrations(request)
+        if shots is not None:
+            demos = demos[len(demos) - min(len(demos), max(0, shots)):]
         while True:
             prefix = "\n\n\n".join([instruction] + blocks(demos)) + "\n\n\n"
             if not demos or self._count(prefix) + reserve <= window:
@@ -554,7 +562,8 @@ class LMNeuralBackend:
         answers only (the rows' cells are not copied)."""
         rows = [list(a) for a in answers] if answers is not None else []
         ids = section.ids[: len(rows)]
-        return f"Table {section.label}\n" + render_table(list(section.questions), rows, ids)
+        numbers = [str(i + 1) for i in range(len(section.questions))]  # the header names the questions by number
+        return f"Table {section.label}\n" + render_table(numbers, rows, ids)
 
     def render_tables_demo(self, items: Sequence[dict[str, Any]]) -> str:
         """``col`` pool items shown as ONE multi-table demonstration (one sub-table each, its
@@ -582,7 +591,7 @@ class LMNeuralBackend:
         instruction = self.templates["multi_table_instruction"]
         if values:
             instruction += " " + self.templates["multi_table_value_instruction"]
-        return self._fit_demos(probe, reserve, instruction, blocks)[0]
+        return self._fit_demos(probe, reserve, instruction, blocks, shots=self.table_shots)[0]
 
     def _render_value_section(self, section: _ValueSection) -> str:
         request = section.request

@@ -463,9 +463,16 @@ def test_multi_table_prompt_demonstrations_and_chat_turns(table):
     assert result.usage.requests == 1 and len(result.prompts) == 1
     roles = [role for role, _ in seen[0].messages]
     assert roles == ["system", "user", "assistant", "user", "assistant", "user"]  # 4 shots: 2 demos of 2 tables
-    assert "several tables" in seen[0].messages[0][1]
+    assert "labelled table" in seen[0].messages[0][1]
     demo_out = seen[0].messages[2][1]
     assert demo_out.startswith("/*\nTable A\nrow_id") and "\nTable B\nrow_id" in demo_out and demo_out.endswith("*/")
     last = seen[0].messages[-1][1]
     assert last.endswith("QA map@ output:") and "Table A: table" in last and "Table B: table" in last
+    assert "\nrow_id\t1\n" in demo_out  # the header names the question by its number, not its text
+    seen.clear()
+    LMNeuralBackend(lm, shots=8).answer_tables(groups)  # 8 retrieved, the 6 most similar shown (table_shots)
+    assert [role for role, _ in seen[0].messages].count("assistant") == 3
+    seen.clear()
+    LMNeuralBackend(lm, shots=8, table_shots=2).answer_tables(groups)
+    assert [role for role, _ in seen[0].messages].count("assistant") == 1
     assert "1. Made in North America?" in last and "1. No chemicals?" in last
