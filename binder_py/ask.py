@@ -26,6 +26,7 @@ from binder_py.neural.build import build_neural_backend, early_neural_backend
 from binder_py.pipeline import MODES, STAGES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
 from binder_py.progress import StageProgress, in_notebook, progress_bar
 from binder_py.tables import check_table_file, load_table, prepare_table
+from binder_py.total_rows import without_total_row
 from binder_py.tasks import task_profile
 from sandbox import Sandbox
 
@@ -145,13 +146,18 @@ class Binder:
                        title: str | None, question_id: str | None, *, progress: bool) -> QuestionState:
         _check_question(question, title)
         originals = read_tables(table)
+        warnings: tuple[str, ...] = ()
+        if not settings.keep_total_row:  # a last row that adds up the rows above is no row of data
+            for name, df in list(originals.items()):
+                originals[name], total = without_total_row(df)
+                if total is not None:
+                    warnings += (total.note(name if len(originals) > 1 else None),)
         profile = task_profile(settings.task)
         lowercase = profile.lowercase_cells if settings.lowercase is None else settings.lowercase
         seen = {name: lowercase_text_cells(df) if lowercase else df for name, df in originals.items()}
         services = Services(lm=self.lm, neural=lambda: self.neural, sandbox=lambda: self.sandbox,
                             neural_cache=self.neural_cache, progress=progress)
         named = not isinstance(table, (pd.DataFrame, str, os.PathLike))
-        warnings: tuple[str, ...] = ()
         given = [name for name, arg in (("neural", self._neural_arg), ("neural_lm", self._neural_lm_arg))
                  if arg is not None]
         if given and settings.mode not in ("binder", "discriminate"):  # said, rather than dropped unsaid

@@ -49,7 +49,8 @@ def ask_settings(args: argparse.Namespace) -> dict[str, Any]:
              "num_shots": args.shots, "seed": args.seed, "abstain_below": args.abstain_below,
              "constrained": args.constrained, "calibrator": args.calibrator, "core_shots": args.core_shots,
              "table_rows": args.table_rows, "neural_weight": args.neural_weight,
-             "link_literals": args.link_literals, "score_ties": args.score_ties}
+             "link_literals": args.link_literals, "score_ties": args.score_ties,
+             "keep_total_row": args.keep_total_row}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -137,6 +138,9 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                         help="do not run again, with the value linked to the cell it means, a program that "
                              "compared a column with a value no cell holds, nor, regrouped, one that joined "
                              "comparisons with & or | unparenthesized (docs/LANGUAGE.md, \"Value linking\")")
+    parser.add_argument("--keep-total-row", action="store_true", default=None,
+                        help="keep a table's last row when it adds up the rows above it (Total | 11 | 11 | 33); "
+                             "by default the programs run without it, and the answer says so")
     parser.add_argument("--no-score-ties", dest="score_ties", action="store_false", default=None,
                         help="break a tie at the top of the vote by the earliest sample, not by the model's "
                              "score of each tied answer (on by default for models that take grammars and "

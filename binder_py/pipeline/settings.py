@@ -65,6 +65,9 @@ class AskSettings:
     selection: str = "bm25"  # fixed | bm25 | bleu
     table_style: str = "binder"  # binder | pandas
     lowercase: bool | None = None  # lower-case text cells (prompt and executed table); task default
+    # keep a table's last row when it adds up the rows above it (binder_py/total_rows.py); by default the
+    # programs run without it, and the answer says so
+    keep_total_row: bool = False
     vote: str | None = None  # majority | probability | answer_biased | program_biased | likelihood; task default
     neural_weight: float | None = None  # program_biased: ×this for programs with neural calls (profile's)
     answer_weights: Mapping[str, float] | None = None
@@ -143,6 +146,8 @@ class AskSettings:
                 load_calibration(self.calibrator)  # a missing or bad file fails here, before any model call
         if self.concurrency < 1:
             raise BinderError(f"concurrency must be at least 1, got {self.concurrency}")
+        if not isinstance(self.keep_total_row, bool):
+            raise BinderError(f"keep_total_row is True or False, got {self.keep_total_row!r}")
         from binder_py.tasks import task_profile
 
         task_profile(self.task)  # an unknown task fails here, with the known ones

@@ -47,7 +47,7 @@ class QuestionState:
 
     question: str
     table: pd.DataFrame  # as programs see it (text cells lower-cased when the profile says so)
-    original_table: pd.DataFrame  # as the user gave it
+    original_table: pd.DataFrame  # as the user gave it (less a total row set aside: binder_py/total_rows.py)
     title: str | None
     tags: Mapping[str, str]
     settings: AskSettings

@@ -371,6 +371,8 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         settings.setdefault("max_tokens", int(replayed_config.get("max_tokens_effective") or 512))
         # value linking as recorded (runs recorded before the link stage had none)
         settings.setdefault("link_literals", replayed_config.get("link_effective") is True)
+        # total rows as recorded (runs recorded before total rows were set aside kept them)
+        settings.setdefault("keep_total_row", replayed_config.get("keep_total_row_effective", True) is True)
         # ties scored as recorded (runs recorded before tie scoring broke ties by the earliest sample)
         settings.setdefault("score_ties", replayed_config.get("score_ties_effective") is True)
     record_dir = out if spec is not None and not spec.startswith("replay:") else None
@@ -402,6 +404,7 @@ def run_eval(task: str, split: str | None = None, *, out: str | os.PathLike[str]
         # --unconstrained changes nothing for a model that takes no grammar: compared as what it did
         "constrained_effective": sampling_is_constrained(binder.settings.constrained, model.capabilities.grammar),
         "link_effective": binder.settings.link_literals,
+        "keep_total_row_effective": binder.settings.keep_total_row,
         # a tie at the top of the vote scored by the model (binder_py/pipeline/tiebreak.py): asked for, and possible
         "score_ties_effective": ties_are_scored(binder.settings.score_ties, mode, can_score_answers(model)),
         "neural_weight": profile.effective_neural_weight(model, binder.settings.neural_weight), "cache": cache, "limit": limit,

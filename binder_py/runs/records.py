@@ -80,6 +80,7 @@ CONFIG_SHAPE = Shape(dict, {
     "table_rows_effective": _OPTIONAL_INT, "plan_wave": _OPTIONAL_INT, "calibrator_effective": _OPTIONAL_TEXT,
     "neural_effective": _OPTIONAL_TEXT, "constrained_effective": (bool, type(None)),
     "link_effective": (bool, type(None)), "score_ties_effective": (bool, type(None)),
+    "keep_total_row_effective": (bool, type(None)),
     "split_size": _OPTIONAL_INT, "code": _OPTIONAL_TEXT, "started_at": _OPTIONAL_TEXT,
     "resumed_at": Shape(list, items=str), "codes": Shape(list, items=str), "versions": (dict, type(None)),
     "ids": (list, type(None)),
@@ -328,7 +329,7 @@ TAKEN_SETTINGS = {"shots": "shots_effective", "core_shots": "core_shots_effectiv
                   "table_rows": "table_rows_effective", "neural_weight": "neural_weight",
                   "calibrator": "calibrator_effective", "neural": "neural_effective",
                   "constrained": "constrained_effective", "link_literals": "link_effective",
-                  "score_ties": "score_ties_effective"}
+                  "score_ties": "score_ties_effective", "keep_total_row": "keep_total_row_effective"}
 #: settings whose default is a value (``--calibrator auto``): given at it, they are as left out (for
 #: runs recorded before the value they took was)
 SETTING_DEFAULTS = {"calibrator": "auto"}
@@ -369,6 +370,7 @@ def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     for config in (old, new):  # a run recorded before the link stage (tie scoring) ran without it (as its
         config.setdefault("link_effective", False)  # replay does)
         config.setdefault("score_ties_effective", False)
+        config.setdefault("keep_total_row_effective", True)  # (before total rows were set aside: kept)
     before, after = _compared(old, new), _compared(new, old)
     return [f"{key}: {before.get(key)!r} -> {after.get(key)!r}" for key in before
             if _answering(key, before[key]) != _answering(key, after.get(key))]

@@ -16,7 +16,7 @@ PACKAGES = ("binder_py", "sandbox")
 #: the layers, lowest first: a module may import its own layer and the ones below, never above
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("binder_py.errors", "binder_py.controls", "binder_py.lazy", "binder_py.safefiles", "binder_py.jsonfile", "binder_py.jsonable", "binder_py.lm",
-     "binder_py.tables", "binder_py.normalize", "sandbox"),
+     "binder_py.tables", "binder_py.total_rows", "binder_py.normalize", "sandbox"),
     ("binder_py.tasks", "binder_py.vote", "binder_py.calibration", "binder_py.datasets", "binder_py.evaluate"),
     ("binder_py.prompting", "binder_py.grammar"),
     # the language's syntax (parse, rewrite, column names) sits below what answers neural calls;
