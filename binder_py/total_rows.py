@@ -15,9 +15,10 @@ A last row is a total row when all of these hold (:func:`find_total_row`):
 * one of its text cells reads ``Total``, ``Totals``, ``Grand total`` or ``Overall`` (any case,
   an optional trailing colon or ``*``), and no other row's cell in that column reads the same
   (a column of eclipse types where every row says ``Total`` is data);
-* at least one column proves it: the last row's number equals the sum of the other rows'
+* at least one column proves it: the last row's number, not 0, equals the sum of the other rows'
   numbers in a column where every other filled cell is a number (to 1e-6 of the total,
-  thousands separators allowed). A total row that totals nothing is not recognised.
+  thousands separators allowed). A total row that totals nothing is not recognised, nor one whose
+  only agreement is a column of zeros (a scraped ``Total | 0 | 0 | 0`` under goals that add up to 54).
 
 Only the last row is looked at; a table's other rows are never dropped.
 """
@@ -88,7 +89,7 @@ def find_total_row(table: pd.DataFrame) -> TotalRow | None:
         numbers = [_number(cell) for cell in values[:-1] if _is_filled(cell)]
         if total is None or len(numbers) < 2 or any(n is None for n in numbers):
             continue
-        if abs(sum(n for n in numbers if n is not None) - total) <= 1e-6 * max(1.0, abs(total)):
+        if total != 0 and abs(sum(n for n in numbers if n is not None) - total) <= 1e-6 * max(1.0, abs(total)):
             summed.append(name)
     return TotalRow(label[0], label[1], tuple(summed)) if summed else None
 

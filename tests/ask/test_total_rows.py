@@ -57,6 +57,8 @@ def test_the_ways_a_total_row_is_labelled(last):
     [["a", "3"], ["b", "1"], ["c", "4"]],
     # a column of text above the number
     [["a", "x"], ["b", "1"], ["Total", "1"]],
+    # zeros that add up to zero prove nothing
+    [["a", "0"], ["b", "0"], ["Total", "0"]],
 ])
 def test_rows_that_only_look_like_a_total_are_data(rows):
     table = prepare_table(pd.DataFrame(rows, columns=["name", "value"], dtype=object))
