@@ -330,7 +330,7 @@ class AnswerShape:
     (:func:`binder_py.normalize.asks_for_a_name`) is not answered by numbers, dates or amounts
     (:func:`binder_py.normalize.is_quantities`: "which south american city has the smallest population?" —
     2011000; "which concert was the earliest?" — "April 12, 2025"; in WikiTQ dev 11 of the 861 such
-    questions have numbers for gold answers, 1 a date ("what is the first entered date?"), none an amount). ``expects_one``: a question that asks for the one thing a superlative picks
+    questions have numbers for gold answers, 1 a date ("what is the first entered date?"), none an amount). ``expects_one``: a question that asks for one value (which, who, what, not plural)
     (:func:`binder_py.normalize.asks_for_one`: "which japanese product has the highest rating?") is not
     answered by several different values (in WikiTQ dev 1 of 517 such questions has several gold
     answers). ``excluded``: what the question sets aside by name
@@ -369,7 +369,7 @@ class AnswerShape:
             return ("it is a number, a date or an amount, and the question asks which, who or what: answer with the "
                     "name, e.g. the cell of the row it picks in the column that names the rows")
         if self.expects_one and is_several_values(value):
-            return "it lists several values, and the question asks for the one its superlative picks"
+            return "it lists several values, and the question asks for one"
         if (self.echo_question is not None and not is_one_number(value)
                 and names_option(self.echo_question, value)):
             return "it is a value the question itself names, and the question asks for another"
@@ -397,13 +397,14 @@ class AnswerShape:
                     "itself; other programs answered with one of the options")
         if self.expects_name:
             return ("their answer was a bare yes/no or true/false (the question asks which or who), a number where "
-                    "the question asks for a name (or a date or an amount), several values where it asks for the one a superlative picks, or "
+                    "the question asks for a name (or a date or an amount), several values where it asks for one, or "
                     "one value the question itself names, or was an f_col column itself; other programs answered "
                     "otherwise")
         if self.expects_one:
-            return ("their answer was several values (the question asks for the one a superlative picks), or one "
-                    "value the question itself names, or was an f_col column itself; other programs answered "
-                    "otherwise")
+            aside = ", or what it sets aside (\"other than …\")" if self.excluded is not None else ""
+            return ("their answer was several values (the question asks for one), or one value the question "
+                    f"itself names (it asks for something else){aside}, or was an f_col column itself; other "
+                    "programs answered otherwise")
         if self.excluded is not None:
             return ("their answer was one value the question itself names, or what it sets aside (\"other "
                     "than …\"), or was an f_col column itself; other programs answered otherwise")

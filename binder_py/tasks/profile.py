@@ -170,8 +170,7 @@ class TaskProfile:
         another shape are set aside before the vote (:func:`binder_py.vote.shape_fit`). A statement
         wants one yes/no verdict; a question asks for one number (a count), for one of the options
         it names ("which year had more venues, 2007 or 2012?"), or for a name ("which …", "who …":
-        not a bare yes/no, nor numbers when it asks for no quantity, nor several values when a superlative
-        picks one); one that asks for something it does not name ("which …", "what …")
+        not a bare yes/no, nor numbers when it asks for no quantity, nor several values when it asks for one); one that asks for something it does not name ("which …", "what …")
         is not answered by one value it names, nor any question by what it sets aside ("other than
         …")."""
         from binder_py.normalize import (asks_beyond_itself, asks_for_a_name, asks_for_one, excluded_phrase,
