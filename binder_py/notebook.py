@@ -389,7 +389,8 @@ def _candidates_html(answer: Answer) -> str:
     for candidate in sorted(answer.candidates, key=lambda c: (-c.count, min(c.sample_orders or (0,)))):
         reason = why.get(id(candidate)) or ("empty" if candidate.answer_key == "" else "set aside")
         outcome = (f"answer {_text(candidate.value, 80)}" if candidate.ok and candidate.voted
-                   else _failure_text(candidate) if not candidate.ok else
+                   else _failure_text(candidate) + (f" (did not vote: {why[id(candidate)]})" if id(candidate) in why
+                                                    else "") if not candidate.ok else
                    f"answer {_text(candidate.value, 80)} (did not vote: {reason})")
         items.append(f'<div class="muted">{_esc(_candidate_label(candidate))} → {_esc(outcome)}</div>'
                      f"<pre>{_esc(candidate.program)}</pre>")

@@ -6,7 +6,7 @@ the plan's answers); the finished plan is then folded into the state."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -15,6 +15,7 @@ from tqdm import tqdm
 from binder_py.answer import Candidate
 from binder_py.language import ProgramRun, execute, parse_program
 from binder_py.neural import NeuralCache
+from binder_py.pipeline.empty_sums import is_zero, selection_probe, sum_of_nothing
 from binder_py.pipeline.plan import mentions_neural, settle_plan
 from binder_py.pipeline.state import QuestionState
 
@@ -57,6 +58,19 @@ def labelled_warnings(candidates: Sequence[Candidate], runs: Sequence[ProgramRun
                  + f": {warning}" for warning, programs in programs_of.items())
 
 
+def summed_something(run: ProgramRun, run_program: Callable[[str], ProgramRun]) -> ProgramRun:
+    """``run``, or a failure when it answered 0 by summing no rows (:mod:`binder_py.pipeline.empty_sums`:
+    the program's sum counted by one more run, ``run_program``)."""
+    if not run.ok or not is_zero(run.value):
+        return run
+    probe = selection_probe(run.program)
+    if probe is None:
+        return run
+    program, selection = probe
+    counted = run_program(program)
+    return sum_of_nothing(run, selection) if counted.ok and is_zero(counted.value) else run
+
+
 def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple[tuple[Candidate, ...], QuestionState]:
     """``candidates`` with their runs, and the state with the runs' usage and warnings."""
     settings, services = state.settings, state.services
@@ -64,10 +78,13 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
     neural = services.neural() if allow_neural and any(mentions_neural(c.program) for c in candidates) else None
     sandbox = services.sandbox()
 
-    def run_one(candidate: Candidate) -> ProgramRun:
+    def run_program(program: str) -> ProgramRun:
         cache = services.neural_cache if settings.share_neural_cache else NeuralCache()
-        return execute(candidate.program, state.table, neural=neural, sandbox=sandbox, title=state.title,
+        return execute(program, state.table, neural=neural, sandbox=sandbox, title=state.title,
                        cache=cache, allow_neural=allow_neural, prefetch=settings.prefetch, tables=state.tables)
+
+    def run_one(candidate: Candidate) -> ProgramRun:
+        return summed_something(run_program(candidate.program), run_program)
 
     runs_of: dict[int, ProgramRun] = {}
     # a terminal clears the bar when it is done; a log (stderr not a terminal) keeps its last state, ended,

@@ -319,7 +319,7 @@ def test_explain_counts_answered_rows_and_skips_usage_only_traces():
     from binder_py import Binder
     from binder_py.lm import ScriptedLM
 
-    program = 'df[f_col("Is it red?", ["fruit"])]["units"].sum()'
+    program = 'len(df[f_col("Is it red?", ["fruit"])])'  # (a count: a sum over no rows would answer nothing)
     lm = ScriptedLM(lambda request, purpose: "not a table" if purpose == "neural" else program)
     answer = Binder(lm=lm, n=1, progress=False).ask(
         pd.DataFrame({"fruit": ["apple", "kiwi", "apple"], "units": [1, 2, 3]}), "how many red units?")

@@ -123,7 +123,9 @@ def test_link_literals_false_keeps_the_programs_as_written() -> None:
     lm = ScriptedLM(lambda request, purpose: [WRONG, WRONG])
     answer = Binder(lm=lm, task="wikitq", mode="python", n=2, repair_attempts=0,
                     link_literals=False).ask(POEMS, QUESTION)
-    assert answer.value == 0 and not [c for c in answer.candidates if c.origin == "link"]
+    assert not [c for c in answer.candidates if c.origin == "link"]
+    # (the sum over no rows answers nothing: binder_py/pipeline/empty_sums.py)
+    assert answer.value is None and "selected nothing" in answer.candidates[0].error.message
 
 
 def test_a_linked_program_that_fails_leaves_its_source_voting() -> None:
@@ -158,9 +160,9 @@ def test_a_linked_program_that_does_not_answer_never_votes_beside_its_source() -
 
 
 def test_a_winner_that_compares_a_value_no_row_holds_says_so() -> None:
-    lm = ScriptedLM(lambda request, purpose: ['df[df["name"] == "oxford"]["pasurams"].sum()'])
-    answer = Binder(lm=lm, task="analyst", mode="python", n=1, repair_attempts=0).ask(POEMS, "pasurams of oxford?")
-    assert answer.value == 0  # nothing to link "oxford" to: the program ran as written
+    lm = ScriptedLM(lambda request, purpose: ['len(df[df["name"] == "oxford"])'])
+    answer = Binder(lm=lm, task="analyst", mode="python", n=1, repair_attempts=0).ask(POEMS, "poems of oxford?")
+    assert answer.value == 0  # nothing to link "oxford" to: the program ran as written (a count: no sum of nothing)
     warning = next(w for w in answer.warnings if w.startswith("the winning program compares a value no row holds"))
     assert "no row of column 'name' equals 'oxford'" in warning and "select the rows it meant" in warning
     assert warning in answer.explain()
