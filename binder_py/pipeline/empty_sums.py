@@ -4,8 +4,10 @@ pandas sums an empty selection to 0, so a filter on a value no cell holds, follo
 answers 0 as if it had added something up: ``df[df["Mountain Peak"] == "whitney"]["Elevation"].sum()``
 for "what is the total elevation of mount whitney?". In the recorded 1.5B runs of the twenty-third
 session (the seeded samples and 30 fresh unsolvable questions, both modes), such a 0 won 26 times and
-was right twice (a sum over rows that held 0). So when a program in a question's pipeline answers the
-number 0 and its last expression is a sum — ``E.sum(...)``, ``sum(E)`` or ``np.sum(E)`` — the program
+was right twice (a sum over rows that held 0, and a count of votes where the table has none). So when
+a program in the pipeline of a question that does not count ("how many …?", "what is the number of
+…?" are answered 0 by a count of nothing, and vote rule 0 already sets such a 0 aside when another
+program counted more) answers the number 0 and its last expression is a sum — ``E.sum(...)``, ``sum(E)`` or ``np.sum(E)`` — the program
 runs once more with that expression replaced by ``len(E)`` (:func:`selection_probe`; its neural calls
 are the program's own, answered from the question's cache). When ``E`` holds no rows, the program's run
 becomes a failure that says so (:func:`sum_of_nothing`): it does not vote, and repair sends it back to

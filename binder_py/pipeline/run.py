@@ -83,8 +83,13 @@ def run_programs(state: QuestionState, candidates: Sequence[Candidate]) -> tuple
         return execute(program, state.table, neural=neural, sandbox=sandbox, title=state.title,
                        cache=cache, allow_neural=allow_neural, prefetch=settings.prefetch, tables=state.tables)
 
+    # a sum over no rows answers nothing, except to "how many …?", where nothing counts 0 (and vote rule 0
+    # sets a count of 0 aside when another program counted more)
+    counts = state.profile.answer_shape(state.question).expects_number
+
     def run_one(candidate: Candidate) -> ProgramRun:
-        return summed_something(run_program(candidate.program), run_program)
+        run_ = run_program(candidate.program)
+        return run_ if counts else summed_something(run_, run_program)
 
     runs_of: dict[int, ProgramRun] = {}
     # a terminal clears the bar when it is done; a log (stderr not a terminal) keeps its last state, ended,

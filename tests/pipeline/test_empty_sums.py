@@ -44,7 +44,7 @@ def _programs(*programs: str, repair: str = 'df["people"].sum()'):
 def test_a_sum_over_no_rows_does_not_vote_and_repair_hears_why() -> None:
     lm = _programs('df[df["city"] == "Paris"]["people"].sum()', 'df[df["city"] == "Paris"]["people"].sum()',
                    'df[df["city"] == "Paris"]["people"].sum()')
-    answer = Binder(lm=lm, n=3, progress=False, cache=False, repair_attempts=1).ask(TABLE, "how many people in all?")
+    answer = Binder(lm=lm, n=3, progress=False, cache=False, repair_attempts=1).ask(TABLE, "what is the total population?")
     assert answer.value == 12  # the repaired program's, not the 0 of the three samples
     failed = [c for c in answer.candidates if c.origin == "sample"]
     assert failed and all(not c.ok and "selected nothing" in c.error.message for c in failed)
@@ -54,3 +54,9 @@ def test_a_sum_of_rows_that_add_up_to_zero_stands() -> None:
     lm = _programs('df[df["city"] == "Oslo"]["people"].sum()', 'df["area"].sum()', 'df["area"].sum()')
     answer = Binder(lm=lm, n=3, progress=False, cache=False).ask(TABLE, "how many people live in Oslo?")
     assert answer.value == 0 and all(c.ok for c in answer.candidates)
+
+
+def test_a_count_of_nothing_stands_for_a_question_that_counts() -> None:
+    lm = _programs('df[df["city"] == "Paris"]["people"].sum()')
+    answer = Binder(lm=lm, n=1, progress=False, cache=False).ask(TABLE, "how many people live in Paris?")
+    assert answer.value == 0 and answer.candidates[0].ok
