@@ -26,8 +26,8 @@ from binder_py.neural.build import build_neural_backend, early_neural_backend
 from binder_py.pipeline import MODES, STAGES, VOTE_STRATEGIES, AskSettings, QuestionState, Services, answer_question
 from binder_py.progress import StageProgress, in_notebook, progress_bar
 from binder_py.tables import check_table_file, load_table, prepare_table
-from binder_py.total_rows import without_total_row
 from binder_py.tasks import task_profile
+from binder_py.total_rows import without_total_row
 from sandbox import Sandbox
 
 #: the sandbox warms these modules so neural-call bridges start fast

@@ -572,7 +572,7 @@ def is_choice_question(question: str) -> bool:
     an A-or-B choice (not "3 or more", "or not", ..., as :func:`is_yes_no_question` reads it, nor
     one inside what the question negates or after "either") and asks neither for a count nor for
     yes/no ("which year had more venues, 2007 or 2012?"). Setting aside the negated and "either" ``or``
-    changed 6 WikiTQ dev questions, none of them a choice of its answer among the options."""
+    changes 4 WikiTQ dev questions, none of them a choice of its answer among the options."""
     q = _question_text(question)
     if is_count_question(q) or is_yes_no_question(q):
         return False

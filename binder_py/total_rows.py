@@ -4,8 +4,8 @@ Tables copied from the web or exported from a spreadsheet often end with a row s
 ``Total | | 11 | 11 | 11 | 33`` under a medal table. A program reads it as one more row:
 ``df.loc[df["Total"].idxmax(), "Nation"]`` then answers the total row's empty nation,
 ``df["Laps led"].sum()`` counts every lap twice, and ``len(df)`` counts one nation too many
-(in the seeded WikiTQ samples of docs/RESULTS.md, 12 of 290 questions were asked about such a
-table). So before a question is asked (``Binder.ask``; not ``execute``, which runs the program
+(in the seeded WikiTQ samples of docs/RESULTS.md, 15 of 290 questions are asked about such a
+table, most of them medal tables). So before a question is asked (``Binder.ask``; not ``execute``, which runs the program
 it is given on the table it is given), a **total row** is set aside and the answer says so
 (``keep_total_row=True``, ``--keep-total-row``: keep it).
 
