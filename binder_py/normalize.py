@@ -451,20 +451,23 @@ _DATE_TEXT = re.compile(rf"^(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4
 #: an amount of money or a percentage written as text: "$7.50", "£150,000", "$1.2 million", "12%"
 _AMOUNT_TEXT = re.compile(r"^(?:[$€£¥]\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:thousand|million|billion|k|m|bn))?|"
                           r"\d[\d,]*(?:\.\d+)?\s*%)$", re.IGNORECASE)
+#: a height in feet and inches, as rosters write it: "6'5\"", "6′ 5″", "6 ft 5 in", "6–8", "6-11"
+_HEIGHT_TEXT = re.compile(r"^\d{1,2}\s*(?:'|′|ft\.?|[–—-])\s*\d{1,2}(?:\.\d+)?\s*(?:\"|″|′′|''|in\.?)?$", re.IGNORECASE)
 
 
 def is_quantities(value: Any) -> bool:
     """Whether an answer is one quantity or a list of quantities only: numbers (:func:`is_numbers`), dates
-    (a date or timestamp, or a date written as text: ``"April 12, 2025"``, ``"2025-04-12"``) and amounts
-    of money or percentages written as text (``"$7.50"``, ``"12%"``). Not the name a which/who question asks
-    for (rule 0 of the vote). Never raises."""
+    (a date or timestamp, or a date written as text: ``"April 12, 2025"``, ``"2025-04-12"``), amounts
+    of money or percentages written as text (``"$7.50"``, ``"12%"``) and heights in feet and inches
+    (``"6'5\""``, ``"6–8"``: in WikiTQ dev, none of the 863 questions that ask for a name has one for its
+    gold answer). Not the name a which/who question asks for (rule 0 of the vote). Never raises."""
     try:
         items, _ = _items(value)
     except Exception:  # noqa: BLE001 - an answer no rule understands is no quantity
         return False
     texts = [str(item[0]).strip() for item in items]  # (as is_numbers reads them, dates and amounts too)
     return bool(texts) and all(_NUMBER_TEXT.match(text) or _DATE_TEXT.match(text) or _AMOUNT_TEXT.match(text)
-                               for text in texts)
+                               or _HEIGHT_TEXT.match(text) for text in texts)
 
 
 def is_several_values(value: Any) -> bool:

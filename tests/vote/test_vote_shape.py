@@ -567,3 +567,12 @@ def test_an_or_inside_a_negation_or_after_either_offers_no_choice(question, expe
 
     assert is_choice_question(question) is expected
     assert is_name_question(question) is not expected  # a which/who question that offers none names its answer
+
+
+@pytest.mark.parametrize("height", ["6'5\"", "6–8", "6-11", "6 ft 5 in", "6′ 5″", ["6–8", "6–9"]])
+def test_a_height_does_not_name_the_tallest_player(height) -> None:
+    """"who is the tallest player on the team?" answered 6'5" (and "6–8"): a height in feet and inches is a
+    quantity like a number, set aside when another program named a player."""
+    shape = task_profile("wikitq").answer_shape("who is the tallest player on the team?")
+    assert not shape.fits(C(height, order=0)) and shape.fits(C("tyler zeller", order=0))
+    assert shape.fits(C("b-52", order=0)) and shape.fits(C("1990–91", order=0))  # (a name, a season)
