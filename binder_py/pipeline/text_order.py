@@ -155,7 +155,8 @@ def value_order(column: pd.Series) -> list[str] | None:
     one kind of value — a number (a currency sign, a percent sign, thousands commas: ``$1,234.50``; a
     scale word: ``$836.8 million`` before ``$1.006 billion``; one unit for every cell: ``9 km`` before
     ``12 km``), a
-    duration (``8h 10m``, ``1:19:56``) or a date with its year (``March 3, 2015``, ``2012-07-19``) — and that
+    duration (``8h 10m``, ``1:19:56``), a height in feet and inches (``6'5"``, ``6–11`` after ``6–8``) or a date
+    with its year (``March 3, 2015``, ``2012-07-19``) — and that
     order is not their order as text; empty cells first. None otherwise (a column of numbers or booleans, text, mixed
     kinds, more than :data:`MAX_VALUES` distinct cells)."""
     distinct = distinct_texts(column, MAX_VALUES)
@@ -189,6 +190,10 @@ def amounts_written(cells: list[str]) -> list[float] | None:
     return None
 
 
+#: a height in feet and inches, as rosters write it: ``6'5"``, ``6′ 5″``, ``6 ft 5 in``, ``6–8``, ``6-11``
+_HEIGHT = re.compile(r"([4-8])\s*(?:'|′|ft\.?|[–—-])\s*(\d{1,2}(?:\.\d+)?)\s*(?:\"|″|′′|''|in\.?)?", re.IGNORECASE)
+
+
 def _values(cells: list[str]) -> list[float] | None:
     """Each cell's value as a number (numbers, durations in seconds, dates in nanoseconds), when all the
     cells write values of one kind; else None."""
@@ -200,6 +205,11 @@ def _values(cells: list[str]) -> list[float] | None:
         clocks = [_CLOCK.fullmatch(cell) for cell in stripped]
         if all(clocks) and len({(m.group(3) is None, m.group(4) is None) for m in clocks if m}) == 1:
             return [_clock_seconds(m) for m in clocks if m]
+        heights = [_HEIGHT.fullmatch(cell) for cell in stripped]
+        if all(heights):
+            inches = [int(m.group(1)) * 12 + float(m.group(2)) for m in heights if m]
+            if all(float(m.group(2)) < 12 for m in heights if m):
+                return inches
         if all(_WITH_UNITS.fullmatch(cell.lower()) for cell in stripped):
             return [pd.to_timedelta(cell.lower()).total_seconds() for cell in stripped]
         if all(_DATE_LIKE.search(cell) and _YEAR.search(cell) for cell in stripped):  # (no year: a season's

@@ -42,6 +42,9 @@ def test_the_order_of_the_values_the_cells_write(column, expected):
     (["12 km", "9 km", "6,650 km"], ["9 km", "12 km", "6,650 km"]),
     (["12 km", "9 mi"], None),                                     # two units
     (["A10", "A9"], None),                                         # codes
+    (["6'5\"", "6'10\"", "5'11\""], ["5'11\"", "6'5\"", "6'10\""]),     # heights
+    (["6–8", "6–10", "7–0"], ["6–8", "6–10", "7–0"]),
+    (["6-15", "6-10"], None),                                      # no inches past 11: no heights
 ])
 def test_clock_times_durations_amounts_and_measures(cells, expected):
     assert value_order(pd.Series(cells)) == expected
