@@ -72,17 +72,17 @@ def find_total_row(table: pd.DataFrame) -> TotalRow | None:
     """The table's last row when it totals the rows above (see the module docstring), else None."""
     if len(table) < 3:
         return None
-    columns = [(str(name), table.iloc[:, position].tolist()) for position, name in enumerate(table.columns)]
     label = None
-    for name, values in columns:
-        cell = values[-1]
+    for position, name in enumerate(table.columns):  # (the last row's cells first: every question asks this)
+        cell = table.iat[-1, position]
         if isinstance(cell, str) and _TOTAL_WORD.fullmatch(cell.strip().rstrip(":*").strip()):
             if not any(isinstance(other, str) and other.strip().casefold() == cell.strip().casefold()
-                       for other in values[:-1]):
-                label = (cell.strip(), name)
+                       for other in table.iloc[:-1, position].tolist()):
+                label = (cell.strip(), str(name))
                 break
     if label is None:
         return None
+    columns = [(str(name), table.iloc[:, position].tolist()) for position, name in enumerate(table.columns)]
     summed = []
     for name, values in columns:
         total = _number(values[-1])

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from binder_py import Binder
-from binder_py.answer import ProgramCounts
+from binder_py.answer import Candidate, ProgramCounts
 from binder_py.lm import ScriptedLM
 from binder_py.pipeline.literal_links import closest_value, link_literals
 
@@ -283,12 +284,17 @@ def test_a_searched_text_is_left_alone(program) -> None:
     assert link_literals(program, {"df": NOTES}) is None
 
 
+def _asked_once(table: pd.DataFrame, program: str, question: str) -> tuple[Any, list[Candidate]]:
+    """The answer of one sampled ``program`` (python mode, wikitq), and its linked versions."""
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: [program]), task="wikitq", n=1, mode="python").ask(
+        table, question)
+    return answer.value, [c for c in answer.candidates if c.origin == "link"]
+
+
 def test_the_link_stage_links_a_searched_text() -> None:
-    program = 'len(df[df["notes"].str.contains("Chernobyl")])'
-    lm = ScriptedLM(lambda request, purpose: [program])
-    answer = Binder(lm=lm, task="wikitq", n=1, mode="python").ask(NOTES, "how many notes mention chernobyl?")
-    assert answer.value == 2
-    linked = [c for c in answer.candidates if c.origin == "link"]
+    value, linked = _asked_once(NOTES, 'len(df[df["notes"].str.contains("Chernobyl")])',
+                                "how many notes mention chernobyl?")
+    assert value == 2
     assert linked and linked[0].links == ("'notes': 'Chernobyl' → 'chernobyl' (case in text)",)
 
 
@@ -325,9 +331,7 @@ def test_a_hyphen_is_left_alone(program) -> None:
 
 
 def test_the_link_stage_splits_at_the_dash_the_cells_write() -> None:
-    program = 'df["score"].str.split("-").str[0].astype(int).sum()'
-    lm = ScriptedLM(lambda request, purpose: [program])
-    answer = Binder(lm=lm, task="wikitq", n=1, mode="python").ask(MATCHES, "how many goals did the home teams score?")
-    assert answer.value == 5
-    linked = [c for c in answer.candidates if c.origin == "link"]
+    value, linked = _asked_once(MATCHES, 'df["score"].str.split("-").str[0].astype(int).sum()',
+                                "how many goals did the home teams score?")
+    assert value == 5
     assert linked and linked[0].links == ("'score': '-' → '–' (dash)",)
