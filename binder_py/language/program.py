@@ -16,11 +16,14 @@ from dataclasses import asdict, dataclass, field
 import asttokens
 
 from binder_py.errors import ProgramError
+from binder_py.language.yes_no_text import YES_NO_COMPARE_NAME
 
 #: the name of the trusted worker-side function every neural call is rewritten to
 BRIDGE_NAME = "binder_neural_call"
 #: the parent-side callback the bridge calls through the sandbox
 CALLBACK_NAME = "binder_neural"
+#: the names a program may not mention: the rewrite's and the sandbox's own
+INTERNAL_NAMES = (BRIDGE_NAME, CALLBACK_NAME, YES_NO_COMPARE_NAME)
 
 CORE_FORMS = ("f_col", "f_val")
 COMPAT_FORMS = ("f", "qa_map", "qa_ans")
@@ -376,7 +379,7 @@ def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
                            getattr(too_deep, "col_offset", None))
 
     bound = _bound_names(tree)
-    for reserved in CORE_FORMS + (BRIDGE_NAME, CALLBACK_NAME):
+    for reserved in CORE_FORMS + INTERNAL_NAMES:
         if reserved in bound:
             node = _first_binding(tree, reserved)
             line, col = (node.lineno, node.col_offset) if node is not None else (None, None)
@@ -388,7 +391,7 @@ def parse_program(source: str, *, filename: str = "<program>") -> ParsedProgram:
     parents = parent_map(tree)
     calls: list[ast.Call] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in (BRIDGE_NAME, CALLBACK_NAME):
+        if isinstance(node, ast.Name) and node.id in INTERNAL_NAMES:
             raise ProgramError(f"the name {node.id!r} is reserved for binder-py", node.lineno, node.col_offset)
         if isinstance(node, ast.Name) and node.id in neural_names and isinstance(node.ctx, ast.Load):
             parent = parents.get(id(node))

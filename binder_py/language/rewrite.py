@@ -7,6 +7,9 @@ table whose columns ``ctx`` names is handed over explicitly, as the name ``df`` 
 ``qa_map(t, q, cols)`` becomes ``binder_neural_call(4, 'qa_map', t, q, cols)`` (its table is
 its first argument). Arguments are rewritten first, so nested calls are evaluated bottom-up
 by Python itself. Line numbers are kept, so runtime errors point into the original program.
+
+A comparison with the literal text yes/no (``x == 'yes'``) becomes a call that reads the text as a
+boolean when ``x`` is one (:mod:`binder_py.language.yes_no_text`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import ast
 import copy
 
 from binder_py.language.program import BRIDGE_NAME, ParsedProgram, call_arguments
+from binder_py.language.yes_no_text import YesNoComparisons
 
 
 #: the names a call's table may be bound to, in the order they are preferred within one scope
@@ -112,7 +116,8 @@ class _NeuralCallRewriter(ast.NodeTransformer):
 
 
 def rewrite(parsed: ParsedProgram) -> ast.Module:
-    """A new module (the parsed tree is not modified) with every site rewritten."""
+    """A new module (the parsed tree is not modified) with every site rewritten, and every comparison
+    with the text yes/no."""
     # node ids of the original tree identify the sites; deep-copy after mapping them
     originals: dict[int, int] = dict(parsed.node_sites)
     tree = parsed.tree
@@ -130,6 +135,7 @@ def rewrite(parsed: ParsedProgram) -> ast.Module:
     kinds = {site.id: site.kind for site in parsed.sites}
     filtered = filtered_tables(new_tree)
     rewritten = _NeuralCallRewriter(mapping, kinds, filtered).visit(new_tree)  # type: ignore[arg-type]
+    rewritten = YesNoComparisons().visit(rewritten)
     ast.fix_missing_locations(rewritten)
     return rewritten  # type: ignore[return-value]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from binder_py.errors import BinderError
-from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME, NEURAL_FORMS
+from binder_py.language.program import INTERNAL_NAMES, NEURAL_FORMS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,7 +41,7 @@ FIRST_TABLE_NAMES = ("df", "table")
 
 #: names a table may not take: what the language and the sandbox bind, keywords and builtins
 RESERVED_NAMES = frozenset({
-    *FIRST_TABLE_NAMES, "pd", "np", "printed", *NEURAL_FORMS, BRIDGE_NAME, CALLBACK_NAME,
+    *FIRST_TABLE_NAMES, "pd", "np", "printed", *NEURAL_FORMS, *INTERNAL_NAMES,
     *keyword.kwlist, *keyword.softkwlist, *dir(builtins),
 })
 

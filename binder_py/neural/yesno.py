@@ -26,8 +26,9 @@ read as in comparisons (``.get("yes", 0)``, ``["No"]``, ``.loc["yes"]``, ``"yes"
 the dtype is given a subclass of pandas' masked boolean index engine, which pandas keys by
 dtype name. A list of text keys (``counts[["yes", "no"]]``) is not read so.
 
-Not covered either: a single cell taken out of the column (``s.iloc[0]``, a row in
-``df.apply(..., axis=1)``) is a plain boolean, so ``s.iloc[0] == 'yes'`` is False.
+A single cell taken out of the column (``s.iloc[0]``, a row in ``df.apply(..., axis=1)``) is a
+plain boolean: a program's comparison of one with the literal text yes/no is read so by the rewrite
+(:mod:`binder_py.language.yes_no_text`), not by this dtype.
 """
 
 from __future__ import annotations

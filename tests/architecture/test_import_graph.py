@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the language's syntax (parse, rewrite, column names) sits below what answers neural calls;
     # running a program (binder_py.language.execute) sits above it
     ("binder_py.language.program", "binder_py.language.rewrite", "binder_py.language.columns",
-     "binder_py.language.messages"),
+     "binder_py.language.messages", "binder_py.language.yes_no_text"),
     ("binder_py.neural", "binder_py.discriminate"),
     ("binder_py.language",),
     ("binder_py.answer", "binder_py.notebook", "binder_py.made_columns"),

@@ -21,6 +21,7 @@ import pandas as pd
 from binder_py.language.columns import column_key
 from binder_py.language.messages import NeuralCallMessage, read_column_reply, rows_to_columns, wire_message
 from binder_py.language.program import BRIDGE_NAME, CALLBACK_NAME
+from binder_py.language.yes_no_text import YES_NO_COMPARE_NAME, compare_yes_no
 from binder_py.neural.requests import context_rows, date_column, distinct_context_columns, type_column, type_value
 
 
@@ -306,12 +307,13 @@ def make_bridge(neural: Callable[..., Any], dedup: bool = True) -> Callable[...,
 
 
 def worker_globals(callbacks: Mapping[str, Callable[..., Any]], namespace: Mapping[str, Any]) -> dict[str, Any]:
-    """Called by the sandbox in the worker: ``{BRIDGE_NAME: bridge}`` for the program's globals."""
+    """Called by the sandbox in the worker: ``{BRIDGE_NAME: bridge, YES_NO_COMPARE_NAME: compare_yes_no}``
+    for the program's globals."""
     neural = callbacks.get(CALLBACK_NAME)
     if neural is None:
         def neural(payload: Any) -> Any:  # noqa: ARG001
             raise NeuralCallError("this program makes neural calls, but no neural backend is configured")
-    return {BRIDGE_NAME: make_bridge(neural)}
+    return {BRIDGE_NAME: make_bridge(neural), YES_NO_COMPARE_NAME: compare_yes_no}
 
 
 def worker_globals_no_dedup(callbacks: Mapping[str, Callable[..., Any]],
