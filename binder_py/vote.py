@@ -318,7 +318,10 @@ class AnswerShape:
     the values it names is the wrong shape (:func:`binder_py.normalize.names_option`: "34" for
     "kansas or kansas state?"). ``expects_verdict``: a statement to verify (TabFact) wants one
     yes/no verdict (:func:`binder_py.normalize.is_verdict`: "10" would otherwise win and be
-    reported as False). ``expects_name``: a question that asks which or who
+    reported as False). ``expects_no_verdict``: a question that asks what, which, who, when or how
+    (:func:`binder_py.normalize.asks_what_not_whether`) is never answered by a bare yes/no or true/false
+    ("how long is the season?" — ``True``), not even when no other answer fits: such an answer never
+    votes (:func:`shape_fit`). ``expects_name``: a question that asks which or who
     (:func:`binder_py.normalize.is_name_question`) is not answered by a bare yes/no or
     true/false ("which shirt sold best?" — ``False``). ``echo_question``: the text of a question
     that asks for something it does not name (:func:`binder_py.normalize.asks_beyond_itself`:
@@ -340,6 +343,7 @@ class AnswerShape:
     expects_number: bool = False
     choice_question: str | None = None
     expects_verdict: bool = False
+    expects_no_verdict: bool = False
     expects_name: bool = False
     expects_text: bool = False
     expects_one: bool = False
@@ -363,8 +367,8 @@ class AnswerShape:
             return "it names none of the options the question offers: answer with one of them"
         if self.expects_verdict and not is_verdict(value):
             return "the statement is true or false: answer with one verdict"
-        if self.expects_name and is_yes_no_answer(value):
-            return "it is a bare yes/no, and the question asks which or who: answer with the name"
+        if self.never_fits(candidate):
+            return "it is a bare yes/no, and the question asks what, which, who, when or how: answer with what it asks"
         if self.expects_text and is_quantities(value):
             return ("it is a number, a date or an amount, and the question asks which, who or what: answer with the "
                     "name, e.g. the cell of the row it picks in the column that names the rows")
@@ -376,6 +380,11 @@ class AnswerShape:
         if self.excluded is not None and is_excluded(self.excluded, value):
             return "it is what the question sets aside by name"
         return None
+
+    def never_fits(self, candidate: VoteCandidate) -> bool:
+        """Whether the candidate's answer can answer no question of this shape, so that it never votes
+        (:func:`shape_fit`): a bare yes/no where the question asks what, which, who, when or how."""
+        return self.expects_no_verdict and is_yes_no_answer(candidate.value)
 
     def read(self, value: Any) -> Any:
         """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,
@@ -396,10 +405,9 @@ class AnswerShape:
             return ("their answer was none of the options the question names, or was an f_col column "
                     "itself; other programs answered with one of the options")
         if self.expects_name:
-            return ("their answer was a bare yes/no or true/false (the question asks which or who), a number where "
-                    "the question asks for a name (or a date or an amount), several values where it asks for one, or "
-                    "one value the question itself names, or was an f_col column itself; other programs answered "
-                    "otherwise")
+            return ("their answer was a number where the question asks for a name (or a date or an amount), "
+                    "several values where it asks for one, or one value the question itself names, or was an f_col "
+                    "column itself; other programs answered otherwise")
         if self.expects_one:
             aside = ", or what it sets aside (\"other than …\")" if self.excluded is not None else ""
             return ("their answer was several values (the question asks for one), or one value the question "
@@ -447,8 +455,11 @@ def polarity_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
 def shape_fit(candidates: Sequence[VoteCandidate], shape: AnswerShape = AnswerShape()) -> list[VoteCandidate]:
     """The candidates that keep their vote given the shape of their answers (rule 0): those whose
     answer :meth:`AnswerShape.fits` the question's shape. Only when at least one candidate that
-    ran has a non-empty answer of the right shape; otherwise every candidate is kept. Failed
-    candidates are kept (``vote`` decides about them). Order is preserved."""
+    ran has a non-empty answer of the right shape; otherwise every candidate is kept but those whose
+    answer can answer no such question (:meth:`AnswerShape.never_fits`: a bare yes/no where the
+    question asks what, which, who, when or how). Failed candidates are kept (``vote`` decides about
+    them). Order is preserved."""
+    candidates = [c for c in candidates if not (c.ok and shape.never_fits(c))]
     keep = [not c.ok or shape.fits(c) for c in candidates]
     if not any(c.ok and k and not normalize_answer(c.value).is_empty for c, k in zip(candidates, keep)):
         return list(candidates)

@@ -71,7 +71,12 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     shares = {key_text(s.key): s for s in result.distribution}
     candidates = tuple(_with_vote(c, v.value, state, shares, aside)
                        for c, v, aside in zip(state.candidates, every, set_aside))
-    off_shape = [i for i, v in enumerate(every) if i not in superseded and id(v) not in shape_kept]
+    never = [i for i, v in enumerate(every) if i not in superseded and v.ok and shape.never_fits(v)]
+    if never:
+        programs = sum(state.candidates[i].count for i in never)
+        warnings += (f"{programs} program(s) did not vote: their answer was a bare yes/no, and the question asks "
+                     "what, which, who, when or how",)
+    off_shape = [i for i, v in enumerate(every) if i not in superseded and id(v) not in shape_kept and i not in never]
     if off_shape:
         programs = sum(state.candidates[i].count for i in off_shape)
         warnings += (f"{programs} program(s) did not vote: {shape.why_set_aside()}",)

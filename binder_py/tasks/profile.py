@@ -173,13 +173,14 @@ class TaskProfile:
         not a bare yes/no, nor numbers when it asks for no quantity, nor several values when it asks for one); one that asks for something it does not name ("which …", "what …")
         is not answered by one value it names, nor any question by what it sets aside ("other than
         …")."""
-        from binder_py.normalize import (asks_beyond_itself, asks_for_a_name, asks_for_one, excluded_phrase,
-                                         is_choice_question, is_count_question, is_name_question)
+        from binder_py.normalize import (asks_beyond_itself, asks_for_a_name, asks_for_one, asks_what_not_whether,
+                                         excluded_phrase, is_choice_question, is_count_question, is_name_question)
 
         if self.statements:
             return AnswerShape(expects_verdict=True)
         return AnswerShape(expects_number=is_count_question(question),
                            choice_question=question if is_choice_question(question) else None,
+                           expects_no_verdict=asks_what_not_whether(question),
                            expects_name=is_name_question(question),
                            expects_text=asks_for_a_name(question),
                            expects_one=asks_for_one(question),

@@ -173,7 +173,7 @@ def test_every_program_dropping_the_negation_still_answers() -> None:
 
 def test_the_shape_rule_comes_first() -> None:
     """A program of the wrong shape (a bare yes for "which ...?") is no witness for the negation."""
-    shape = AnswerShape(expects_name=True)
+    shape = AnswerShape(expects_no_verdict=True, expects_name=True)
     dropping = [C(value="acrylic knit shirt", order=i, negation="drops") for i in range(3)]
     yes = C(value="yes", order=3, negation="keeps")
     voters = polarity_fit(shape_fit([*dropping, yes], shape))

@@ -321,8 +321,9 @@ def test_a_name_questions_bare_yes_no_answers_are_set_aside() -> None:
                   C("pure cotton oxford shirt", order=4)]
     assert [c.value for c in shape_fit(candidates, shape)] == ["pure cotton oxford shirt"]
     assert vote_prefix(candidates, 5, shape=shape).value == "pure cotton oxford shirt"
-    assert shape_fit(candidates[:3], shape) == candidates[:3]  # nothing else answered: kept
-    assert "asks which or who" in shape.why_set_aside()
+    assert shape_fit(candidates[:3], shape) == []  # nothing else answered: still none votes
+    assert vote_prefix(candidates[:3], 3, shape=shape).value is None
+    assert "where the question asks for a name" in shape.why_set_aside()
     # "no." in a name stays; a number does not name a shirt (test_a_name_is_not_a_number below)
     assert shape.fits(C("no. 5", order=0)) and not shape.fits(C(1, order=0))
     assert not task_profile("tabfact").answer_shape("which team won is arsenal").expects_name
@@ -385,8 +386,8 @@ def test_the_pipeline_sets_aside_a_name_questions_bare_yes_no_and_says_why() -> 
     lm = ScriptedLM(lambda request, purpose: [boolean, boolean, named])
     answer = Binder(lm=lm, task="analyst", n=3, mode="python").ask(table, "which shirt sold best?")
     assert answer.value == "b"
-    assert any("did not vote" in w and "bare yes/no or true/false (the question asks which or who), a number "
-               "where the question asks for a name" in w for w in answer.warnings), answer.warnings
+    assert any("2 program(s) did not vote" in w and "a bare yes/no, and the question asks what, which, who" in w
+               for w in answer.warnings), answer.warnings
 
 
 @pytest.mark.parametrize("question, expected", [
@@ -576,3 +577,38 @@ def test_a_height_does_not_name_the_tallest_player(height) -> None:
     shape = task_profile("wikitq").answer_shape("who is the tallest player on the team?")
     assert not shape.fits(C(height, order=0)) and shape.fits(C("tyler zeller", order=0))
     assert shape.fits(C("b-52", order=0)) and shape.fits(C("1990–91", order=0))  # (a name, a season)
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("which hotel is in africa?", True),
+    ("how long is the duration of one season (from the first game to the last)?", True),
+    ("as of 2013, what is the total number of floor exercise gold medals won by american women?", True),
+    ("in which year did the team win?", True),
+    ("when did it open?", True),
+    ("the hotel which opened first is in vienna", False),  # a statement to judge
+    ("is the hotel which opened first in vienna?", False),
+    ("true or false: the hotel opened before 1900", False),
+    ("grand plaza opened before 1900.", False),
+    ("did kansas win?", False),
+])
+def test_questions_that_ask_what_not_whether(question, expected) -> None:
+    from binder_py.normalize import asks_what_not_whether
+
+    assert asks_what_not_whether(question) is expected
+
+
+def test_a_bare_yes_no_never_answers_a_wh_question() -> None:
+    """"Which hotel is in Africa?" was answered `True` (f_val("Is the city in Africa?", df["city"])), and
+    "how long is the duration of one season?" `True` too: when no program answered as asked, the yes/no
+    answers voted anyway. They never vote now; a statement still gets its verdict."""
+    for question in ("how long is the duration of one season?", "which hotel is in africa?"):
+        shape = task_profile("wikitq").answer_shape(question)
+        assert shape.expects_no_verdict
+        candidates = [C(True, order=0), C(np.bool_(False), order=1), C("no", order=2)]
+        assert shape_fit(candidates, shape) == []
+        assert "asks what, which, who, when or how" in shape.misfit(candidates[0])
+        failed = C(None, order=3, ok=False)
+        assert shape_fit([*candidates, failed], shape) == [failed]  # the vote decides about failures
+        assert shape_fit([*candidates, C("5 months", order=4)], shape)[0].value == "5 months"
+    statement = task_profile("analyst").answer_shape("grand plaza opened before 1900")
+    assert not statement.expects_no_verdict and shape_fit([C(True, order=0)], statement)[0].value is True
