@@ -9,11 +9,12 @@ the question's own program-writing prompt followed by a turn that asks for the a
 slot, so a tied answer costs only that turn and its own tokens); otherwise the end-to-end prompt
 (:func:`binder_py.prompting.build_e2e_prompt`, one exemplar, the table as the parse prompt shows
 it). The answer is forced as the model's reply by a grammar that matches exactly its text;
-the score is the mean of the forced tokens' log-probabilities, the end of the reply included (so an
-answer is not favoured for being a prefix of a longer one): normalised by length, as the likelihood
-scorer of discriminate mode normalises programs (:mod:`binder_py.discriminate.scoring`). Until the
-twenty-fourth session it was their sum, which favours the shorter answer whatever the table says
-(docs/DISCRIMINATE.md gives the measurement). A model reads a small table better than
+the score is the sum of the forced tokens' log-probabilities, the end of the reply included (so an
+answer is not favoured for being a prefix of a longer one), divided by the square root of their number.
+The sum alone (until the twenty-fourth session) favours the shorter answer whatever the table says;
+the mean favours the longer one, since after a number's or a list's first tokens the rest are nearly
+determined (118656 over 4 for "how many products cost more than $1,000?"); the square root lies
+between them, as the length penalties of beam search do (docs/DISCRIMINATE.md gives the measurement). A model reads a small table better than
 it writes a program over it, and choosing among given answers is what a small model does well
 (``../shared/papers/pangu-dont-generate-discriminate.txt``).
 
@@ -25,6 +26,7 @@ probabilities after the grammar (every forced token at probability 1) scores not
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from dataclasses import dataclass
@@ -40,8 +42,8 @@ MAX_ANSWER_CHARS = 200
 
 @dataclass(frozen=True)
 class AnswerScores:
-    """The mean token log-probability of each answer text after the prompt (None: not scored), and the
-    usage of the requests."""
+    """Each answer text's log-probability after the prompt, divided by the square root of its tokens (None:
+    not scored), and the usage of the requests."""
 
     scores: dict[str, float | None]
     usage: Usage
@@ -63,8 +65,8 @@ def can_score_answers(lm: LanguageModel) -> bool:
 def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], answers: Sequence[str], *,
                   purpose: str = "score-answers", tags: Mapping[str, str] | None = None) -> AnswerScores:
     """Each of ``answers`` (texts as the end-to-end prompt's exemplars write them) forced as the reply to
-    ``prompt`` (a text, or chat turns for a chat model); its score is the mean of its tokens'
-    log-probabilities, the end of the reply included. An answer that cannot be scored (:func:`scorable`), whose request failed (whatever the model raised: scoring only refines a vote), or
+    ``prompt`` (a text, or chat turns for a chat model); its score is the sum of its tokens'
+    log-probabilities, the end of the reply included, divided by the square root of their number. An answer that cannot be scored (:func:`scorable`), whose request failed (whatever the model raised: scoring only refines a vote), or
     that the model could not be made to write (the server did not follow the grammar) is not scored
     (None); the usage counts every request that was answered."""
     usage = Usage()
@@ -95,5 +97,5 @@ def score_answers(lm: LanguageModel, prompt: str | Sequence[tuple[str, str]], an
         if choice.text != forced or not logprobs or (len(logprobs) > 1 and all(lp > FORCED_ZERO for lp in logprobs)):
             scores[text] = None
             continue
-        scores[text] = sum(logprobs) / len(logprobs)
+        scores[text] = sum(logprobs) / math.sqrt(len(logprobs))
     return AnswerScores(scores, usage, too_long)

@@ -5,6 +5,7 @@ the scores only order the tie, are recorded, and a report's re-vote orders it th
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pandas as pd
@@ -54,8 +55,8 @@ def test_a_model_that_can_score_breaks_the_tie_by_its_scores():
     lm = ScriptedLM(responder(), capabilities=SCORING)
     answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
     assert answer.value == 2 and answer.tie
-    # each answer's mean token log-probability, its end of reply included
-    assert [s.score for s in answer.distribution] == [pytest.approx(-0.3), pytest.approx(-2.05)]
+    # each answer's log-probability, its end of reply included, over the square root of its tokens
+    assert [s.score for s in answer.distribution] == [pytest.approx(-0.6 / math.sqrt(2)), pytest.approx(-4.1 / math.sqrt(2))]
     scoring = [r for r, purpose, _ in lm.calls if purpose == "score-answers"]
     assert sorted(forced_text(r) for r in scoring) == ["2", "3"]
     # the program-writing turns (the table and the question), then a turn asking for the answer itself:
@@ -202,25 +203,27 @@ def test_a_chat_prompt_the_model_finds_too_long_is_retried_with_the_end_to_end_p
 
     lm = ScriptedLM(respond, capabilities=SCORING)
     answer = Binder(lm=lm, n=2, progress=False, cache=False).ask(TABLE, "how many cities?")
-    assert answer.value == 2 and [s.score for s in answer.distribution] == [pytest.approx(-0.3), pytest.approx(-2.05)]
+    assert answer.value == 2 and [s.score for s in answer.distribution] == [pytest.approx(-0.6 / math.sqrt(2)), pytest.approx(-4.1 / math.sqrt(2))]
     scored = [r for r, purpose, _ in lm.calls if purpose == "score-answers" and len(r.messages) == 1]
     assert scored and all(r.messages[0][1].rstrip().endswith("A:") for r in scored)
 
 
-def test_answers_are_scored_per_token_not_by_their_length():
+def test_answers_are_scored_between_their_sum_and_their_mean():
     """Summed, a long answer lost to a short one whatever the table said (gold "bizen-mikado" lost to
-    "okayama" at -10.4 against -8.7, 6 tokens against 3): the score is the mean per token."""
+    "okayama" at -10.4 against -8.7, 6 tokens against 3); averaged, a long number won for its nearly
+    determined later digits (118656 over 4 for "how many products cost more than $1,000?", -27.3 over 7
+    tokens against -9.6 over 2). The sum is divided by the square root of the tokens."""
     from binder_py.discriminate.answers import score_answers
 
-    per_token = {"germany": -1.5, "bosnia and herzegovina": -0.5}
+    logprobs = {"okayama": [-4.0, -4.0, -0.7], "bizen - mikado": [-3.0, -2.0, -2.0, -1.5, -1.5, -0.4],
+                "4": [-9.5, -0.1], "1 1 8 6 5 6": [-9.0, -9.0, -3.0, -3.0, -3.0, -0.2, -0.1]}
 
     def respond(request, purpose):
         text = forced_text(request)
-        tokens = [(word, per_token[text]) for word in text.split()] + [("<|im_end|>", per_token[text])]
-        return Choice(text, token_logprobs=tuple(tokens))
+        return Choice(text, token_logprobs=tuple((str(i), lp) for i, lp in enumerate(logprobs[text])))
 
     lm = ScriptedLM(respond, capabilities=SCORING)
-    scored = score_answers(lm, (("user", "which opponent had the least result?"),), list(per_token))
-    assert scored.scores == {"germany": pytest.approx(-1.5), "bosnia and herzegovina": pytest.approx(-0.5)}
-    assert vote([VoteCandidate("germany", order=0), VoteCandidate("bosnia and herzegovina", order=1)],
-                answer_scores={("germany",): -1.5, ("bosnia and herzegovina",): -0.5}).value == "bosnia and herzegovina"
+    scored = score_answers(lm, (("user", "which?"),), list(logprobs)).scores
+    assert scored == {text: pytest.approx(sum(lps) / math.sqrt(len(lps))) for text, lps in logprobs.items()}
+    assert scored["bizen - mikado"] > scored["okayama"]  # summed: -10.4 < -8.7
+    assert scored["4"] > scored["1 1 8 6 5 6"]  # averaged: -4.8 < -3.9
