@@ -33,9 +33,9 @@ _WORDS = {"yes": True, "true": True, "no": False, "false": False}
 _OPERATORS = {"==": operator.eq, "!=": operator.ne}
 
 
-def yes_no_word(value: Any) -> bool | None:
+def read_yes_no_text(value: Any) -> bool | None:
     """``True``/``False`` for the text yes/true/no/false (any case, surrounding spaces, one trailing
-    ``.``); None for anything else."""
+    ``.``); None for anything else. Yes/no columns read text so too (:mod:`binder_py.neural.yesno`)."""
     if not isinstance(value, str):
         return None
     word = value.strip().casefold()
@@ -45,7 +45,7 @@ def yes_no_word(value: Any) -> bool | None:
 
 
 def _is_yes_no_literal(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and yes_no_word(node.value) is not None
+    return isinstance(node, ast.Constant) and read_yes_no_text(node.value) is not None
 
 
 class YesNoComparisons(ast.NodeTransformer):
@@ -84,7 +84,7 @@ def compare_yes_no(left: Any, op: str, right: Any) -> Any:
     """``left == right`` (or ``!=``), where one side is the text yes/no/true/false: against a boolean,
     or values that are all booleans, the text is read as ``True``/``False``; otherwise as written."""
     compare = _OPERATORS[op]
-    right_word, left_word = yes_no_word(right), yes_no_word(left)
+    right_word, left_word = read_yes_no_text(right), read_yes_no_text(left)
     if right_word is not None and not isinstance(left, str):
         other, word, other_first = left, right_word, True
     elif left_word is not None and not isinstance(right, str):

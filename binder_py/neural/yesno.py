@@ -44,10 +44,10 @@ from pandas.api.extensions import register_extension_dtype
 from pandas.core.arrays.boolean import BooleanArray, BooleanDtype
 from pandas.core.indexes import base as index_base
 
+from binder_py.language.yes_no_text import read_yes_no_text
+
 __all__ = ["YesNoArray", "YesNoDtype", "yes_no_array", "yes_no_series"]
 
-_TRUE_WORDS = frozenset({"yes", "true"})
-_FALSE_WORDS = frozenset({"no", "false"})
 _NOT_YES_NO = object()
 
 
@@ -59,14 +59,8 @@ def _read_yes_no(value: Any) -> Any:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, str):
-        word = value.strip().lower()
-        if word.endswith("."):
-            word = word[:-1].rstrip()
-        if word in _TRUE_WORDS:
-            return True
-        if word in _FALSE_WORDS:
-            return False
-        return _NOT_YES_NO
+        word = read_yes_no_text(value)
+        return _NOT_YES_NO if word is None else word
     if isinstance(value, float) and np.isnan(value):
         return pd.NA
     return _NOT_YES_NO

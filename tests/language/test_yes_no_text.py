@@ -10,7 +10,7 @@ import pytest
 
 from binder_py.language.program import parse_program
 from binder_py.language.rewrite import rewrite, rewritten_source
-from binder_py.language.yes_no_text import YES_NO_COMPARE_NAME, compare_yes_no, yes_no_word
+from binder_py.language.yes_no_text import YES_NO_COMPARE_NAME, compare_yes_no, read_yes_no_text
 from binder_py.neural.yesno import yes_no_series
 
 
@@ -21,8 +21,8 @@ def rewritten(program: str) -> str:
 @pytest.mark.parametrize("text, expected", [("yes", True), (" YES ", True), ("Yes.", True), ("true", True),
                                             ("no", False), ("False", False), ("maybe", None), ("", None),
                                             ("yes please", None), (1, None), (None, None)])
-def test_yes_no_word(text, expected):
-    assert yes_no_word(text) is expected
+def test_read_yes_no_text(text, expected):
+    assert read_yes_no_text(text) is expected
 
 
 @pytest.mark.parametrize("program", ["x == 'yes'", "x != 'No'", "'yes' == x", "row['won'] == 'TRUE'",
