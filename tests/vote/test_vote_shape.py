@@ -26,7 +26,9 @@ def test_one_number(value, expected) -> None:
 
 @pytest.mark.parametrize("question, expected", [
     ("how many images are listed?", True), ("How many times did Brazil score?", True), ('"How many" ...', True),
-    ("what is how many", False), ("which is the most?", False), ("how much did it cost?", False),
+    ("which single is the most in terms of how many times it charted?", False), ("which is the most?", False),
+    ("how much did it cost?", False), ("in how many years was the value over 500?", True),
+    ("jimmy johnson won how many consecutive espy awards?", True), ("did they win how many games, 3?", False),
     ("number of teams he has played for.", True), ("what is the total number of laps led?", True),
     ("what's the number of games won?", True), ("total number of gold medals?", True),
     ("what is the number one song?", False), ("which number of the teams is highest?", False),
