@@ -8,10 +8,7 @@ program that orders a text column whose cells write numbers, durations or dates 
 ``$8.00`` as text) is run again with that column ordered by value
 (:func:`binder_py.pipeline.text_order.order_by_value`); and a program that adds, averages or does other
 arithmetic with a text column whose cells write amounts (``$124,000``: a sum joins the text) is run
-again with that column read as its numbers (:func:`binder_py.pipeline.text_numbers.read_as_numbers`);
-and a program that filters rows with ``f_val`` (``df[f_val("Is it in the US?", df["location"])]``: one
-``True`` for the whole table, a ``KeyError``) is run again with that call written as ``f_col``, which
-asks each row (:func:`binder_py.language.row_filters.as_row_filters`; not in python mode).
+again with that column read as its numbers (:func:`binder_py.pipeline.text_numbers.read_as_numbers`).
 
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place
@@ -28,7 +25,6 @@ from dataclasses import replace
 from typing import Any
 
 from binder_py.answer import Candidate
-from binder_py.language.row_filters import as_row_filters
 from binder_py.pipeline.literal_links import link_literals
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.precedence import regroup_comparisons
@@ -59,10 +55,6 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
             continue
         regrouped = regroup_comparisons(candidate.program)
         program, notes = regrouped if regrouped is not None else (candidate.program, ())
-        row_filters = as_row_filters(program) if state.neural_allowed else None
-        if row_filters is not None:
-            program, count = row_filters
-            notes += (f"{count} f_val call(s) that filter rows written as f_col, which asks each row",)
         try:
             found = link_literals(program, tables, columns)
         except (ValueError, OverflowError, RecursionError, MemoryError):
@@ -91,9 +83,8 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     if not to_run and not waiting:
         return state
     state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds, joined "
-                       "comparisons with & or | unparenthesized, ordered numbers or dates held as text, or filtered "
-                       "rows with f_val; running them linked to the cells they mean, regrouped, ordered by value, "
-                       "and with f_col")
+                       "comparisons with & or | unparenthesized, or ordered numbers or dates held as text; running "
+                       "them linked to the cells they mean, regrouped, and ordered by value")
     linked: list[Candidate] = []
     if to_run:
         state = plan_candidates(state, list(to_run.values()))
