@@ -321,9 +321,9 @@ class AnswerShape:
     reported as False). ``expects_no_verdict``: a question that asks what, which, who, when or how
     (:func:`binder_py.normalize.asks_what_not_whether`) is never answered by a bare yes/no or true/false
     ("how long is the season?" — ``True``), not even when no other answer fits: such an answer never
-    votes (:func:`shape_fit`). ``expects_name``: a question that asks which or who
-    (:func:`binder_py.normalize.is_name_question`) is not answered by a bare yes/no or
-    true/false ("which shirt sold best?" — ``False``). ``echo_question``: the text of a question
+    votes (:func:`shape_fit`; "which shirt sold best?" — ``False``). ``expects_name``: a question that
+    asks which or who (:func:`binder_py.normalize.is_name_question`; the warning says so, and the
+    proposer of discriminate mode proposes no count for it). ``echo_question``: the text of a question
     that asks for something it does not name (:func:`binder_py.normalize.asks_beyond_itself`:
     which/who/what/name questions that offer no options and count nothing); one value it names,
     other than a number, is not its answer ("against which team did Man United play at Emirates
