@@ -403,7 +403,9 @@ class Answer:
                 lines.extend("    " + line for line in c.program.splitlines())
                 error = c.error
                 lines.append(f"  -> {error.kind} error{f' (line {error.line})' if error.line else ''}: "
-                             f"{_show(error.message, 200)}" if error is not None else "  -> an empty result")
+                             f"{_show(error.message, 200)}" if error is not None else
+                             f"  -> answered {_show(c.value, 100)}, which did not vote (the warnings say why)"
+                             if c.ok and c.answer_key else "  -> an empty result")
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
                          f"Winning program (candidate {winner.repaired_from}'s, run again with compared values "

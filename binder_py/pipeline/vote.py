@@ -87,7 +87,10 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                      f"({', '.join(negated_words(state.question))}) without negating it; other programs' "
                      "neural calls kept the negation",)
     if not result.distribution:
-        warnings += ("no candidate produced an answer: every program failed or returned nothing "
+        answered = any(c.ok and not normalize_answer(v.value).is_empty for c, v in zip(state.candidates, every))
+        warnings += ("no candidate's answer voted: the programs that answered were set aside (the warnings above "
+                     "say why), and any others failed or returned nothing" if answered else
+                     "no candidate produced an answer: every program failed or returned nothing "
                      "(see the candidates' errors)",)
     if (strategy in ("probability", "likelihood") and len(result.distribution) > 1
             and all(v.mean_logprob is None for v in voters)):  # asked for, not given: said, not dropped unsaid

@@ -614,3 +614,17 @@ def test_a_bare_yes_no_never_answers_a_wh_question() -> None:
         assert shape_fit([*candidates, C("5 months", order=4)], shape)[0].value == "5 months"
     statement = task_profile("analyst").answer_shape("grand plaza opened before 1900")
     assert not statement.expects_no_verdict and shape_fit([C(True, order=0)], statement)[0].value is True
+
+
+def test_no_answer_when_every_answer_was_a_bare_yes_no_says_so() -> None:
+    """When every program answered a wh-question with a bare yes/no, there is no answer, and the account
+    says the programs answered and were set aside (not that they "returned an empty result")."""
+    table = pd.DataFrame({"date": ["2020-01-01", "2020-05-30"], "team": ["a", "b"]})
+    lm = ScriptedLM(lambda request, purpose: ['(df["team"] == "a").any()', "len(df) > 1"])
+    answer = Binder(lm=lm, task="wikitq", n=2, mode="python", repair_attempts=0).ask(table, "how long is the season?")
+    assert answer.value is None
+    assert any("no candidate's answer voted: the programs that answered were set aside" in w for w in answer.warnings)
+    text = answer.explain()
+    assert "-> answered True, which did not vote (the warnings say why)" in text and "an empty result" not in text
+    html = answer._repr_html_()
+    assert "answered True, which did not vote" in html and "returned an empty result" not in html
