@@ -16,12 +16,14 @@ from dataclasses import asdict, dataclass, field
 import asttokens
 
 from binder_py.errors import ProgramError
-from binder_py.language.yes_no_text import YES_NO_COMPARE_NAME
 
 #: the name of the trusted worker-side function every neural call is rewritten to
 BRIDGE_NAME = "binder_neural_call"
 #: the parent-side callback the bridge calls through the sandbox
 CALLBACK_NAME = "binder_neural"
+#: the trusted worker-side function a comparison with the text yes/no is rewritten to
+#: (:mod:`binder_py.language.yes_no_text`)
+YES_NO_COMPARE_NAME = "binder_yes_no_compare"
 #: the names a program may not mention: the rewrite's and the sandbox's own
 INTERNAL_NAMES = (BRIDGE_NAME, CALLBACK_NAME, YES_NO_COMPARE_NAME)
 

@@ -26,8 +26,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-#: the name the rewritten comparisons call, bound in the program's globals in the worker
-YES_NO_COMPARE_NAME = "binder_yes_no_compare"
+from binder_py.language.program import YES_NO_COMPARE_NAME
+
+__all__ = ["YES_NO_COMPARE_NAME", "YesNoComparisons", "compare_yes_no", "read_yes_no_text"]
 
 _WORDS = {"yes": True, "true": True, "no": False, "false": False}
 _OPERATORS = {"==": operator.eq, "!=": operator.ne}
