@@ -96,6 +96,7 @@ __all__ = [
     "is_several_values",
     "asks_beyond_itself",
     "asks_what_not_whether",
+    "HEIGHT_TEXT",
     "excluded_phrase",
     "whole_phrase_in",
     "is_excluded",
@@ -453,7 +454,8 @@ _DATE_TEXT = re.compile(rf"^(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4
 _AMOUNT_TEXT = re.compile(r"^(?:[$€£¥]\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:thousand|million|billion|k|m|bn))?|"
                           r"\d[\d,]*(?:\.\d+)?\s*%)$", re.IGNORECASE)
 #: a height in feet and inches, as rosters write it: "6'5\"", "6′ 5″", "6 ft 5 in", "6–8", "6-11"
-_HEIGHT_TEXT = re.compile(r"^\d{1,2}\s*(?:'|′|ft\.?|[–—-])\s*\d{1,2}(?:\.\d+)?\s*(?:\"|″|′′|''|in\.?)?$", re.IGNORECASE)
+#: (groups: the feet, the inches; matched whole)
+HEIGHT_TEXT = re.compile(r"(\d{1,2})\s*(?:'|′|ft\.?|[–—-])\s*(\d{1,2}(?:\.\d+)?)\s*(?:\"|″|′′|''|in\.?)?", re.IGNORECASE)
 
 
 def is_quantities(value: Any) -> bool:
@@ -468,7 +470,7 @@ def is_quantities(value: Any) -> bool:
         return False
     texts = [str(item[0]).strip() for item in items]  # (as is_numbers reads them, dates and amounts too)
     return bool(texts) and all(_NUMBER_TEXT.match(text) or _DATE_TEXT.match(text) or _AMOUNT_TEXT.match(text)
-                               or _HEIGHT_TEXT.match(text) for text in texts)
+                               or HEIGHT_TEXT.fullmatch(text) for text in texts)
 
 
 def is_several_values(value: Any) -> bool:

@@ -89,7 +89,7 @@ def find_total_row(table: pd.DataFrame) -> TotalRow | None:
         numbers = [_number(cell) for cell in values[:-1] if _is_filled(cell)]
         if total is None or len(numbers) < 2 or any(n is None for n in numbers):
             continue
-        if total != 0 and abs(sum(n for n in numbers if n is not None) - total) <= 1e-6 * max(1.0, abs(total)):
+        if total != 0 and abs(sum(numbers) - total) <= 1e-6 * max(1.0, abs(total)):  # type: ignore[arg-type]
             summed.append(name)
     return TotalRow(label[0], label[1], tuple(summed)) if summed else None
 

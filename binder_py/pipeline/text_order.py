@@ -29,6 +29,7 @@ import pandas as pd
 from binder_py.answer import REORDER_NOTE
 from binder_py.pipeline.literal_hints import column_of, literal_texts
 from binder_py.neural.requests import parse_number
+from binder_py.normalize import HEIGHT_TEXT
 from binder_py.pipeline.literal_links import changed_columns
 
 __all__ = ["WRITTEN_NUMBER", "amounts_written", "columns_read_unchanged", "distinct_texts", "numeric_conversion", "order_by_value", "table_name_of",
@@ -190,10 +191,6 @@ def amounts_written(cells: list[str]) -> list[float] | None:
     return None
 
 
-#: a height in feet and inches, as rosters write it: ``6'5"``, ``6′ 5″``, ``6 ft 5 in``, ``6–8``, ``6-11``
-_HEIGHT = re.compile(r"([4-8])\s*(?:'|′|ft\.?|[–—-])\s*(\d{1,2}(?:\.\d+)?)\s*(?:\"|″|′′|''|in\.?)?", re.IGNORECASE)
-
-
 def _values(cells: list[str]) -> list[float] | None:
     """Each cell's value as a number (numbers, durations in seconds, dates in nanoseconds), when all the
     cells write values of one kind; else None."""
@@ -205,11 +202,9 @@ def _values(cells: list[str]) -> list[float] | None:
         clocks = [_CLOCK.fullmatch(cell) for cell in stripped]
         if all(clocks) and len({(m.group(3) is None, m.group(4) is None) for m in clocks if m}) == 1:
             return [_clock_seconds(m) for m in clocks if m]
-        heights = [_HEIGHT.fullmatch(cell) for cell in stripped]
-        if all(heights):
-            inches = [int(m.group(1)) * 12 + float(m.group(2)) for m in heights if m]
-            if all(float(m.group(2)) < 12 for m in heights if m):
-                return inches
+        heights = [HEIGHT_TEXT.fullmatch(cell) for cell in stripped]  # a person's: 4 to 8 feet, under 12 inches
+        if all(m and 4 <= int(m.group(1)) <= 8 and float(m.group(2)) < 12 for m in heights):
+            return [int(m.group(1)) * 12 + float(m.group(2)) for m in heights if m]
         if all(_WITH_UNITS.fullmatch(cell.lower()) for cell in stripped):
             return [pd.to_timedelta(cell.lower()).total_seconds() for cell in stripped]
         if all(_DATE_LIKE.search(cell) and _YEAR.search(cell) for cell in stripped):  # (no year: a season's
