@@ -4,7 +4,7 @@ A yes/no ``f_col`` over one column whose question only asks what the table's cel
 comparison with a number (:mod:`binder_py.neural.comparisons`), an equality with one of the column's
 values (:mod:`binder_py.neural.equalities`), a date's year, decade or month
 (:mod:`binder_py.neural.dates`), the largest or smallest value, or a count above none
-(:mod:`binder_py.neural.extremes`) — is answered from the cells for every row whose cell reads so, and
+(:mod:`binder_py.neural.extremes`), a word the cells mention (:mod:`binder_py.neural.mentions`) — is answered from the cells for every row whose cell reads so, and
 only the other rows are asked. Each reader turns the question into a function of a cell, or declines;
 the first that answers some row is used. The row-by-row backend
 (:class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`) calls :func:`computed_answers` before it asks.
@@ -19,14 +19,16 @@ from binder_py.neural.comparisons import Decision, comparison_reader
 from binder_py.neural.dates import date_reader
 from binder_py.neural.equalities import equality_reader
 from binder_py.neural.extremes import any_count_reader, extreme_reader
+from binder_py.neural.mentions import mention_reader
 
 __all__ = ["READERS", "computed_answers"]
 
 Reader = Callable[[str, str, Sequence[Any]], Callable[[Any], Decision] | None]
 
 #: tried in order: a comparison first (its "before 2010" is no date question), then an equality, a date, the
-#: largest or smallest value, and a count above none
-READERS: tuple[Reader, ...] = (comparison_reader, equality_reader, date_reader, extreme_reader, any_count_reader)
+#: largest or smallest value, a count above none, and last a word the cells mention
+READERS: tuple[Reader, ...] = (comparison_reader, equality_reader, date_reader, extreme_reader, any_count_reader,
+                               mention_reader)
 
 
 def computed_answers(question: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],

@@ -36,13 +36,13 @@ from binder_py.discriminate.question import other_words, words
 from binder_py.normalize import whole_phrase_in
 from binder_py.neural.comparisons import Decision
 
-__all__ = ["named_cell", "named_part", "equality_reader"]
+__all__ = ["FRAME_WORDS", "ROW_NOUNS", "named_cell", "named_part", "equality_reader"]
 
 #: the words of a yes/no question about one row that ask nothing of their own
-_FRAME = frozenset("""is are was were be been it its it's the a an this that in from at on of for by to his her their
+FRAME_WORDS = frozenset("""is are was were be been it its it's the a an this that in from at on of for by to his her their
 does do did has have had located based listed named called held played there row one value entry same""".split())
 #: generic nouns for what a row is: "Is the city Holon?" asks whether the row's cell is holon
-_ROW_NOUNS = frozenset("""name city town village country nation state province region county place location venue
+ROW_NOUNS = frozenset("""name city town village country nation state province region county place location venue
 stadium team club side player person people athlete driver rider artist singer band song single album film movie
 show series episode game match event race tournament competition school university college station building
 company brand model car ship title book work position role party surface""".split())
@@ -71,7 +71,7 @@ def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
     if any(p != longest and p not in longest for p in found):
         return None  # two values named apart: "Is it Paris or Lyon?" is for the model
     rest = re.sub(rf"(?<!\w){re.escape(longest)}(?!\w)", " ", text)
-    if other_words(rest, str(column), _FRAME | _ROW_NOUNS):
+    if other_words(rest, str(column), FRAME_WORDS | ROW_NOUNS):
         return None
     return found[longest]
 
@@ -102,7 +102,7 @@ def named_part(question: str, column: str, cells: Sequence[Any]) -> str | None:
         return None
     text = _phrase(question)
     rest = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text, count=1)
-    if other_words(rest, str(column), _FRAME | _ROW_NOUNS):
+    if other_words(rest, str(column), FRAME_WORDS | ROW_NOUNS):
         return None
     if not any(whole_phrase_in(phrase, _phrase(str(c))) for c in cells if c is not None):
         return None
