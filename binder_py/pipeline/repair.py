@@ -13,9 +13,9 @@ from dataclasses import replace
 
 from binder_py.answer import Candidate
 from binder_py.errors import BinderError
-from binder_py.normalize import key_text
 from binder_py.pipeline.error_hints import error_hints
 from binder_py.pipeline.link import link_from
+from binder_py.normalize import key_text
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.prompt import parse_prompt
@@ -109,10 +109,6 @@ def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, messa
                                      max_output_tokens=state.max_tokens)
 
 
-def _shortened(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
 def _tied_answers(state: QuestionState, shown: int = 3) -> list[str]:
     """The answers tied at the top of the vote the candidates so far would give (up to ``shown``, as
     text), or none when there is no tie."""
@@ -120,7 +116,7 @@ def _tied_answers(state: QuestionState, shown: int = 3) -> list[str]:
     if vote_closeness(distribution) != "tie":
         return []
     tied = top_tie(distribution)
-    texts = [_shortened(key_text(share.key)) or "(empty)" for share in tied[:shown]]
+    texts = [key_text(share.key) or "(empty)" for share in tied[:shown]]
     return texts + ([f"{len(tied) - shown} more"] if len(tied) > shown else [])
 
 

@@ -501,11 +501,3 @@ def test_a_clear_majority_with_a_failing_program_asks_no_repair(shirts, oracle_s
     lm = scripted([NEURAL_PROGRAM, NEURAL_PROGRAM, PLAIN_PROGRAM, BROKEN_PROGRAM])
     Binder(lm=lm, neural=oracle_spec, task="analyst", n=4, progress=False).ask(shirts, QUESTION)
     assert not [purpose for _, purpose, _ in lm.calls if purpose == "repair"]
-
-
-def test_the_tie_warning_shortens_long_tied_answers(shirts, oracle_spec):
-    long_list = 'df["shirt"].tolist()'
-    lm = scripted([long_list, PLAIN_PROGRAM, BROKEN_PROGRAM], repair="")
-    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=3, progress=False).ask(shirts, "which shirts are there?")
-    tie_warning = [w for w in answer.warnings if w.startswith("the answers tied")]
-    assert tie_warning and "..." in tie_warning[0] and len(tie_warning[0]) < 250
