@@ -1,10 +1,9 @@
 """Stage 6, repair (execution-guided decoding): when fewer than k samples succeeded, or none answered
 in the question's shape (rule 0 of the vote: not a number where it asks which or who, not a bare
-yes/no ...), or the answers tie at the top of the vote, the most sampled failing programs go back to
-the model with their error, once each (greedily; when that gives the failed program again or nothing,
-once more for two samples at temperature 0.8), then (unless it is a tie) those that answered
-otherwise, with what is wrong with their answer; the new programs are planned and run like the
-samples."""
+yes/no ...), the most sampled failing programs go back to the model with their error, once each
+(greedily; when that gives the failed program again or nothing, once more for two samples at
+temperature 0.8), then those that answered otherwise, with what is wrong with their answer; the new
+programs are planned and run like the samples."""
 
 from __future__ import annotations
 
@@ -15,15 +14,12 @@ from binder_py.answer import Candidate
 from binder_py.errors import BinderError
 from binder_py.pipeline.error_hints import error_hints
 from binder_py.pipeline.link import link_from
-from binder_py.normalize import key_text
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.prompt import parse_prompt
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import complete, program_identity, program_request
 from binder_py.pipeline.state import QuestionState
-from binder_py.pipeline.vote import standing_vote
-from binder_py.vote import top_tie, vote_closeness
 from binder_py.lm.types import Completion
 from binder_py.prompting import BuiltPrompt, build_repair_prompt, extract_program
 
@@ -109,17 +105,6 @@ def repair_prompt(state: QuestionState, prompt: BuiltPrompt, program: str, messa
                                      max_output_tokens=state.max_tokens)
 
 
-def _tied_answers(state: QuestionState, shown: int = 3) -> list[str]:
-    """The answers tied at the top of the vote the candidates so far would give (up to ``shown``, as
-    text), or none when there is no tie."""
-    distribution = standing_vote(state).distribution
-    if vote_closeness(distribution) != "tie":
-        return []
-    tied = top_tie(distribution)
-    texts = [key_text(share.key) or "(empty)" for share in tied[:shown]]
-    return texts + ([f"{len(tied) - shown} more"] if len(tied) > shown else [])
-
-
 def repair(state: QuestionState) -> QuestionState:
     settings, lm, prompt = state.settings, state.lm, state.prompt
     candidates = state.standing()  # a linked version that answered stands for its source, with its count
@@ -129,25 +114,14 @@ def repair(state: QuestionState) -> QuestionState:
     k = settings.repair_below if settings.repair_below is not None else max(1, math.ceil(n / 4))
     misfits = [c for c in candidates if state.misfit(c) is not None]  # answered, but not as the question asks
     succeeded = sum(c.count for c in candidates if state.succeeded(c))
-    failing = sorted((c for c in candidates if not state.succeeded(c)), key=lambda c: -c.count)
-    tied: list[str] = []
     if succeeded >= k and succeeded > sum(c.count for c in misfits):
-        # enough answers, and one at least of the question's shape: repaired only when the answers tie
-        tied = _tied_answers(state) if failing else []
-        if not tied:
-            return state
-        misfits = []  # (a tie is broken by programs that failed, not by answers set aside)
+        return state  # (enough answers, and one at least of the question's shape)
     index_of = {id(c): i for i, c in enumerate(state.candidates)}
+    failing = sorted((c for c in candidates if not state.succeeded(c)), key=lambda c: -c.count)
     failing = (failing + sorted(misfits, key=lambda c: -c.count))[: settings.repair_attempts]
     if not failing:
         return state
-    if tied:
-        state.services.say(f"the vote is tied ({' / '.join(tied)}); repairing {len(failing)} failing program(s)")
-        state = state.evolve(warnings=state.warnings + (
-            f"the answers tied ({' / '.join(tied)}): {len(failing)} failing program(s) went back to the model "
-            "for repair, to add programs that may break the tie",))
-    else:
-        state.services.say(f"{succeeded} of {n} program(s) succeeded; repairing {len(failing)}")
+    state.services.say(f"{succeeded} of {n} program(s) succeeded; repairing {len(failing)}")
     known = {program_identity(c.program) for c in state.candidates}
     chat = lm.capabilities.chat and prompt.messages
     repaired: list[Candidate] = []

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from binder_py.answer import ABSTAINED, Answer, Candidate
 from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_model, confidence,
@@ -43,20 +42,7 @@ def cast_vote(voters: Sequence[VoteCandidate], *, strategy: str, mode: str, yes_
                 drop_failed=drop_failed, answer_scores=answer_scores)
 
 
-@dataclass(frozen=True)
-class Electorate:
-    """Who votes on a question's candidates, and by which rules: every candidate as it would vote (aligned
-    with ``state.candidates``), the positions left out for a linked version, those that fit the question's
-    shape, those that also kept its negation (the voters), and the rules :func:`cast_vote` takes."""
-
-    every: list[VoteCandidate]
-    superseded: set[int]
-    shaped: list[VoteCandidate]
-    voters: list[VoteCandidate]
-    rules: dict[str, Any]
-
-
-def electorate(state: QuestionState) -> Electorate:
+def vote_candidates(state: QuestionState) -> QuestionState:
     settings, profile = state.settings, state.profile
     strategy = state.vote_strategy
     negated = negated_terms(state.question)
@@ -68,27 +54,12 @@ def electorate(state: QuestionState) -> Electorate:
              for c in state.candidates]
     superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
     shaped = shape_fit([v for i, v in enumerate(every) if i not in superseded], shape)
+    voters = polarity_fit(shaped)
+    kept, shape_kept = {id(v) for v in voters}, {id(v) for v in shaped}
+    set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     rules = dict(strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
                  answer_weights=profile.vote_weights(strategy, settings.answer_weights),
                  neural_weight=state.neural_weight, drop_empty=settings.drop_empty, drop_failed=settings.drop_failed)
-    return Electorate(every=every, superseded=superseded, shaped=shaped, voters=polarity_fit(shaped), rules=rules)
-
-
-def standing_vote(state: QuestionState) -> VoteResult:
-    """The vote the candidates so far would give, before any tie is scored (the repair stage reads it)."""
-    voting = electorate(state)
-    return cast_vote(voting.voters, **voting.rules)
-
-
-def vote_candidates(state: QuestionState) -> QuestionState:
-    settings, profile = state.settings, state.profile
-    strategy = state.vote_strategy
-    shape = profile.answer_shape(state.question)
-    voting = electorate(state)
-    every, superseded, shaped, voters, rules = (voting.every, voting.superseded, voting.shaped, voting.voters,
-                                                voting.rules)
-    kept, shape_kept = {id(v) for v in voters}, {id(v) for v in shaped}
-    set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     result = cast_vote(voters, **rules)  # type: ignore[arg-type]
     warnings = state.warnings
     usage = state.usage

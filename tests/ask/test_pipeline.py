@@ -473,31 +473,3 @@ def test_an_answer_of_the_questions_shape_among_enough_successes_asks_no_repair(
     lm = scripted(programs)
     Binder(lm=lm, neural=oracle_spec, task="analyst", n=3, progress=False).ask(shirts, "Which shirt is the cheapest?")
     assert not [purpose for _, purpose, _ in lm.calls if purpose == "repair"]
-
-
-def test_a_tied_vote_sends_the_failing_programs_to_repair_and_the_repair_can_break_the_tie(shirts, oracle_spec):
-    """Two programs answer differently and a third fails (n = 3, enough successes): the answers tie, so
-    the failing program goes back to the model; its repair answers like one of the two and breaks the tie."""
-    neural_again = NEURAL_PROGRAM.replace('ascending=False)["shirt"].iloc[0]', 'ascending=False)["shirt"].iat[0]')
-    assert neural_again != NEURAL_PROGRAM
-    lm = scripted([NEURAL_PROGRAM, PLAIN_PROGRAM, BROKEN_PROGRAM], repair=neural_again)
-    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=3, progress=False).ask(shirts, QUESTION)
-    repair_prompts = [r.prompt or r.messages[-1][1] for r, purpose, _ in lm.calls if purpose == "repair"]
-    assert len(repair_prompts) == 1 and BROKEN_PROGRAM in repair_prompts[0]
-    assert answer.value == "pure cotton oxford shirt" and answer.confidence == pytest.approx(2 / 3)
-    assert [c.origin for c in answer.candidates if c.program == neural_again] == ["repair"]
-    tie_warning = [w for w in answer.warnings if w.startswith("the answers tied")]
-    assert tie_warning and "pure cotton oxford shirt" in tie_warning[0] and "polyester performance tee" in tie_warning[0]
-
-
-def test_a_tie_with_no_failing_program_asks_no_repair(shirts, oracle_spec):
-    lm = scripted([NEURAL_PROGRAM, PLAIN_PROGRAM])
-    answer = Binder(lm=lm, neural=oracle_spec, task="analyst", n=2, progress=False).ask(shirts, QUESTION)
-    assert not [purpose for _, purpose, _ in lm.calls if purpose == "repair"]
-    assert answer.tie
-
-
-def test_a_clear_majority_with_a_failing_program_asks_no_repair(shirts, oracle_spec):
-    lm = scripted([NEURAL_PROGRAM, NEURAL_PROGRAM, PLAIN_PROGRAM, BROKEN_PROGRAM])
-    Binder(lm=lm, neural=oracle_spec, task="analyst", n=4, progress=False).ask(shirts, QUESTION)
-    assert not [purpose for _, purpose, _ in lm.calls if purpose == "repair"]
