@@ -22,8 +22,8 @@ the model:
 * at most half of the cells hold them (words most cells hold, as "months" over ``12 months``, ``18
   months``, …, do not tell the rows apart).
 
-A row whose cell holds those words (whole, casefolded; a plural's ``s`` aside) is yes, and any other
-row is no. Each computed
+A row whose cell holds those words (whole, casefolded; a plural's ``s`` aside) is yes, unless the cell
+also holds a negation ("no arsenic", "not vegan": that row is asked), and any other row is no. Each computed
 row's raw output says so ("mine x: yes (computed, not asked: the cell mentions 'arsenic')"). It is the
 last reader tried (:data:`binder_py.neural.computed.READERS`): a question an equality, a date, an
 extreme or a comparison answers is theirs.
@@ -47,6 +47,9 @@ __all__ = ["mentioned_words", "mention_reader"]
 _DECLINE = frozenset("""not no nor or and but without never except excluding other than more less most least fewer
 fewest greater higher lower larger smaller over under above below before after first last only any all every each
 same different between many much times""".split())
+#: words that, in a cell that mentions the asked words, may deny them ("no arsenic", "not vegan"): such a
+#: row is asked
+_NEGATION = frozenset("no not non nor never without none neither".split())
 #: words of a yes/no question about a row that a cell does not repeat: pronouns, auxiliaries, and verbs of
 #: relation between the row and the word the question names
 _RELATION = frozenset("""they he she we you them him his her their also ever was were will would could can
@@ -98,8 +101,10 @@ def mention_reader(question: str, column: str, cells: Sequence[Any]) -> Callable
         if cell is None or (isinstance(cell, float) and cell != cell):
             return None
         phrase = _phrase(str(cell))
-        if all(_holds(phrase, word) for word in asked):
-            return True, f"the cell mentions {shown}"
-        return False, f"the cell does not mention {shown}"
+        if not all(_holds(phrase, word) for word in asked):
+            return False, f"the cell does not mention {shown}"
+        if any(w in _NEGATION or w.endswith("n't") for w in phrase.split()):
+            return None  # "no arsenic", "not vegan": the model reads it
+        return True, f"the cell mentions {shown}"
 
     return decide

@@ -91,3 +91,11 @@ def test_a_row_the_reader_cannot_read_is_asked() -> None:
                                                            [row_key(r) for r in rows]))
     assert answer.answers == {"seattle seahawks": "yes", "denver broncos": "no", "oakland raiders": "no"}
     assert lm.calls == []
+
+
+def test_a_cell_that_mentions_the_word_with_a_negation_is_asked() -> None:
+    decide = mention_reader("Is it vegan?", "Notes", ["vegan", "not vegan", "contains meat", "beef", "fish"])
+    assert decide is not None
+    assert decide("vegan") == (True, "the cell mentions 'vegan'")
+    assert decide("not vegan") is None and decide("no arsenic, vegan") is None and decide("isn't vegan") is None
+    assert decide("contains meat") == (False, "the cell does not mention 'vegan'")
