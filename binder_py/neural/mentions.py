@@ -62,9 +62,9 @@ def _phrase(text: str) -> str:
     return " ".join(words(text))
 
 
-def mentioned_words(question: str, column: str, cells: Sequence[Any]) -> str | None:
-    """The words (space-separated, in alphabetical order) whose mention in a row's cell is all the
-    question asks, or None (see the module docstring)."""
+def mentioned_words(question: str, column: str, cells: Sequence[Any]) -> tuple[str, ...] | None:
+    """The words (casefolded, in alphabetical order) whose mention in a row's cell is all the question
+    asks, or None (see the module docstring)."""
     if re.search(r"\d", question):
         return None
     text = words(question)
@@ -80,7 +80,7 @@ def mentioned_words(question: str, column: str, cells: Sequence[Any]) -> str | N
     holding = [phrase for phrase in phrases if all(_holds(phrase, word) for word in asked)]
     if not holding or len(holding) * 2 > len(phrases):
         return None  # a condition no cell speaks to (the model's), or words most cells hold
-    return " ".join(sorted(asked))
+    return tuple(sorted(asked))
 
 
 def _holds(phrase: str, word: str) -> bool:
@@ -91,10 +91,9 @@ def _holds(phrase: str, word: str) -> bool:
 def mention_reader(question: str, column: str, cells: Sequence[Any]) -> Callable[[Any], Decision] | None:
     """How a row's cell answers ``question`` when it only asks whether the cell mentions a word (see the
     module docstring); None for any other question."""
-    mentioned = mentioned_words(question, column, cells)
-    if mentioned is None:
+    asked = mentioned_words(question, column, cells)
+    if asked is None:
         return None
-    asked = mentioned.split()
     shown = " and ".join(repr(word) for word in asked)
 
     def decide(cell: Any) -> Decision:

@@ -26,14 +26,14 @@ def yes_lm() -> ScriptedLM:
 
 @pytest.mark.parametrize("question, column, cells, expected", [
     # (questions the embedded 1.5B model wrote in recorded WikiTQ runs)
-    ("Was arsenic produced?", "Comments", COMMENTS, "arsenic"),       # the rarest word cells hold
-    ("Has arsenic been produced?", "Comments", COMMENTS, "arsenic"),
-    ("Did they play Seattle?", "Opponent", OPPONENTS, "seattle"),      # they, play: words of relation
-    ("Is the city of license in IL?", "City of license", ["st. louis, mo", "quincy, il", "columbia, mo"], "il"),
-    ("Is the surface grass?", "Surface", ["grass", "clay", "hard", "clay"], "grass"),
-    ("Are the winners Giants?", "Winner", ["new york giants", "chicago bears", "green bay packers"], "giants"),
-    ("Is the coach from Spain?", "Coach", ["pep guardiola (spain)", "jose mourinho", "zinedine zidane"], "spain"),
-    ("Is it a gold mine?", "Comments", COMMENTS, "gold mine"),                 # every word, in one cell
+    ("Was arsenic produced?", "Comments", COMMENTS, ("arsenic",)),    # produced: a verb of relation
+    ("Has arsenic been produced?", "Comments", COMMENTS, ("arsenic",)),
+    ("Did they play Seattle?", "Opponent", OPPONENTS, ("seattle",)),      # they, play: words of relation
+    ("Is the city of license in IL?", "City of license", ["st. louis, mo", "quincy, il", "columbia, mo"], ("il",)),
+    ("Is the surface grass?", "Surface", ["grass", "clay", "hard", "clay"], ("grass",)),
+    ("Are the winners Giants?", "Winner", ["new york giants", "chicago bears", "green bay packers"], ("giants",)),
+    ("Is the coach from Spain?", "Coach", ["pep guardiola (spain)", "jose mourinho", "zinedine zidane"], ("spain",)),
+    ("Is it a gold mine?", "Comments", COMMENTS, ("gold", "mine")),                 # every word, in one cell
 ])
 def test_a_question_that_only_asks_for_a_word_the_cells_mention_is_read(question, column, cells, expected) -> None:
     assert mentioned_words(question, column, cells) == expected
@@ -54,7 +54,7 @@ def test_a_question_that_only_asks_for_a_word_the_cells_mention_is_read(question
 ])
 def test_any_other_question_is_left_to_the_model(question, column, cells) -> None:
     if question == "Is it a mine?":  # ...is read: one of two cells holds it (exactly half)
-        assert mentioned_words(question, column, cells) == "mine"
+        assert mentioned_words(question, column, cells) == ("mine",)
         return
     assert mentioned_words(question, column, cells) is None
 
