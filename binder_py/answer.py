@@ -109,6 +109,12 @@ class Candidate:
         return self.run.ok if self.run is not None else True
 
     @property
+    def answered(self) -> bool:
+        """It ran and its answer, as voted, is not empty (after the vote stage: ``answer_key`` is "" for an
+        empty answer and None before the vote)."""
+        return self.ok and bool(self.answer_key)
+
+    @property
     def value(self) -> Any:
         return self.run.value if self.run is not None else self.direct_value
 
@@ -405,7 +411,7 @@ class Answer:
                 lines.append(f"  -> {error.kind} error{f' (line {error.line})' if error.line else ''}: "
                              f"{_show(error.message, 200)}" if error is not None else
                              f"  -> answered {_show(c.value, 100)}, which did not vote (the warnings say why)"
-                             if c.ok and c.answer_key else "  -> an empty result")
+                             if c.answered else "  -> an empty result")
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
                          f"Winning program (candidate {winner.repaired_from}'s, run again with compared values "

@@ -259,7 +259,7 @@ def next_steps(answer: Answer) -> list[str]:
     if kinds & {"syntax", "policy"}:
         tips.append("Programs did not parse or used something the sandbox forbids: a stronger model writes "
                     "valid programs more often (lm=...).")
-    if not kinds and not any(c.ok and c.answer_key for c in answer.candidates):
+    if not kinds and not any(c.answered for c in answer.candidates):
         compared = ("text cells are compared lower-cased" if answer.prompt.get("lowercased_table")
                     else "text is compared as written, in the same case")
         tips.append("Every program returned an empty result: check that the question's values are spelt as in "
@@ -276,7 +276,7 @@ def _failure_text(candidate: Candidate) -> str:
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
         return f"{error.kind} error{where}: {_text(error.message, 400)}"
-    if candidate.ok and candidate.answer_key:  # it answered, and its answer was set aside (the warnings say why)
+    if candidate.answered:  # it answered, and its answer was set aside (the warnings say why)
         return f"answered {_text(candidate.value, 200)}, which did not vote (the warnings say why)"
     return "returned an empty result (None, NaN, an empty table or an empty list)"
 

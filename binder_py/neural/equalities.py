@@ -36,7 +36,7 @@ from binder_py.discriminate.question import other_words, words
 from binder_py.normalize import whole_phrase_in
 from binder_py.neural.comparisons import Decision
 
-__all__ = ["FRAME_WORDS", "ROW_NOUNS", "named_cell", "named_part", "equality_reader"]
+__all__ = ["FRAME_WORDS", "ROW_NOUNS", "phrase_of", "named_cell", "named_part", "equality_reader"]
 
 #: the words of a yes/no question about one row that ask nothing of their own
 FRAME_WORDS = frozenset("""is are was were be been it its it's the a an this that in from at on of for by to his her their
@@ -48,19 +48,20 @@ show series episode game match event race tournament competition school universi
 company brand model car ship title book work position role party surface""".split())
 
 
-def _phrase(text: str) -> str:
+def phrase_of(text: str) -> str:
+    """The text's casefolded words joined by single spaces (how cells and questions are compared)."""
     return " ".join(words(text))
 
 
 def named_cell(question: str, column: str, cells: Sequence[Any]) -> str | None:
     """The one cell (as the column writes it) whose equality with a row's cell is all the question asks,
     or None (see the module docstring)."""
-    text = _phrase(question)
+    text = phrase_of(question)
     found: dict[str, str] = {}
     for cell in cells:
         if not isinstance(cell, str):
             continue
-        phrase = _phrase(cell)
+        phrase = phrase_of(cell)
         if len(phrase) < 2 or not re.search(r"[^\W\d_]", phrase):
             continue
         if whole_phrase_in(phrase, text):
@@ -97,14 +98,14 @@ def named_part(question: str, column: str, cells: Sequence[Any]) -> str | None:
                 current = []
     if len(runs) != 1:
         return None
-    phrase = _phrase(runs[0])
+    phrase = phrase_of(runs[0])
     if not phrase or not re.search(r"[^\W\d_]", phrase):
         return None
-    text = _phrase(question)
+    text = phrase_of(question)
     rest = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text, count=1)
     if other_words(rest, str(column), FRAME_WORDS | ROW_NOUNS):
         return None
-    if not any(whole_phrase_in(phrase, _phrase(str(c))) for c in cells if c is not None):
+    if not any(whole_phrase_in(phrase, phrase_of(str(c))) for c in cells if c is not None):
         return None
     return phrase
 
@@ -121,17 +122,17 @@ def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callabl
         def holds(cell: Any) -> Decision:
             if cell is None or (isinstance(cell, float) and cell != cell):
                 return None
-            if whole_phrase_in(part, _phrase(str(cell))):
+            if whole_phrase_in(part, phrase_of(str(cell))):
                 return True, f"the cell holds {part!r}"
             return None  # another name for it, or another thing: the model reads it
 
         return holds
-    target = _phrase(value)
+    target = phrase_of(value)
 
     def decide(cell: Any) -> Decision:
         if cell is None or (isinstance(cell, float) and cell != cell):
             return None
-        phrase = _phrase(str(cell))
+        phrase = phrase_of(str(cell))
         if phrase == target:
             return True, f"the cell is {value!r}"
         if not whole_phrase_in(target, phrase):

@@ -37,7 +37,7 @@ from typing import Any
 
 from binder_py.discriminate.question import other_words, stem, words
 from binder_py.neural.comparisons import Decision
-from binder_py.neural.equalities import FRAME_WORDS, ROW_NOUNS
+from binder_py.neural.equalities import FRAME_WORDS, ROW_NOUNS, phrase_of
 from binder_py.normalize import whole_phrase_in
 
 __all__ = ["mentioned_words", "mention_reader"]
@@ -58,10 +58,6 @@ included mention mentions mentioned contain contains contained appear appears ap
 involves involved have has had get got make made""".split())
 
 
-def _phrase(text: str) -> str:
-    return " ".join(words(text))
-
-
 def mentioned_words(question: str, column: str, cells: Sequence[Any]) -> tuple[str, ...] | None:
     """The words (casefolded, in alphabetical order) whose mention in a row's cell is all the question
     asks, or None (see the module docstring)."""
@@ -74,7 +70,7 @@ def mentioned_words(question: str, column: str, cells: Sequence[Any]) -> tuple[s
     asked = {w for w in asked if re.search(r"[^\W\d_]", w)}
     if not asked:
         return None
-    phrases = [_phrase(str(cell)) for cell in cells if cell is not None and not (isinstance(cell, float) and cell != cell)]
+    phrases = [phrase_of(str(cell)) for cell in cells if cell is not None and not (isinstance(cell, float) and cell != cell)]
     if len(phrases) < 2:
         return None
     holding = [phrase for phrase in phrases if all(_holds(phrase, word) for word in asked)]
@@ -99,7 +95,7 @@ def mention_reader(question: str, column: str, cells: Sequence[Any]) -> Callable
     def decide(cell: Any) -> Decision:
         if cell is None or (isinstance(cell, float) and cell != cell):
             return None
-        phrase = _phrase(str(cell))
+        phrase = phrase_of(str(cell))
         if not all(_holds(phrase, word) for word in asked):
             return False, f"the cell does not mention {shown}"
         if any(w in _NEGATION or w.endswith("n't") for w in phrase.split()):

@@ -87,7 +87,7 @@ def vote_candidates(state: QuestionState) -> QuestionState:
                      f"({', '.join(negated_words(state.question))}) without negating it; other programs' "
                      "neural calls kept the negation",)
     if not result.distribution:
-        answered = any(c.ok and c.answer_key for c in candidates)  # (the key of an empty answer is "")
+        answered = any(c.answered for c in candidates)
         warnings += ("no candidate's answer voted: the programs that answered were set aside (the warnings above "
                      "say why), and any others failed or returned nothing" if answered else
                      "no candidate produced an answer: every program failed or returned nothing "
