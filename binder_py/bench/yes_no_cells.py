@@ -1,17 +1,24 @@
-"""Yes/no neural answers row by row, read three ways side by side in one run.
+"""Yes/no neural answers row by row, read three ways, with the row turn both ways, side by side in one run.
 
     python -m binder_py.bench.yes_no_cells --lm local:1.5b [--lm local:0.5b ...] [--json OUT]
 
-Asks the 108 labelled cells of ``binder_py/bench/data/yes_no_cells.jsonl`` (18 yes/no questions ×
-6 cells, half yes; general knowledge, none from a bench or evaluation table, cells lower-cased as the
-pipeline sends them) through :class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`, one ``f_col``
-call per question, read at ``p > 0.5``; centred on the call's rows as the pipeline reads them
-(:mod:`binder_py.neural.yes_scores`; each call holds a question's six cells, three yes and three
-no, which favours any reading centred on the call); and calibrated (``p`` above the question's
-content-free prior). The model's response cache is a fresh file per run, so the later passes
-re-read the rows' responses and the calibrated one sends only the content-free requests. Prints,
-per model, the accuracy of each pass, how many cells each answered yes, and the questions where
-the centred reading differs from the plain one.
+Asks labelled cells through :class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`, one ``f_col``
+call per question (cells lower-cased as the pipeline sends them):
+
+* ``yes_no_cells.jsonl``: 108 cells, 18 yes/no questions × 6 cells, half yes; general knowledge,
+  none from a bench or evaluation table;
+* ``yes_no_cells_more.jsonl``: 217 more, written later the same way: 101 whose calls hold one or two
+  yes rows among five to seven (twenty-fourth session), 98 in 16 calls of 6–7 (twenty-sixth session,
+  written before any run), and 18 of longer text (reviews, match notes, flight statuses).
+
+Each file is read at ``p > 0.5``; centred on the call's rows as the pipeline reads them
+(:mod:`binder_py.neural.yes_scores`); and calibrated (``p`` above the question's content-free
+prior). Then again centred with the question before the cells (``question_first``, the row turn
+until the twenty-sixth session), for the side-by-side comparison of the two turns. The model's
+response cache is a fresh file per model, so the later passes re-read the rows' responses and the
+calibrated one sends only the content-free requests. Prints, per model and file, the accuracy of
+each pass, how many cells each answered yes, and the questions where the centred reading differs
+from the plain one.
 """
 
 from __future__ import annotations
@@ -29,12 +36,12 @@ from binder_py.neural.requests import NeuralRequest, row_key
 from binder_py.neural.rowwise import RowwiseNeuralBackend
 from binder_py.neural.yes_scores import decide_call
 
-DATA = "yes_no_cells.jsonl"
+DATA = ("yes_no_cells.jsonl", "yes_no_cells_more.jsonl")
 
 
-def load_cells() -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """(question, column) → [(cell, gold yes/no)], in file order."""
-    text = resources.files("binder_py.bench").joinpath("data", DATA).read_text(encoding="utf-8")
+def load_cells(name: str = DATA[0]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(question, column) → [(cell, gold yes/no)] of the file ``name``, in file order."""
+    text = resources.files("binder_py.bench").joinpath("data", name).read_text(encoding="utf-8")
     groups: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for line in text.splitlines():
         if line.strip():
@@ -67,20 +74,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lm", action="append", help="an embedded model (local, local:0.5b); repeatable")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
-    groups = load_cells()
     results = []
     for spec in args.lm or ["local"]:
         with tempfile.TemporaryDirectory() as cache_dir:
             model = lm_from_spec(spec, cache=True, cache_path=Path(cache_dir) / "lm.sqlite", log=False)
-            plain = score(RowwiseNeuralBackend(model, calibrate=False), groups)
-            centred = score(RowwiseNeuralBackend(model, calibrate=False), groups, centred=True)
-            calibrated = score(RowwiseNeuralBackend(model, calibrate=True), groups)
-        differ = {q: (plain["right_by_question"][q], centred["right_by_question"][q])
-                  for q in plain["right_by_question"] if plain["right_by_question"][q] != centred["right_by_question"][q]}
-        result = {"lm": model.name, "at 0.5": plain, "centred on the call (the pipeline's reading)": centred,
-                  "calibrated": calibrated, "questions that differ (at 0.5, centred: right of 6)": differ}
-        results.append(result)
-        print(json.dumps({k: v for k, v in result.items()}, indent=1))
+            for name in DATA:
+                groups = load_cells(name)
+                plain = score(RowwiseNeuralBackend(model, calibrate=False), groups)
+                centred = score(RowwiseNeuralBackend(model, calibrate=False), groups, centred=True)
+                calibrated = score(RowwiseNeuralBackend(model, calibrate=True), groups)
+                question_first = score(RowwiseNeuralBackend(model, question_first=True), groups, centred=True)
+                differ = {q: (plain["right_by_question"][q], centred["right_by_question"][q])
+                          for q in plain["right_by_question"]
+                          if plain["right_by_question"][q] != centred["right_by_question"][q]}
+                result = {"lm": model.name, "cells": name, "at 0.5": plain,
+                          "centred on the call (the pipeline's reading)": centred, "calibrated": calibrated,
+                          "centred, the question before the cells": question_first,
+                          "questions that differ (at 0.5, centred: right of the call's cells)": differ}
+                results.append(result)
+                print(json.dumps(result, indent=1))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0

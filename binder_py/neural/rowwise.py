@@ -103,15 +103,21 @@ def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
 _TOO_LONG = object()
 
 
-def row_turn(question: str, cells: Sequence[tuple[str, str]]) -> str:
-    """The user turn for one row: the question, then its cells, one ``column: value`` line each.
-    The question comes first so that the rows of one call share it with the fixed prefix: the
-    runtime then evaluates only each row's cells (108 labelled cells: 42% fewer evaluated tokens;
-    61 right against 60 with the 0.5B model, 81 against 84 with the 1.5B model; docs/LANGUAGE.md). Every part is on one line (a cell has no
-    tab, CR or LF already; here no other line break either, such as U+2028 or \\x85), so a cell
-    cannot add a ``Question:`` line of its own."""
+def row_turn(question: str, cells: Sequence[tuple[str, str]], *, question_first: bool = False) -> str:
+    """The user turn for one row: its cells, one ``column: value`` line each, then the question
+    (``question_first``: the question, then the cells).
+
+    The question comes last because the models answer better when it is the last thing they
+    read: on 325 labelled cells (``python -m binder_py.bench.yes_no_cells``) 274 right against 261
+    with the 1.5B model, 185 against 179 with the 0.5B one (docs/LANGUAGE.md). The price is the
+    question's tokens once per row: with the question first, the rows of one call share it with
+    the cached prefix (42% fewer evaluated tokens on those cells, about 3% of a question's time;
+    docs/BENCHMARKS.md). Every part is on one line (a cell has no tab, CR or LF already; here no
+    other line break either, such as U+2028 or \\x85), so a cell cannot add a ``Question:`` line of
+    its own."""
     lines = [f"{one_line(str(column))}: {one_line(str(value))}" for column, value in cells]
-    return "\n".join([f"Question: {one_line(question)}", *lines])
+    asked = f"Question: {one_line(question)}"
+    return "\n".join([asked, *lines] if question_first else [*lines, asked])
 
 
 def yes_probability(choice: Choice) -> float | None:
@@ -142,11 +148,12 @@ def calibrated_yes_probability(p_yes: float, prior: float | None) -> float:
     return yes / (yes + no)
 
 
-def fixed_prefix(demos: Sequence[RowDemo]) -> tuple[tuple[str, str], ...]:
+def fixed_prefix(demos: Sequence[RowDemo], *, question_first: bool = False) -> tuple[tuple[str, str], ...]:
     """The instruction and the demonstrations as chat turns."""
     turns: list[tuple[str, str]] = [("system", INSTRUCTION)]
     for demo in demos:
-        turns += [("user", row_turn(demo.question, demo.cells)), ("assistant", demo.answer)]
+        turns += [("user", row_turn(demo.question, demo.cells, question_first=question_first)),
+                  ("assistant", demo.answer)]
     return tuple(turns)
 
 
@@ -155,17 +162,19 @@ class RowwiseNeuralBackend:
     ``f_val`` with the table prompt of :class:`LMNeuralBackend`."""
 
     def __init__(self, lm: LanguageModel, *, demos: list[RowDemo] | None = None, max_workers: int | None = None,
-                 title: str | None = None, calibrate: bool = False):
+                 title: str | None = None, calibrate: bool = False, question_first: bool = False):
         self.lm = lm
         self.calibrate = calibrate
-        self.name = f"lm-rows-calibrated:{lm.name}" if calibrate else f"lm-rows:{lm.name}"
+        self.question_first = question_first  # the turn of until the twenty-sixth session (for comparison)
+        protocol = "rows-calibrated" if calibrate else "rows"
+        self.name = f"lm-{protocol}{'-question-first' if question_first else ''}:{lm.name}"
         self.cache_id = self.name
         self.prefetch = True
         self.dedup = True
         self.demos = load_row_demos() if demos is None else demos
         self.max_workers = max(1, max_workers or lm.capabilities.parallel_requests)
         self.table_backend = LMNeuralBackend(lm, title=title, fixed_demos=True)
-        self._prefix = fixed_prefix(self.demos)
+        self._prefix = fixed_prefix(self.demos, question_first=question_first)
 
     def prefix(self) -> tuple[tuple[str, str], ...]:
         """The fixed chat turns every row's request starts with (the same for every call)."""
@@ -201,7 +210,7 @@ class RowwiseNeuralBackend:
 
         def ask(index: int) -> tuple[str, Any, str, Usage]:
             cells = list(zip(request.columns, request.rows[index]))
-            messages = (*prefix, ("user", row_turn(request.question, cells)))
+            messages = (*prefix, ("user", row_turn(request.question, cells, question_first=self.question_first)))
             try:
                 if by_logprobs:
                     return (request.keys[index], *self._yes_no_row(messages, prior, tags))
@@ -223,7 +232,7 @@ class RowwiseNeuralBackend:
         if unanswered:  # (every row unknown, from a server that sends no log-probabilities, read as no row chosen)
             result.warnings.append(f"{len(unanswered)} of {len(asked)} row(s) got no answer from the model and "
                                    "are unknown (NA): " + "; ".join(unanswered[:5]))
-        result.prompts.append(_shown_prompt(prefix, request))
+        result.prompts.append(_shown_prompt(prefix, request, self.question_first))
         return result
 
     def _yes_no_probability(self, messages: tuple[tuple[str, str], ...],
@@ -242,7 +251,7 @@ class RowwiseNeuralBackend:
         readings = []
         for filler in CONTENT_FREE:
             cells = [(column, filler) for column in request.columns]
-            messages = (*prefix, ("user", row_turn(request.question, cells)))
+            messages = (*prefix, ("user", row_turn(request.question, cells, question_first=self.question_first)))
             probability, _, spent, _ = self._yes_no_probability(messages, {**tags, "calibration": filler or "empty"})
             usage += spent
             if probability is not None:
@@ -276,10 +285,10 @@ class RowwiseNeuralBackend:
         return (text or None), text, completion.usage
 
 
-def _shown_prompt(prefix: Sequence[tuple[str, str]], request: NeuralRequest) -> str:
+def _shown_prompt(prefix: Sequence[tuple[str, str]], request: NeuralRequest, question_first: bool) -> str:
     """The prompt of the call as a trace shows it: the fixed prefix once, then the first row's turn
     (every row's turn has the same shape)."""
-    first = row_turn(request.question, list(zip(request.columns, request.rows[0])))
+    first = row_turn(request.question, list(zip(request.columns, request.rows[0])), question_first=question_first)
     turns = [f"[{role}] {text}" for role, text in prefix] + [f"[user] {first}"]
     if len(request.rows) > 1:
         turns.append(f"... and {len(request.rows) - 1} more row(s), one request each")

@@ -238,6 +238,25 @@ def test_a_cell_cannot_add_a_line_to_its_row_turn():
         assert len(turn.splitlines()) == 3, repr(turn)
 
 
+def test_the_row_turn_puts_the_question_after_the_cells_every_row_and_demonstration_alike():
+    """Asked last, the question is answered better (325 labelled cells: 274 against 261 right with
+    the 1.5B model); ``question_first`` keeps the earlier turn for comparison, under its own name."""
+    assert row_turn("Is it big?", [("name", "x"), ("n", "1")]) == "name: x\nn: 1\nQuestion: Is it big?"
+    assert row_turn("Is it big?", [("name", "x")], question_first=True) == "Question: Is it big?\nname: x"
+    lm = ScriptedLM(lambda request, purpose: [choice_from(0.9)], capabilities=EMBEDDED)
+    for question_first in (False, True):
+        backend = RowwiseNeuralBackend(lm, question_first=question_first)
+        backend.answer(col_request(["mexico"]))
+        messages = lm.calls[-1][0].messages
+        user_turns = [text for role, text in messages if role == "user"]
+        assert len(user_turns) == len(load_row_demos()) + 1
+        assert all(turn.splitlines()[0 if question_first else -1].startswith("Question: ") for turn in user_turns)
+        assert user_turns[-1] == row_turn("Is the country in North America?", [("made in", "mexico")],
+                                          question_first=question_first)
+    assert RowwiseNeuralBackend(lm).name == "lm-rows:scripted"
+    assert RowwiseNeuralBackend(lm, question_first=True).name == "lm-rows-question-first:scripted"
+
+
 def test_a_row_too_long_for_the_context_is_left_unanswered_not_the_whole_call():
     """One long cell (a review, an article) raised LMContextTooLong out of the row-by-row backend and
     failed the whole f_col; the table prompt already left such a row unanswered with a warning."""
