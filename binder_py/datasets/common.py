@@ -56,9 +56,22 @@ class Example:
                               f"(known: {', '.join(sorted(TABLE_LOADERS))})") from None
         return loader(self.table_path)
 
+    def written_numbers(self) -> dict[str, str]:
+        """The numbers the example's table writes with thousands separators, ``{number key: cell
+        text}`` (:mod:`binder_py.evaluate.written`); ``{}`` for a dataset whose answers are not
+        reported so (no reader registered)."""
+        reader = WRITTEN_NUMBER_READERS.get(self.dataset)
+        if reader is None:
+            return {}
+        if self.table_root is not None:
+            contained_path(self.table_root, self.table_path, what=f"question {self.id}: its table")
+        return dict(reader(self.table_path))
+
 
 #: dataset name -> its table reader; each dataset module registers its own
 TABLE_LOADERS: dict[str, Callable[[str], pd.DataFrame]] = {}
+#: dataset name -> the reader of its table's numbers written with thousands separators (WikiTQ)
+WRITTEN_NUMBER_READERS: dict[str, Callable[[str], dict[str, str]]] = {}
 
 
 def candidate_data_dirs() -> list[Path]:

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from binder_py.datasets.common import TABLE_LOADERS, Example, resolve_data_dir
+from binder_py.datasets.common import TABLE_LOADERS, WRITTEN_NUMBER_READERS, Example, resolve_data_dir
 from binder_py.errors import BinderError, TableError
+from binder_py.evaluate.written import written_numbers
 from binder_py.jsonfile import Shape, read_json
 from binder_py.safefiles import contained_path
 from binder_py.tables import TableLimits, make_unique_headers, normalize_header, prepare_table
@@ -153,13 +154,9 @@ def _example(root: Path, record: dict[str, str], gold: list[str], gold_canon: li
                    subsets=subsets, dataset="wikitq", table_root=str(root))
 
 
-def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Parse a WikiTQ table (``.tsv`` with escapes, or the backslash-escaped ``.csv``), uncached.
-
-    Cells are unescaped (real newlines and ``|``), headers normalised with
-    :func:`normalize_header` and made unique (``name``, ``name_2``, ...), then
-    the table is typed by :func:`~binder_py.tables.prepare_table`.
-    """
+def read_wikitq_rows(path: str | os.PathLike[str]) -> list[list[str]]:
+    """The rows of a WikiTQ table file (``.tsv`` with escapes, or the backslash-escaped ``.csv``), header
+    first, each cell unescaped and each row filled out to the widest; the size limits are checked."""
     path = Path(path)
     if not path.is_file():
         raise TableError(f"missing WikiTQ table {path}; run 'binder-py data' to check the data folder")
@@ -176,7 +173,18 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     limits.check_columns(path, width)
     limits.check_filled(path, len(rows), width)  # short rows are filled out to the widest one below
     limits.check_cells(path, rows)
-    rows = [row + [""] * (width - len(row)) for row in rows]
+    return [row + [""] * (width - len(row)) for row in rows]
+
+
+def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Parse a WikiTQ table (``.tsv`` with escapes, or the backslash-escaped ``.csv``), uncached.
+
+    Cells are unescaped (real newlines and ``|``), headers normalised with
+    :func:`normalize_header` and made unique (``name``, ``name_2``, ...), then
+    the table is typed by :func:`~binder_py.tables.prepare_table`.
+    """
+    rows = read_wikitq_rows(path)
+    width = len(rows[0])
     header = [normalize_header(name) for name in rows[0]]
     header = [name if name else f"column_{i + 1}" for i, name in enumerate(header)]
     header = make_unique_headers(header)
@@ -185,6 +193,13 @@ def read_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         body = [[""] * width]
     frame = pd.DataFrame(body, columns=header, dtype=object)
     return prepare_table(frame)
+
+
+@lru_cache(maxsize=128)
+def wikitq_written_numbers(path: str) -> dict[str, str]:
+    """The numbers a WikiTQ table's cells write with thousands separators (cached; copy before changing):
+    its answers report them so (:mod:`binder_py.evaluate.written`)."""
+    return written_numbers(cell for row in read_wikitq_rows(path)[1:] for cell in row)
 
 
 @lru_cache(maxsize=128)
@@ -198,3 +213,4 @@ def load_wikitq_table(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 TABLE_LOADERS["wikitq"] = load_wikitq_table
+WRITTEN_NUMBER_READERS["wikitq"] = wikitq_written_numbers

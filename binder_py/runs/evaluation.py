@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 from binder_py.calibration import calibrator_identity
 from binder_py.engines import Engine, check_concurrency, check_engine
 from binder_py.errors import BinderError
+from binder_py.evaluate.written import as_written, used_written
 from binder_py.jsonable import to_jsonable
 from binder_py.lm.client import ReplayLM
 from binder_py.lm.spec import open_store
@@ -236,8 +237,15 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
         return error_record(example, error, task=task, split=split, data_dir=data_dir,
                             seconds=time.perf_counter() - started)
     data = answer.to_json()
-    record["prediction"] = data["value"]
-    record.update(score_prediction(task, example.question, example.gold, answer.value, example.gold_canon))
+    value, written = answer.value, {}
+    if task_profile(task).numbers_as_written:  # "10,031" as the table writes it, not 10031 (evaluate/written.py)
+        written = used_written(example.written_numbers(),
+                               [value, *(c.get("value") for c in data["candidates"])])
+        value = as_written(value, written)
+    record["prediction"] = as_written(data["value"], written)
+    if written:
+        record["written_numbers"] = written
+    record.update(score_prediction(task, example.question, example.gold, value, example.gold_canon))
     calls = [call for c in data["candidates"] for call in (c.get("run") or {}).get("calls", [])]
     record.update({
         "error": None, "confidence": data["confidence"], "lm": data["lm"], "neural": data["neural"],
@@ -493,19 +501,23 @@ class ShippedExample:
 
     example: Any
     table: Any = None
+    written: dict[str, str] | None = None
 
     def load_table(self) -> Any:
         return self.example.load_table() if self.table is None else self.table.copy()
 
+    def written_numbers(self) -> dict[str, str]:
+        return self.example.written_numbers() if self.written is None else dict(self.written)
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("example", "table"):
+        if name.startswith("__") or name in ("example", "table", "written"):
             raise AttributeError(name)
         return getattr(self.example, name)
 
 
 def ship_example(example: Any) -> ShippedExample:
     try:
-        return ShippedExample(example, example.load_table())
+        return ShippedExample(example, example.load_table(), example.written_numbers())
     except Exception:  # noqa: BLE001 - the worker meets the same error and records it on the line
         return ShippedExample(example)
 

@@ -20,6 +20,7 @@ from binder_py.answer import ADDED_ORIGINS, DERIVED_ORIGINS
 from binder_py.tasks import task_profile
 from binder_py.errors import BinderError
 from binder_py.evaluate.judge import WIKITQ_EVALUATORS
+from binder_py.evaluate.written import as_written, recorded_written_numbers
 from binder_py.runs.escape import markdown_text
 from binder_py.safefiles import output_directory, write_output_text
 from binder_py.runs.records import RESULTS_FILE, RUN_FILES, read_config, read_results, run_files
@@ -221,7 +222,10 @@ def _reported(record: dict[str, Any], config: dict[str, Any], result: Any) -> An
     from binder_py.normalize import key_text
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
-    return profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
+    value = profile.final_value(result.value, key_text(result.key) if result.key is not None else "")
+    if profile.numbers_as_written:  # as the run reported it (binder_py/evaluate/written.py)
+        value = as_written(value, recorded_written_numbers(record.get("written_numbers")))
+    return value
 
 
 def tie_summary(run: Run) -> dict[str, int] | None:

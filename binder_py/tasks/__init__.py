@@ -8,7 +8,7 @@ from binder_py.errors import BinderError
 from binder_py.tasks.profile import TaskProfile
 
 WIKITQ = TaskProfile("wikitq", prompts="wikitq", vote="program_biased", evaluator="denotation", dataset="wikitq",
-                     first_line_of_cells=True,
+                     first_line_of_cells=True, numbers_as_written=True,
                      core_exemplars={"binder": ("wtq-01", "wtq-12", "wtq-14"), "python": ("wtq-02", "wtq-01", "wtq-09"),
                                      "e2e": ("wtq-02", "wtq-01", "wtq-09")})
 TABFACT = TaskProfile("tabfact", prompts="tabfact", temperature=0.6, n=50, question_label="Statement:",

@@ -84,6 +84,10 @@ class TaskProfile:
     #: photo caption), and its answers take the first (on dev, a one-value gold that is a line of such a
     #: cell is its first line 36 times, the whole cell 3 times, another line 10 times)
     first_line_of_cells: bool = False
+    #: a number answer that is a cell the table writes with thousands separators is reported as written
+    #: (``10031`` as ``"10,031"``): WikiTQ's gold is the cell's text, which its official evaluator reads as
+    #: text (:mod:`binder_py.evaluate.written`); set by the benchmark that scores it, not for an analyst
+    numbers_as_written: bool = False
     #: every input is a statement whose answer is yes/no (TabFact), whatever its wording
     statements: bool = False
     #: how a prediction is scored against gold (``binder_py.evaluate.judge``): "denotation" (WikiTQ's
