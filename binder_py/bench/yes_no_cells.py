@@ -5,7 +5,7 @@
 Asks labelled cells through :class:`~binder_py.neural.rowwise.RowwiseNeuralBackend`, one ``f_col``
 call per question (cells lower-cased as the pipeline sends them):
 
-* ``yes_no_cells.jsonl``: 108 cells, 18 yes/no questions × 6 cells, half yes; general knowledge,
+* ``yes_no_cells.jsonl``: 108 cells, 18 yes/no questions × 6 cells, 53 of them yes; general knowledge,
   none from a bench or evaluation table;
 * ``yes_no_cells_more.jsonl``: 217 more, written later the same way: 101 whose calls hold one or two
   yes rows among five to seven (twenty-fourth session), 98 in 16 calls of 6–7 (twenty-sixth session,
@@ -13,8 +13,8 @@ call per question (cells lower-cased as the pipeline sends them):
 
 Each file is read at ``p > 0.5``; centred on the call's rows as the pipeline reads them
 (:mod:`binder_py.neural.yes_scores`); and calibrated (``p`` above the question's content-free
-prior). Then again centred with the question before the cells (``question_first``, the row turn
-until the twenty-sixth session), for the side-by-side comparison of the two turns. The model's
+prior). Then again centred with the question after the cells (``question_first=False``; the
+pipeline's turn puts it first), for the side-by-side comparison of the two turns. The model's
 response cache is a fresh file per model, so the later passes re-read the rows' responses and the
 calibrated one sends only the content-free requests. Prints, per model and file, the accuracy of
 each pass, how many cells each answered yes, and the questions where the centred reading differs
@@ -83,13 +83,13 @@ def main(argv: list[str] | None = None) -> int:
                 plain = score(RowwiseNeuralBackend(model, calibrate=False), groups)
                 centred = score(RowwiseNeuralBackend(model, calibrate=False), groups, centred=True)
                 calibrated = score(RowwiseNeuralBackend(model, calibrate=True), groups)
-                question_first = score(RowwiseNeuralBackend(model, question_first=True), groups, centred=True)
+                question_last = score(RowwiseNeuralBackend(model, question_first=False), groups, centred=True)
                 differ = {q: (plain["right_by_question"][q], centred["right_by_question"][q])
                           for q in plain["right_by_question"]
                           if plain["right_by_question"][q] != centred["right_by_question"][q]}
                 result = {"lm": model.name, "cells": name, "at 0.5": plain,
                           "centred on the call (the pipeline's reading)": centred, "calibrated": calibrated,
-                          "centred, the question before the cells": question_first,
+                          "centred, the question after the cells": question_last,
                           "questions that differ (at 0.5, centred: right of the call's cells)": differ}
                 results.append(result)
                 print(json.dumps(result, indent=1))

@@ -103,18 +103,19 @@ def load_row_demos(name: str = "row_demos.jsonl") -> list[RowDemo]:
 _TOO_LONG = object()
 
 
-def row_turn(question: str, cells: Sequence[tuple[str, str]], *, question_first: bool = False) -> str:
-    """The user turn for one row: its cells, one ``column: value`` line each, then the question
-    (``question_first``: the question, then the cells).
+def row_turn(question: str, cells: Sequence[tuple[str, str]], *, question_first: bool = True) -> str:
+    """The user turn for one row: the question, then its cells, one ``column: value`` line each
+    (``question_first=False``: the cells, then the question).
 
-    The question comes last because the models answer better when it is the last thing they
-    read: on 325 labelled cells (``python -m binder_py.bench.yes_no_cells``) 274 right against 261
-    with the 1.5B model, 185 against 179 with the 0.5B one (docs/LANGUAGE.md). The price is the
-    question's tokens once per row: with the question first, the rows of one call share it with
-    the cached prefix (42% fewer evaluated tokens on those cells, about 3% of a question's time;
-    docs/BENCHMARKS.md). Every part is on one line (a cell has no tab, CR or LF already; here no
-    other line break either, such as U+2028 or \\x85), so a cell cannot add a ``Question:`` line of
-    its own."""
+    The question comes first so that the rows of one call share it with the fixed prefix: the
+    runtime then evaluates only each row's cells (108 labelled cells: 42% fewer evaluated tokens;
+    docs/BENCHMARKS.md). Asked last, the question is answered better on labelled cells (325 of
+    them, ``python -m binder_py.bench.yes_no_cells``: 276 against 260 right with the 1.5B model,
+    188 against 179 with the 0.5B one), but end to end it gained nothing on 100 unseen WikiTQ
+    questions and 91 analyst questions and lost the quick start's question, so the cheaper turn
+    stays (docs/LANGUAGE.md, "Why the question comes first"). Every part is on one line (a cell
+    has no tab, CR or LF already; here no other line break either, such as U+2028 or \\x85), so a
+    cell cannot add a ``Question:`` line of its own."""
     lines = [f"{one_line(str(column))}: {one_line(str(value))}" for column, value in cells]
     asked = f"Question: {one_line(question)}"
     return "\n".join([asked, *lines] if question_first else [*lines, asked])
@@ -148,7 +149,7 @@ def calibrated_yes_probability(p_yes: float, prior: float | None) -> float:
     return yes / (yes + no)
 
 
-def fixed_prefix(demos: Sequence[RowDemo], *, question_first: bool = False) -> tuple[tuple[str, str], ...]:
+def fixed_prefix(demos: Sequence[RowDemo], *, question_first: bool = True) -> tuple[tuple[str, str], ...]:
     """The instruction and the demonstrations as chat turns."""
     turns: list[tuple[str, str]] = [("system", INSTRUCTION)]
     for demo in demos:
@@ -162,12 +163,12 @@ class RowwiseNeuralBackend:
     ``f_val`` with the table prompt of :class:`LMNeuralBackend`."""
 
     def __init__(self, lm: LanguageModel, *, demos: list[RowDemo] | None = None, max_workers: int | None = None,
-                 title: str | None = None, calibrate: bool = False, question_first: bool = False):
+                 title: str | None = None, calibrate: bool = False, question_first: bool = True):
         self.lm = lm
         self.calibrate = calibrate
-        self.question_first = question_first  # the turn of until the twenty-sixth session (for comparison)
+        self.question_first = question_first  # False: the question after the cells (for comparison)
         protocol = "rows-calibrated" if calibrate else "rows"
-        self.name = f"lm-{protocol}{'-question-first' if question_first else ''}:{lm.name}"
+        self.name = f"lm-{protocol}{'' if question_first else '-question-last'}:{lm.name}"
         self.cache_id = self.name
         self.prefetch = True
         self.dedup = True

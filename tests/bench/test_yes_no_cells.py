@@ -28,7 +28,7 @@ def test_score_counts_right_answers_with_the_question_last_or_first():
         return Choice(text="yes", top_logprobs=((("yes", math.log(p)), ("no", math.log(1 - p))),))
 
     lm = ScriptedLM(answer, capabilities=Capabilities(api="chat", logprobs=True, grammar=True, embedded=True))
-    for question_first in (False, True):
+    for question_first in (True, False):
         result = score(RowwiseNeuralBackend(lm, question_first=question_first), load_cells(), centred=True)
         yes = sum(answer == "yes" for cells in load_cells().values() for _, answer in cells)
         assert result["right"] == result["total"] == 108 and result["answered_yes"] == yes

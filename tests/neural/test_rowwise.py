@@ -238,13 +238,13 @@ def test_a_cell_cannot_add_a_line_to_its_row_turn():
         assert len(turn.splitlines()) == 3, repr(turn)
 
 
-def test_the_row_turn_puts_the_question_after_the_cells_every_row_and_demonstration_alike():
-    """Asked last, the question is answered better (325 labelled cells: 274 against 261 right with
-    the 1.5B model); ``question_first`` keeps the earlier turn for comparison, under its own name."""
-    assert row_turn("Is it big?", [("name", "x"), ("n", "1")]) == "name: x\nn: 1\nQuestion: Is it big?"
-    assert row_turn("Is it big?", [("name", "x")], question_first=True) == "Question: Is it big?\nname: x"
+def test_the_row_turn_puts_the_question_before_the_cells_every_row_and_demonstration_alike():
+    """The rows of one call share their question with the cached prefix; ``question_first=False`` puts it
+    after the cells (answered better on labelled cells, no better end to end), under its own name."""
+    assert row_turn("Is it big?", [("name", "x"), ("n", "1")]) == "Question: Is it big?\nname: x\nn: 1"
+    assert row_turn("Is it big?", [("name", "x")], question_first=False) == "name: x\nQuestion: Is it big?"
     lm = ScriptedLM(lambda request, purpose: [choice_from(0.9)], capabilities=EMBEDDED)
-    for question_first in (False, True):
+    for question_first in (True, False):
         backend = RowwiseNeuralBackend(lm, question_first=question_first)
         backend.answer(col_request(["mexico"]))
         messages = lm.calls[-1][0].messages
@@ -254,7 +254,7 @@ def test_the_row_turn_puts_the_question_after_the_cells_every_row_and_demonstrat
         assert user_turns[-1] == row_turn("Is the country in North America?", [("made in", "mexico")],
                                           question_first=question_first)
     assert RowwiseNeuralBackend(lm).name == "lm-rows:scripted"
-    assert RowwiseNeuralBackend(lm, question_first=True).name == "lm-rows-question-first:scripted"
+    assert RowwiseNeuralBackend(lm, question_first=False).name == "lm-rows-question-last:scripted"
 
 
 def test_a_row_too_long_for_the_context_is_left_unanswered_not_the_whole_call():

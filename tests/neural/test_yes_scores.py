@@ -22,7 +22,7 @@ TABLE = pd.DataFrame({"shirt": list("abcdef"), "made in": list(P_YES)})
 
 def leaning_model() -> ScriptedLM:
     def answer(request, purpose):
-        country = request.messages[-1][1].splitlines()[0].removeprefix("made in: ")
+        country = request.messages[-1][1].splitlines()[-1].removeprefix("made in: ")
         p = P_YES[country]
         return Choice(text="Yes", top_logprobs=((("Yes", math.log(p)), ("No", math.log(1 - p))),))
     return ScriptedLM(answer, capabilities=EMBEDDED)
