@@ -228,8 +228,10 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
     """One results line for ``example`` (an ``error`` line when it fails; :class:`LMConfigError` propagates)."""
     record = _question_record(example, split, data_dir)
     started = time.perf_counter()
+    as_written_in_table = task_profile(task).numbers_as_written  # "10,031", not 10031 (evaluate/written.py)
     try:
         table = example.load_table()
+        table_writes = example.written_numbers() if as_written_in_table else {}
         answer = binder.ask(table, example.question, example.title, question_id=example.id)
     except LMConfigError:
         raise
@@ -237,11 +239,9 @@ def answer_example(binder: Any, example: Any, *, task: str, split: str, data_dir
         return error_record(example, error, task=task, split=split, data_dir=data_dir,
                             seconds=time.perf_counter() - started)
     data = answer.to_json()
-    value, written = answer.value, {}
-    if task_profile(task).numbers_as_written:  # "10,031" as the table writes it, not 10031 (evaluate/written.py)
-        written = used_written(example.written_numbers(),
-                               [value, *(c.get("value") for c in data["candidates"])])
-        value = as_written(value, written)
+    value = answer.value
+    written = used_written(table_writes, [value, *(c.get("value") for c in data["candidates"])])
+    value = as_written(value, written)
     record["prediction"] = as_written(data["value"], written)
     if written:
         record["written_numbers"] = written
