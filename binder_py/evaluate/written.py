@@ -76,6 +76,8 @@ def numbers_in(value: Any) -> set[str]:
 
 def used_written(written: Mapping[str, str], answers: Iterable[Any]) -> dict[str, str]:
     """The entries of ``written`` that ``answers`` use (what a results line records)."""
+    if not written:
+        return {}
     used: set[str] = set()
     for answer in answers:
         used |= numbers_in(answer)

@@ -40,10 +40,15 @@ from typing import Any, Literal
 
 from binder_py.discriminate.question import stem
 
-__all__ = ["Comparison", "read_comparison", "cell_quantity", "comparison_reader"]
+__all__ = ["Comparison", "Decision", "read_comparison", "cell_quantity", "comparison_reader", "is_missing"]
 
 #: a cell's answer (yes?) and what was compared, or None when the cell cannot be read so (the model is asked)
 Decision = tuple[bool, str] | None
+
+
+def is_missing(cell: Any) -> bool:
+    """Whether a cell holds nothing a reader can read: None or a float NaN."""
+    return cell is None or (isinstance(cell, float) and cell != cell)
 
 Op = Literal[">", "<", ">=", "<="]
 Kind = Literal["number", "time", "year"]

@@ -34,7 +34,7 @@ from typing import Any
 
 from binder_py.discriminate.question import other_words, words
 from binder_py.normalize import whole_phrase_in
-from binder_py.neural.comparisons import Decision
+from binder_py.neural.comparisons import Decision, is_missing
 
 __all__ = ["FRAME_WORDS", "ROW_NOUNS", "phrase_of", "named_cell", "named_part", "equality_reader"]
 
@@ -120,7 +120,7 @@ def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callabl
             return None
 
         def holds(cell: Any) -> Decision:
-            if cell is None or (isinstance(cell, float) and cell != cell):
+            if is_missing(cell):
                 return None
             if whole_phrase_in(part, phrase_of(str(cell))):
                 return True, f"the cell holds {part!r}"
@@ -130,7 +130,7 @@ def equality_reader(question: str, column: str, cells: Sequence[Any]) -> Callabl
     target = phrase_of(value)
 
     def decide(cell: Any) -> Decision:
-        if cell is None or (isinstance(cell, float) and cell != cell):
+        if is_missing(cell):
             return None
         phrase = phrase_of(str(cell))
         if phrase == target:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from binder_py.discriminate.question import other_words, stem, words
-from binder_py.neural.comparisons import Decision
+from binder_py.neural.comparisons import Decision, is_missing
 from binder_py.neural.equalities import FRAME_WORDS, ROW_NOUNS, phrase_of
 from binder_py.normalize import whole_phrase_in
 
@@ -70,7 +70,7 @@ def mentioned_words(question: str, column: str, cells: Sequence[Any]) -> tuple[s
     asked = {w for w in asked if re.search(r"[^\W\d_]", w)}
     if not asked:
         return None
-    phrases = [phrase_of(str(cell)) for cell in cells if cell is not None and not (isinstance(cell, float) and cell != cell)]
+    phrases = [phrase_of(str(cell)) for cell in cells if not is_missing(cell)]
     if len(phrases) < 2:
         return None
     holding = [phrase for phrase in phrases if all(_holds(phrase, word) for word in asked)]
@@ -93,7 +93,7 @@ def mention_reader(question: str, column: str, cells: Sequence[Any]) -> Callable
     shown = " and ".join(repr(word) for word in asked)
 
     def decide(cell: Any) -> Decision:
-        if cell is None or (isinstance(cell, float) and cell != cell):
+        if is_missing(cell):
             return None
         phrase = phrase_of(str(cell))
         if not all(_holds(phrase, word) for word in asked):
