@@ -206,8 +206,8 @@ class ProgramCounts:
         text = f"{self.sampled} {unit} {made} ({self.distinct} distinct)"
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
-                             (self.links, " + {} with a compared value linked to a cell, comparisons regrouped "
-                                          "or a column ordered by value"),
+                             (self.links, " + {} with a compared value linked to a cell, comparisons regrouped, "
+                                          "a column ordered or read by value, or a row filter asked of every row"),
                              (self.choices, " + {} asking the model to choose among the question's options"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):
@@ -414,8 +414,7 @@ class Answer:
                              if c.answered else "  -> an empty result")
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
-                         f"Winning program (candidate {winner.repaired_from}'s, run again with compared values "
-                         f"linked to cells, comparisons regrouped or columns ordered by value: "
+                         f"Winning program (candidate {winner.repaired_from}'s, run again as the link stage rewrote it: "
                          f"{'; '.join(winner.links)}):")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:

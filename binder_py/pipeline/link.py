@@ -8,7 +8,11 @@ program that orders a text column whose cells write numbers, durations or dates 
 ``$8.00`` as text) is run again with that column ordered by value
 (:func:`binder_py.pipeline.text_order.order_by_value`); and a program that adds, averages or does other
 arithmetic with a text column whose cells write amounts (``$124,000``: a sum joins the text) is run
-again with that column read as its numbers (:func:`binder_py.pipeline.text_numbers.read_as_numbers`).
+again with that column read as its numbers (:func:`binder_py.pipeline.text_numbers.read_as_numbers`);
+and a program that filters a table's rows with a one-value neural call over its columns
+(``df[f_val("Is the surface hard?", "Surface")]``, which looks up a column named True) is run again
+with that call asked of every row, as ``f_col`` (:mod:`binder_py.pipeline.row_filters`; not in
+python mode).
 
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place
@@ -28,6 +32,7 @@ from binder_py.answer import Candidate
 from binder_py.pipeline.literal_links import link_literals
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.precedence import regroup_comparisons
+from binder_py.pipeline.row_filters import as_row_filters
 from binder_py.pipeline.run import run_programs
 from binder_py.pipeline.sample import program_identity
 from binder_py.pipeline.state import QuestionState
@@ -53,8 +58,12 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     for index, candidate in enumerate(state.candidates):
         if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
-        regrouped = regroup_comparisons(candidate.program)
-        program, notes = regrouped if regrouped is not None else (candidate.program, ())
+        as_filters = as_row_filters(candidate.program, tables) if state.neural_allowed else None
+        program, notes = as_filters if as_filters is not None else (candidate.program, ())
+        regrouped = regroup_comparisons(program)
+        if regrouped is not None:
+            program, regroup_notes = regrouped
+            notes += regroup_notes
         try:
             found = link_literals(program, tables, columns)
         except (ValueError, OverflowError, RecursionError, MemoryError):
@@ -82,9 +91,10 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
             to_run[identity] = sibling
     if not to_run and not waiting:
         return state
-    state.services.say(f"{len(to_run) + len(waiting)} program(s) compared a value no cell holds, joined "
-                       "comparisons with & or | unparenthesized, or ordered numbers or dates held as text; running "
-                       "them linked to the cells they mean, regrouped, and ordered by value")
+    state.services.say(f"{len(to_run) + len(waiting)} program(s) filtered rows with a one-value neural call, "
+                       "compared a value no cell holds, joined comparisons with & or | unparenthesized, or ordered "
+                       "numbers or dates held as text; running them with the call asked of every row, linked to the "
+                       "cells they mean, regrouped, and ordered by value")
     linked: list[Candidate] = []
     if to_run:
         state = plan_candidates(state, list(to_run.values()))

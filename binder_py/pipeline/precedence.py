@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["regroup_comparisons"]
+__all__ = ["SourceSpans", "regroup_comparisons"]
 
 _BOOL_OPS = (ast.BitAnd, ast.BitOr)
 
 
-class _Source:
+class SourceSpans:
     """Character positions of nodes in the program text (ast's columns count UTF-8 bytes)."""
 
     def __init__(self, text: str):
@@ -56,7 +56,7 @@ def _is_int(node: ast.AST) -> bool:
 
 
 class _Regroup(ast.NodeTransformer):
-    def __init__(self, source: _Source):
+    def __init__(self, source: SourceSpans):
         self.source = source
         self.changed: list[tuple[int, int, str, str]] = []  # (start, end, before, after)
 
@@ -124,7 +124,7 @@ def regroup_comparisons(program: str) -> tuple[str, tuple[str, ...]] | None:
         tree = ast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    regroup = _Regroup(_Source(program))
+    regroup = _Regroup(SourceSpans(program))
     try:
         regroup.visit(tree)
     except RecursionError:

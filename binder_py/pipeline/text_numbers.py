@@ -12,7 +12,9 @@ the program does arithmetic with it — ``T["col"]`` or ``T.col`` (``T`` a table
 one), or ``T.groupby(...)["col"]``, followed by ``sum``, ``mean``, ``median``, ``std``, ``var``,
 ``prod``, ``cumsum``, ``cumprod``, ``diff``, ``pct_change``, ``abs`` or ``round``, or on either side of
 ``+``, ``-``, ``*``, ``/``, ``//``, ``%``, ``**`` (as it is, or one of its values: ``.max()``, ``.iloc[0]``,
-``T.loc[mask, "col"]`` …) — and it is a text column whose filled cells all write
+``T.loc[mask, "col"]`` …), or on one side of ``<``, ``>``, ``<=``, ``>=`` with a number or a text literal
+that writes one on the other (``df["Power"] >= "5"`` over ``5 kw`` and ``10 kw``: as text, ``"10 kw" <
+"5"``; such a literal becomes its number, ``>= 5``) — and it is a text column whose filled cells all write
 amounts (:func:`binder_py.pipeline.text_order.amounts_written`), with at most
 :data:`~binder_py.pipeline.text_order.MAX_ORDERED_VALUES` distinct cells, unless the program changes that
 column or table first. The program then starts with ``df['salary'] = df['salary'].map({'$124,000':
@@ -29,6 +31,7 @@ from collections.abc import Iterator, Mapping
 import pandas as pd
 
 from binder_py.answer import VALUE_NOTE
+from binder_py.pipeline.precedence import SourceSpans
 from binder_py.pipeline.literal_hints import column_of
 from binder_py.pipeline.text_order import (MAX_ORDERED_VALUES, amounts_written, columns_read_unchanged, distinct_texts,
                                            table_name_of)
@@ -39,6 +42,7 @@ __all__ = ["cell_numbers", "read_as_numbers"]
 _ARITHMETIC = frozenset({"sum", "mean", "median", "std", "var", "prod", "cumsum", "cumprod", "diff", "pct_change",
                          "abs", "round"})
 _ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 
 
 def cell_numbers(column: pd.Series) -> dict[str, int | float] | None:
@@ -51,7 +55,7 @@ def cell_numbers(column: pd.Series) -> dict[str, int | float] | None:
     numbers = amounts_written(cells) if cells else None
     if numbers is None:
         return None
-    return {cell: int(n) if n.is_integer() and abs(n) < 2**53 else n for cell, n in zip(cells, numbers)}
+    return {cell: _as_written(n) for cell, n in zip(cells, numbers)}
 
 
 def read_as_numbers(program: str, tables: Mapping[str, pd.DataFrame],
@@ -63,7 +67,8 @@ def read_as_numbers(program: str, tables: Mapping[str, pd.DataFrame],
     readings = {} if readings is None else readings
     lines: list[str] = []
     notes: list[str] = []
-    for table_name, column, cells in columns_read_unchanged(program, tables, _computed_columns):
+    read = columns_read_unchanged(program, tables, _computed_columns)
+    for table_name, column, cells in read:
         if (table_name, column) not in readings:
             readings[(table_name, column)] = cell_numbers(cells)
         numbers = readings[(table_name, column)]
@@ -75,7 +80,67 @@ def read_as_numbers(program: str, tables: Mapping[str, pd.DataFrame],
         notes.append(f"{column!r} {VALUE_NOTE} ({shown}{', …' if len(numbers) > 2 else ''}), not as text")
     if not lines:
         return None
-    return "\n".join(lines) + "\n" + program, tuple(notes)
+    mapped = {(table_name, column): numbers for (table_name, column, _) in read
+              if (numbers := readings[(table_name, column)]) is not None}
+    return "\n".join(lines) + "\n" + _literals_as_numbers(program, mapped), tuple(notes)
+
+
+def _literal_number(node: ast.AST) -> float | None:
+    """The number a literal writes: an int or float constant, or text that writes one amount ("5", "5 kw")."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip():
+        numbers = amounts_written([node.value])
+        return numbers[0] if numbers else None
+    return None
+
+
+def _ordered_against_literals(node: ast.Compare) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """``(column side, literal)`` for each ``<``/``>``/``<=``/``>=`` of a comparison between one operand and a
+    literal that writes a number."""
+    operands = [node.left, *node.comparators]
+    for position, op in enumerate(node.ops):
+        if not isinstance(op, _ORDER_OPS):
+            continue
+        left, right = operands[position], operands[position + 1]
+        for side, literal in ((left, right), (right, left)):
+            if _literal_number(literal) is not None and _literal_number(side) is None:
+                yield side, literal
+
+
+def _literals_as_numbers(program: str, mapped: Mapping[tuple[str, str], dict[str, int | float]]) -> str:
+    """``program`` with each text literal ordered against a column of ``mapped`` written as its number, and each
+    one compared with ``==``/``!=`` to such a column that is one of its cells written as that cell's number (the
+    column holds numbers once mapped: ``== "$124,000"`` would match no row)."""
+    tree = ast.parse(program)
+    spans = SourceSpans(program)
+    replaced: dict[tuple[int, int], str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        for side, literal in _ordered_against_literals(node):
+            if (isinstance(literal, ast.Constant) and isinstance(literal.value, str)
+                    and _column_read(_operand(side)) in mapped):
+                number = _literal_number(literal)
+                assert number is not None
+                replaced[spans.span(literal)] = repr(_as_written(number))
+        operands = [node.left, *node.comparators]
+        for position, op in enumerate(node.ops):
+            if not isinstance(op, (ast.Eq, ast.NotEq)):
+                continue
+            left, right = operands[position], operands[position + 1]
+            for side, literal in ((left, right), (right, left)):
+                numbers = mapped.get(_column_read(_operand(side)) or ("", ""))
+                if (numbers is not None and isinstance(literal, ast.Constant) and isinstance(literal.value, str)
+                        and literal.value in numbers):
+                    replaced[spans.span(literal)] = repr(numbers[literal.value])
+    for (start, end), text in sorted(replaced.items(), reverse=True):
+        program = program[:start] + text + program[end:]
+    return program
+
+
+def _as_written(number: float) -> int | float:
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
 
 
 def _computed_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
@@ -86,6 +151,11 @@ def _computed_columns(tree: ast.AST) -> Iterator[tuple[str, str]]:
                 yield found
         elif isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC_OPS):
             for side in (node.left, node.right):
+                found = _column_read(_operand(side))
+                if found is not None:
+                    yield found
+        elif isinstance(node, ast.Compare):
+            for side, _ in _ordered_against_literals(node):
                 found = _column_read(_operand(side))
                 if found is not None:
                     yield found

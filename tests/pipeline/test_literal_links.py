@@ -116,7 +116,7 @@ def test_the_link_stage_votes_the_linked_program_in_its_sources_place() -> None:
     counts = ProgramCounts.of(answer.candidates)
     assert (counts.sampled, counts.links) == (4, 3)
     assert "+ 3 with a compared value linked to a cell" in counts.sentence()
-    assert "linked to cells, comparisons regrouped or columns ordered by value: 'name': 'naanmugan' → 'naanmugan thiruvandhadhi'" in answer.explain()
+    assert "run again as the link stage rewrote it: 'name': 'naanmugan' → 'naanmugan thiruvandhadhi'" in answer.explain()
     assert json.loads(json.dumps(answer.to_json(), default=str))["candidates"][4]["links"]  # recorded
 
 

@@ -88,3 +88,36 @@ def test_the_pipeline_adds_the_numbers_and_the_joined_text_gives_way():
 ])
 def test_arithmetic_on_one_value_of_the_column(program):
     assert read_as_numbers(program, {"df": STAFF})[0].startswith("df['salary'] = df['salary'].map(")
+
+
+STATIONS = pd.DataFrame({"call sign": ["KAAA", "KBBB", "KCCC", "KDDD"],
+                         "power": ["2.5\xa0kw", "5\xa0kw", "10\xa0kw", "50\xa0kw"]})
+
+
+@pytest.mark.parametrize("program, compared", [
+    ('df[df["power"] >= "5"].shape[0]', 'df[df["power"] >= 5].shape[0]'),  # as text, "10 kw" < "5"
+    ('(df["power"] > 4).sum()', '(df["power"] > 4).sum()'),  # a number: text cannot be ordered against it
+    ('df.loc[df["power"] < "10 kw", "call sign"]', 'df.loc[df["power"] < 10, "call sign"]'),
+    ('df[("3" < df["power"]) & (df["power"] != "50\xa0kw")]', 'df[(3 < df["power"]) & (df["power"] != 50)]'),
+])
+def test_a_column_of_amounts_ordered_against_a_number_is_read_as_numbers(program, compared):
+    linked, notes = read_as_numbers(program, {"df": STATIONS})
+    assert linked == ("df['power'] = df['power'].map({'2.5\\xa0kw': 2.5, '5\\xa0kw': 5, '10\\xa0kw': 10, "
+                      "'50\\xa0kw': 50})\n" + compared)
+    assert len(notes) == 1
+
+
+@pytest.mark.parametrize("program", [
+    'df[df["power"] == "5\xa0kw"].shape[0]',  # compared for equality only: the cells' text is right
+    'df[df["power"] > df["power"].iloc[0]]',  # ordered against the column itself (the value order's job)
+    'df[df["call sign"] > "K"]',  # not amounts
+])
+def test_comparisons_that_need_no_numbers_are_left_alone(program):
+    assert read_as_numbers(program, {"df": STATIONS}) is None
+
+
+def test_the_pipeline_counts_by_the_numbers():
+    program = 'df[df["power"] >= "5"].shape[0]'
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: [program]), task="wikitq", n=1, mode="python",
+                    progress=False, repair_attempts=0).ask(STATIONS, "how many stations have at least 5 kw?")
+    assert answer.value == 3  # as text: "5 kw" and "50 kw" (and an ordered categorical failed against "5")
