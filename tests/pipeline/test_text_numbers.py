@@ -121,3 +121,14 @@ def test_the_pipeline_counts_by_the_numbers():
     answer = Binder(lm=ScriptedLM(lambda request, purpose: [program]), task="wikitq", n=1, mode="python",
                     progress=False, repair_attempts=0).ask(STATIONS, "how many stations have at least 5 kw?")
     assert answer.value == 3  # as text: "5 kw" and "50 kw" (and an ordered categorical failed against "5")
+
+
+def test_cells_that_write_no_number_count_as_empty():
+    years = pd.Series(["2008", "?", "2003", "—", "1955", "n/a", ""])
+    assert cell_numbers(years) == {"2008": 2008, "2003": 2003, "1955": 1955}
+    assert cell_numbers(pd.Series(["?", "—"])) is None  # no number at all
+    assert cell_numbers(pd.Series(["2008", "?", "about 1990"])) is None  # a cell that writes more than a number
+    tramways = pd.DataFrame({"name": list("abcdefgh"), "year": ["2008", "?", "2003", "1955", "1958", "2004", "1966", "1979"]})
+    answer = Binder(lm=ScriptedLM(lambda request, purpose: ['(df["year"] > 1970).sum()']), task="wikitq", n=1,
+                    mode="python", progress=False, repair_attempts=0).ask(tramways, "how many opened after 1970?")
+    assert answer.value == 4  # "?" is no year: not counted, and no TypeError (text against 1970)
