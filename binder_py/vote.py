@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -350,6 +351,7 @@ class AnswerShape:
     echo_question: str | None = None
     excluded: str | None = None
     first_line: bool = False
+    magnitude: bool = False
 
     def fits(self, candidate: VoteCandidate) -> bool:
         """Whether the candidate's answer has this shape (an ``f_col`` column itself never has)."""
@@ -389,8 +391,12 @@ class AnswerShape:
     def read(self, value: Any) -> Any:
         """The answer as it votes. With ``first_line`` (the task's answers take the first line of a cell,
         :attr:`binder_py.tasks.profile.TaskProfile.first_line_of_cells`), a text of several lines, alone or
-        in a list, is its first line that is not blank; any other answer as it is."""
-        return _first_lines(value) if self.first_line else value
+        in a list, is its first line that is not blank. With ``magnitude`` (the question asks by how much
+        two things differ, :func:`binder_py.normalize.asks_for_a_magnitude`), a negative number, alone or
+        as the one item of a list, is its absolute value (``12 - 1`` and ``1 - 12`` answer the same). Any
+        other answer as it is."""
+        value = _first_lines(value) if self.first_line else value
+        return _magnitude(value) if self.magnitude else value
 
     def why_set_aside(self) -> str:
         """Why candidates of another shape did not vote, for the answer's warning."""
@@ -426,6 +432,16 @@ class AnswerShape:
 def _first_line(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[0].strip() if len(lines) > 1 else text
+
+
+def _magnitude(value: Any) -> Any:
+    """A negative number's absolute value (alone, or the one item of a list or tuple); anything else as it is."""
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        item = _magnitude(value[0])
+        return value if item is value[0] else type(value)([item])
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value < 0:
+        return abs(value)
+    return value
 
 
 def _first_lines(value: Any) -> Any:

@@ -176,9 +176,10 @@ class TaskProfile:
         it names ("which year had more venues, 2007 or 2012?"), or for a name ("which …", "who …":
         not a bare yes/no, nor numbers when it asks for no quantity, nor several values when it asks for one); one that asks for something it does not name ("which …", "what …")
         is not answered by one value it names, nor any question by what it sets aside ("other than
-        …")."""
-        from binder_py.normalize import (asks_beyond_itself, asks_for_a_name, asks_for_one, asks_what_not_whether,
-                                         excluded_phrase, is_choice_question, is_count_question, is_name_question)
+        …"); one that asks by how much two things differ reads a negative number as its absolute value."""
+        from binder_py.normalize import (asks_beyond_itself, asks_for_a_magnitude, asks_for_a_name, asks_for_one,
+                                         asks_what_not_whether, excluded_phrase, is_choice_question,
+                                         is_count_question, is_name_question)
 
         if self.statements:
             return AnswerShape(expects_verdict=True)
@@ -190,7 +191,8 @@ class TaskProfile:
                            expects_one=asks_for_one(question),
                            echo_question=question if asks_beyond_itself(question) else None,
                            excluded=excluded_phrase(question),
-                           first_line=self.first_line_of_cells)
+                           first_line=self.first_line_of_cells,
+                           magnitude=asks_for_a_magnitude(question))
 
     def final_value(self, value: Any, key: str) -> Any:
         """The answer as the task reports it: a statement's verdict is True/False."""
