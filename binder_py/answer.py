@@ -45,14 +45,16 @@ LinkEntry = tuple[str, bool, int | None, bool, bool]
 def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None,
                links: Sequence[str] = ()) -> LinkEntry:
     """One candidate's entry for :func:`superseded_by_links`: ``(origin, answered, repaired_from,
-    selected_nothing, reorders)``, ``answered`` meaning it ran and gave a non-empty answer, ``reorders``
-    that it is a linked version that orders a column of numbers or dates held as text by value, or reads
-    a column of amounts held as text as numbers."""
-    from binder_py.normalize import key_text, normalize_answer
+    gives_way, reorders)``, ``answered`` meaning it ran and gave a non-empty answer, ``gives_way`` that
+    it answered nothing, the number 0 or anything but a bare yes/no (a verdict), ``reorders`` that it is
+    a linked version that orders a column of numbers or dates held as text by value, or reads a column
+    of amounts held as text as numbers."""
+    from binder_py.normalize import is_yes_no_answer, key_text, normalize_answer
 
     key = key_text(normalize_answer(value).key) if ok else None
     reorders = origin == "link" and any(REORDER_NOTE in str(note) or VALUE_NOTE in str(note) for note in links)
-    return origin, key not in (None, ""), repaired_from, key in (None, "", "0"), reorders
+    gives_way = key in (None, "", "0") or not is_yes_no_answer(value)
+    return origin, key not in (None, ""), repaired_from, gives_way, reorders
 
 
 def link_entries(candidates: Sequence[Candidate]) -> list[LinkEntry]:
@@ -62,14 +64,16 @@ def link_entries(candidates: Sequence[Candidate]) -> list[LinkEntry]:
 
 def superseded_by_links(candidates: Sequence[LinkEntry]) -> set[int]:
     """The positions of the candidates that do not vote because of a linked version (origin ``link``),
-    given each candidate's :func:`link_entry`: ``selected_nothing`` is what a filter on a value no row
-    holds gives (a failure, no answer, or the number 0: a count or a sum over no rows). A source that
-    selected nothing and whose linked version answered gives way (the linked version votes in its
-    place, with its count), and so does one whose linked version ``reorders`` and answered (text order
-    is no order of the values the cells write: ``$14.90`` before ``$8.00``; text adds no numbers); every other linked version is
-    left out (its source keeps its vote: a program that answered something, such as ``False`` for "is X
-    in the table?", may be right as written). So one sampled program never votes twice. The live vote,
-    repair, rescope, the counts and ``binder-py report``'s re-vote all ask this."""
+    given each candidate's :func:`link_entry`. A source whose linked version answered gives way (the
+    linked version votes in its place, with its count) unless the source answered a bare yes/no: what a
+    filter on a value no row holds gives — a failure, no answer, the number 0 (a count or a sum over no
+    rows), or an answer computed from no rows (``12 - 0`` for "how many more medals must qatar win to
+    reach 12?" when ``"Qatar"`` is ``qatar (qat)`` in the table) — is not the answer the program meant.
+    A source's ``False`` for "is X in the table?" may be right as written, and keeps its vote, unless its
+    linked version ``reorders`` (text order is no order of the values the cells write: ``$14.90`` before
+    ``$8.00``; text adds no numbers). Every linked version that does not replace its source is left out.
+    So one sampled program never votes twice. The live vote, repair, rescope, the counts and
+    ``binder-py report``'s re-vote all ask this."""
     out: set[int] = set()
     for position, (origin, answered, source, _, reorders) in enumerate(candidates):
         if origin != "link":

@@ -92,7 +92,11 @@ def test_a_reordered_link_supersedes_its_source_only_when_it_answers():
     failed = [link_entry("sample", True, "stapler", None), link_entry("link", False, None, 0, reorder)]
     assert superseded_by_links(failed) == {1}
     literal = [link_entry("sample", True, "stapler", None), link_entry("link", True, "coffee", 0, ["'a': 'x' → 'y'"])]
-    assert superseded_by_links(literal) == {1}  # a literal link gives way to a source that answered
+    assert superseded_by_links(literal) == {0}  # a literal link replaces a source that answered from no rows
+    verdict = [link_entry("sample", True, False, None), link_entry("link", True, True, 0, ["'a': 'x' → 'y'"])]
+    assert superseded_by_links(verdict) == {1}  # ... but not one whose bare yes/no may be right as written
+    verdict_reordered = [link_entry("sample", True, False, None), link_entry("link", True, True, 0, reorder)]
+    assert superseded_by_links(verdict_reordered) == {0}
 
 
 def test_two_programs_that_order_by_value_are_both_linked():
