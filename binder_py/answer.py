@@ -38,11 +38,6 @@ REORDER_NOTE = "ordered by the values its cells write"
 #: how a linked version that reads a column of amounts held as text as numbers says so
 #: (:func:`binder_py.pipeline.text_numbers.read_as_numbers`)
 VALUE_NOTE = "read as the numbers its cells write"
-#: how a linked version that added the columns a neural call's question names to its context says so
-#: (:func:`binder_py.pipeline.named_columns.with_named_columns`)
-WIDENED_NOTE = "added to the context of"
-#: the notes of linked versions that replace their source whenever they answer
-_REPLACING_NOTES = (REORDER_NOTE, VALUE_NOTE, WIDENED_NOTE)
 
 LinkEntry = tuple[str, bool, int | None, bool, bool]
 
@@ -52,12 +47,12 @@ def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None,
     """One candidate's entry for :func:`superseded_by_links`: ``(origin, answered, repaired_from,
     gives_way, reorders)``, ``answered`` meaning it ran and gave a non-empty answer, ``gives_way`` that
     it answered nothing, the number 0 or anything but a bare yes/no (a verdict), ``reorders`` that it is
-    a linked version that orders a column of numbers or dates held as text by value, reads a column
-    of amounts held as text as numbers, or shows a neural call the columns its question names."""
+    a linked version that orders a column of numbers or dates held as text by value, or reads a column
+    of amounts held as text as numbers."""
     from binder_py.normalize import is_yes_no_answer, key_text, normalize_answer
 
     key = key_text(normalize_answer(value).key) if ok else None
-    reorders = origin == "link" and any(kind in str(note) for note in links for kind in _REPLACING_NOTES)
+    reorders = origin == "link" and any(REORDER_NOTE in str(note) or VALUE_NOTE in str(note) for note in links)
     gives_way = key in (None, "", "0") or not is_yes_no_answer(value)
     return origin, key not in (None, ""), repaired_from, gives_way, reorders
 
@@ -216,7 +211,7 @@ class ProgramCounts:
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
                              (self.links, " + {} with a compared value linked to a cell, comparisons regrouped, "
-                                          "a column ordered or read by value, or a neural call rewritten"),
+                                          "a column ordered or read by value, or a row filter asked of every row"),
                              (self.choices, " + {} asking the model to choose among the question's options"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):

@@ -12,9 +12,7 @@ again with that column read as its numbers (:func:`binder_py.pipeline.text_numbe
 and a program that filters a table's rows with a one-value neural call over its columns
 (``df[f_val("Is the surface hard?", "Surface")]``, which looks up a column named True) is run again
 with that call asked of every row, as ``f_col`` (:mod:`binder_py.pipeline.row_filters`; not in
-python mode); and a neural call whose question names a column its context leaves out
-(``f_val("Which model had the highest starting price?", df[...][["Model"]])``) is run again with that
-column in its context (:mod:`binder_py.pipeline.named_columns`; not in python mode).
+python mode).
 
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place unless the
@@ -32,7 +30,6 @@ from typing import Any
 
 from binder_py.answer import Candidate
 from binder_py.pipeline.literal_links import link_literals
-from binder_py.pipeline.named_columns import with_named_columns
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.precedence import regroup_comparisons
 from binder_py.pipeline.row_filters import as_row_filters
@@ -74,12 +71,6 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
         if found is not None:
             program, links = found
             notes += tuple(link.describe() for link in links)
-        # (the proposer of discriminate mode chooses each call's context among the columns by the model's scores)
-        widened = (with_named_columns(program, tables)
-                   if state.neural_allowed and candidate.origin != "propose" else None)
-        if widened is not None:
-            program, widened_notes = widened
-            notes += widened_notes
         as_numbers = read_as_numbers(program, tables, readings)
         if as_numbers is not None:
             program, number_notes = as_numbers
@@ -101,9 +92,9 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     if not to_run and not waiting:
         return state
     state.services.say(f"{len(to_run) + len(waiting)} program(s) filtered rows with a one-value neural call, "
-                       "asked a neural call about a column it did not show, compared a value no cell holds, joined "
-                       "comparisons with & or | unparenthesized, or ordered numbers or dates held as text; running "
-                       "them rewritten (docs/LANGUAGE.md, Value linking)")
+                       "compared a value no cell holds, joined comparisons with & or | unparenthesized, or ordered "
+                       "numbers or dates held as text; running them with the call asked of every row, linked to the "
+                       "cells they mean, regrouped, and ordered by value")
     linked: list[Candidate] = []
     if to_run:
         state = plan_candidates(state, list(to_run.values()))

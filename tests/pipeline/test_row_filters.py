@@ -66,7 +66,7 @@ def test_the_rewritten_program_votes_in_its_sources_place() -> None:
     assert len(linked) == 1 and linked[0].count == 2 and linked[0].voted
     assert "asked of every row, as f_col" in linked[0].links[0]
     assert not answer.candidates[0].ok  # as written: KeyError, and it stays on record
-    assert "or a neural call rewritten" in answer.explain()
+    assert "row filter asked of every row" in answer.explain()
     off = Binder(lm=ScriptedLM(lambda request, purpose: [program, program, "1"]), neural=neural, task="wikitq", n=3,
                  repair_attempts=0, link_literals=False).ask(MATCHES, "what is the number of times a hard surface was used?")
     assert off.value == 1 and not any(c.origin == "link" for c in off.candidates)
