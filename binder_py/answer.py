@@ -418,7 +418,8 @@ class Answer:
                              if c.answered else "  -> an empty result")
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
-                         f"Winning program (candidate {winner.repaired_from}'s, run again as the link stage rewrote it: "
+                         f"Winning program (candidate {winner.repaired_from}'s, run again as the link stage "
+                         f"rewrote it: "
                          f"{'; '.join(winner.links)}):")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:

@@ -17,9 +17,10 @@ python mode).
 The linked program is a new candidate (origin ``link``, ``repaired_from`` its source, the
 source's count and sample positions): when it answers, it votes in its source's place unless the
 source answered a bare yes/no (:func:`binder_py.answer.superseded_by_links`), since a filter on a value
-no row holds selects nothing, a count over it answers 0 and what is computed from it is no answer. Before repair, so that a program fixed here is not sent
-back to the model; repair links the programs it adds the same way (:func:`link_from`), since a
-repaired program may compare a value no cell holds too. No model call is spent on finding the link;
+no row holds selects nothing, a count over it answers 0 and what is computed from it is no answer.
+Before repair, so that a program fixed here is not sent back to the model; repair links the programs
+it adds the same way (:func:`link_from`), since a repaired program may compare a value no cell holds
+too. No model call is spent on finding the link;
 the linked program's neural calls (if any) are planned and run like the samples'.
 """
 
