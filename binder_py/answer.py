@@ -49,11 +49,12 @@ def link_entry(origin: str, ok: bool, value: Any, repaired_from: int | None,
     it answered nothing, the number 0 or anything but a bare yes/no (a verdict), ``reorders`` that it is
     a linked version that orders a column of numbers or dates held as text by value, or reads a column
     of amounts held as text as numbers."""
-    from binder_py.normalize import is_yes_no_answer, key_text, normalize_answer
+    from binder_py.normalize import is_yes_no_key, key_text, normalize_answer
 
-    key = key_text(normalize_answer(value).key) if ok else None
+    normalized = normalize_answer(value).key if ok else None
+    key = key_text(normalized) if ok else None
     reorders = origin == "link" and any(REORDER_NOTE in str(note) or VALUE_NOTE in str(note) for note in links)
-    gives_way = key in (None, "", "0") or not is_yes_no_answer(value)
+    gives_way = key in (None, "", "0") or not is_yes_no_key(normalized)
     return origin, key not in (None, ""), repaired_from, gives_way, reorders
 
 

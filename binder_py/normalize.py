@@ -548,6 +548,11 @@ def is_yes_no_answer(value: Any) -> bool:
         key = normalize_answer(value).key
     except Exception:  # noqa: BLE001 - an answer no rule understands is not a yes/no
         return False
+    return is_yes_no_key(key)
+
+
+def is_yes_no_key(key: Any) -> bool:
+    """:func:`is_yes_no_answer` of an answer already normalised: its ``normalize_answer(value).key``."""
     return bool(key) and all(item in _YES_NO_KEYS for item in key)
 
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Collection
 
 from binder_py.language.program import call_argument, call_question, parent_map
+from binder_py.pipeline.literal_hints import literal_texts
 from binder_py.pipeline.precedence import SourceSpans
 
 __all__ = ["as_row_filters"]
@@ -93,11 +94,9 @@ def _filtered_table(call: ast.Call, parents: dict[int, ast.AST], table_names: Co
 
 
 def _column_names(node: ast.AST) -> bool:
-    """A column name or a non-empty list (or tuple) of them, as literals."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, str)
-    return (isinstance(node, (ast.List, ast.Tuple)) and bool(node.elts)
-            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts))
+    """A column name or a non-empty list (or tuple) of them, as literals (and nothing else in the list)."""
+    names = literal_texts(node)
+    return bool(names) and (isinstance(node, ast.Constant) or len(names) == len(node.elts))  # type: ignore[attr-defined]
 
 
 def _columns_of(context: ast.AST, table: str) -> bool:
