@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import Literal
 
 from binder_py.language.program import NEURAL_FORMS, call_question, parent_map
 from binder_py.normalize import yes_no_word
 
-__all__ = ["Polarity", "negated_terms", "negated_words", "negation_polarity"]
+__all__ = ["Polarity", "call_readings", "negated_terms", "negated_words", "negation_polarity"]
 
 Polarity = Literal["drops", "keeps"]
 
@@ -119,8 +120,18 @@ def negation_polarity(program: str, question: str, terms: frozenset[str] | None 
         tree = ast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    readings = {polarity for _, _, polarity in call_readings(tree, terms)}
+    # a program that negates the word in one call and asks about it plainly in another ("did not win the
+    # cup but won 10 games") kept the negation where it meant it
+    return "keeps" if "keeps" in readings else "drops" if readings else None
+
+
+def call_readings(tree: ast.AST, terms: frozenset[str]) -> Iterator[tuple[ast.Call, ast.AST, Polarity]]:
+    """Each neural call of a parsed program that asks about one of ``terms`` (stems of the words the
+    question negates) and is judged (module docstring), with the node where its answer's use ends (the
+    call itself for an ``f_val``; for an ``f_col``, the mask after the ``~``/``== "no"`` climb) and
+    whether it keeps or drops the negation."""
     parents: dict[int, ast.AST] | None = None
-    readings: set[Polarity] = set()
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NEURAL_FORMS):
             continue
@@ -129,30 +140,28 @@ def negation_polarity(program: str, question: str, terms: frozenset[str] | None 
         if not terms & {_stem(w) for w in words}:
             continue  # the call asks about something else
         parents = parent_map(tree) if parents is None else parents
+        end: ast.AST = node
         if node.func.id == "f_val":
             negations = 0  # one answer, not rows kept: its question alone says what it asks
         else:
             used = _mask_use(node, parents)
             if used is None:
                 continue  # not a row mask this reading follows (assigned, aggregated, len(...)): not judged
-            negations = used  # a row mask: its answers are yes/no
+            negations, end = used  # a row mask: its answers are yes/no
         odd = (sum(_is_cue(w, _CALL_CUES) for w in words) + negations) % 2 == 1
-        readings.add("keeps" if odd else "drops")
-    # a program that negates the word in one call and asks about it plainly in another ("did not win the
-    # cup but won 10 games") kept the negation where it meant it
-    return "keeps" if "keeps" in readings else "drops" if readings else None
+        yield node, end, ("keeps" if odd else "drops")
 
 
-def _mask_use(call: ast.Call, parents: dict[int, ast.AST]) -> int | None:
+def _mask_use(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int, ast.AST] | None:
     """When the call's answer selects rows (the climb below ends in ``T[...]``, ``.loc[...]``, or ``&``/``|``
-    of such a mask): how many times the program negates it on the way. None when the answer goes
+    of such a mask): how many times the program negates it on the way, and the node the climb ended at. None when the answer goes
     anywhere else (a name, an aggregate, ``len``, a call): a negation there (``m = ...; df[~m]``,
     ``(... == "yes").sum() == 0``) is not read, so the call is not judged."""
     count, end = _negations_around(call, parents)
     parent = parents.get(id(end))
     masked = ((isinstance(parent, ast.Subscript) and parent.slice is end)
               or (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.BitAnd, ast.BitOr))))
-    return count if masked else None
+    return (count, end) if masked else None
 
 
 def _negations_around(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int, ast.AST]:

@@ -30,7 +30,10 @@ from dataclasses import replace
 from typing import Any
 
 from binder_py.answer import Candidate
+from binder_py.language.negation import negated_terms, negated_words, negation_polarity
+from binder_py.normalize import normalize_answer
 from binder_py.pipeline.literal_links import link_literals
+from binder_py.pipeline.negation_links import restore_negation
 from binder_py.pipeline.plan import plan_candidates
 from binder_py.pipeline.precedence import regroup_comparisons
 from binder_py.pipeline.row_filters import as_row_filters
@@ -45,6 +48,22 @@ def link(state: QuestionState) -> QuestionState:
     return link_from(state, 0)
 
 
+def _restorable_negation(state: QuestionState) -> frozenset[str]:
+    """The stems of the words the question negates, when no candidate that keeps that negation answered
+    (as written, or with its comparisons regrouped); empty otherwise (:mod:`binder_py.pipeline.negation_links`)."""
+    terms = negated_terms(state.question)
+    if not terms:
+        return terms
+    for candidate in state.candidates:
+        if not candidate.ok or normalize_answer(candidate.value).is_empty:
+            continue
+        regrouped = regroup_comparisons(candidate.program)
+        programs = (candidate.program,) if regrouped is None else (candidate.program, regrouped[0])
+        if any(negation_polarity(program, state.question, terms) == "keeps" for program in programs):
+            return frozenset()
+    return terms
+
+
 def link_from(state: QuestionState, start: int) -> QuestionState:
     """Link the candidates from position ``start`` on (the stage: all of them; repair: the ones it added)."""
     if not state.settings.link_literals:
@@ -56,6 +75,8 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
     orders: dict[tuple[str, str], list[str] | None] = {}  # each ordered column's value order, read once too
     readings: dict[tuple[str, str], Any] = {}  # each column of amounts' numbers, read once too
+    negated = _restorable_negation(state) if state.neural_allowed else frozenset()
+    negated_text = ", ".join(negated_words(state.question)) if negated else ""
     for index, candidate in enumerate(state.candidates):
         if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
@@ -65,6 +86,10 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
         if regrouped is not None:
             program, regroup_notes = regrouped
             notes += regroup_notes
+        restored = restore_negation(program, negated, negated_text)
+        if restored is not None:
+            program, negation_notes = restored
+            notes += negation_notes
         try:
             found = link_literals(program, tables, columns)
         except (ValueError, OverflowError, RecursionError, MemoryError):
@@ -92,10 +117,9 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
             to_run[identity] = sibling
     if not to_run and not waiting:
         return state
-    state.services.say(f"{len(to_run) + len(waiting)} program(s) filtered rows with a one-value neural call, "
-                       "compared a value no cell holds, joined comparisons with & or | unparenthesized, or ordered "
-                       "numbers or dates held as text; running them with the call asked of every row, linked to the "
-                       "cells they mean, regrouped, and ordered by value")
+    state.services.say(f"running {len(to_run) + len(waiting)} program(s) again as the link stage rewrote them: a "
+                       "one-value call asked of every row, values linked to the cells they mean, comparisons "
+                       "regrouped, a dropped negation restored, text read as its numbers or ordered by value")
     linked: list[Candidate] = []
     if to_run:
         state = plan_candidates(state, list(to_run.values()))

@@ -164,9 +164,11 @@ def test_the_pipeline_and_the_report_set_aside_a_program_that_drops_the_negation
     assert record_vote(record, 3, {"task": "analyst", "mode": "binder"}).value == "pure cotton oxford shirt"
 
 
-def test_every_program_dropping_the_negation_still_answers() -> None:
+def test_every_program_dropping_the_negation_still_answers_without_the_link_stage() -> None:
+    """With no program that keeps the negation, nothing is set aside; the link stage would run the
+    program negated (tests/pipeline/test_negation_links.py), so it is off here."""
     lm = ScriptedLM(lambda request, purpose: [DROPPING])
-    answer = Binder(lm=lm, neural=_chemicals, task="analyst", n=1).ask(SHIRTS, SHIRTS_QUESTION)
+    answer = Binder(lm=lm, neural=_chemicals, task="analyst", n=1, link_literals=False).ask(SHIRTS, SHIRTS_QUESTION)
     assert answer.value == "acrylic knit shirt"
     assert not any("without negating it" in w for w in answer.warnings)
 

@@ -1,0 +1,135 @@
+"""The link stage negates a row filter that drops the question's negation when no program kept it
+(binder_py/pipeline/negation_links.py), and the vote sets aside a program whose f_col answered one
+yes/no for every row (binder_py.language.trace.told_nothing, binder_py.vote.informative_fit)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from binder_py import Binder
+from binder_py.language.negation import negated_terms
+from binder_py.language.trace import told_nothing
+from binder_py.lm import ScriptedLM
+from binder_py.pipeline.negation_links import restore_negation
+from binder_py.vote import VoteCandidate as C, informative_fit, polarity_fit, vote, vote_prefix
+
+QUESTION = "which is the best-selling shirt made in North America and with no chemicals?"
+TERMS = negated_terms(QUESTION)
+SHIRTS = pd.DataFrame({"shirt": ["organic cotton tee", "acrylic knit shirt", "pure cotton oxford shirt",
+                                 "polyester performance tee"],
+                       "made in": ["Mexico", "United States", "United States", "China"],
+                       "sales": [1200, 2900, 2100, 3400]})
+TAIL = '\ndf.sort_values("sales", ascending=False)["shirt"].iloc[0]'
+DROPPING = 'df = df[f_col("Is it in North America?", ["made in"]) & f_col("Does it contain chemicals?", ["shirt"])]' + TAIL
+KEEPING = 'df = df[f_col("Is it in North America?", ["made in"]) & ~f_col("Does it contain chemicals?", ["shirt"])]' + TAIL
+WRONG_COLUMN = ('df = df[f_col("Is it in North America?", ["made in"]) & f_col("Does it contain chemicals?", '
+                '["made in"])]' + TAIL)
+
+
+@pytest.mark.parametrize("program, expected", [
+    ('df[f_col("Does it contain chemicals?", ["shirt"])]', 'df[~(f_col("Does it contain chemicals?", ["shirt"]))]'),
+    ('df[m & f_col("Chemicals?", "shirt")]', 'df[m & ~(f_col("Chemicals?", "shirt"))]'),
+    # the mask is negated where its use ends: after a comparison with yes
+    ('df[f_col("Does it contain chemicals?", ["shirt"]) == "yes"]',
+     'df[~(f_col("Does it contain chemicals?", ["shirt"]) == "yes")]'),
+    # two masks that drop it, both negated
+    ('df[f_col("Chemicals?", ["a"]) | f_col("Any chemicals?", ["b"])]',
+     'df[~(f_col("Chemicals?", ["a"])) | ~(f_col("Any chemicals?", ["b"]))]'),
+    ('df[qa_map(df, "Does it contain chemicals?", ["shirt"])]', 'df[~(qa_map(df, "Does it contain chemicals?", ["shirt"]))]'),
+])
+def test_a_dropping_mask_is_negated(program, expected) -> None:
+    restored = restore_negation(program, TERMS, "chemicals")
+    assert restored is not None
+    text, notes = restored
+    assert text == expected
+    assert len(notes) == expected.count("~(") and all("excludes chemicals" in n for n in notes)
+
+
+@pytest.mark.parametrize("program", [
+    'df[~f_col("Does it contain chemicals?", ["shirt"])]',  # keeps it
+    'df[f_col("Does it contain no chemicals?", ["shirt"])]',  # keeps it in its own words
+    'f_val("Which shirt has chemicals?", df)',  # one value: negated it is no question
+    'df[f_col("Is it in North America?", ["made in"])]',  # asks about something else
+    'n = f_col("Does it contain chemicals?", ["shirt"]).sum()',  # not a row mask
+    'df[f_col("Does it contain chemicals?", ["shirt"]',  # does not parse
+])
+def test_what_is_left_alone(program) -> None:
+    assert restore_negation(program, TERMS, "chemicals") is None
+
+
+def test_a_question_that_negates_nothing_restores_nothing() -> None:
+    assert restore_negation('df[f_col("Does it contain chemicals?", ["shirt"])]', frozenset(), "") is None
+
+
+def _chemicals(request):
+    if request.kind != "col":
+        return None
+    if request.question.startswith("Is it in North America"):
+        return {key: "yes" if "united states" in str(key).lower() else "no" for key in request.keys}
+    return {key: "yes" if "acrylic" in str(key) or "polyester" in str(key) else "no" for key in request.keys}
+
+
+def _ask(programs, **options):
+    lm = ScriptedLM(lambda request, purpose: list(programs))
+    return Binder(lm=lm, neural=_chemicals, task="analyst", n=len(programs), **options).ask(SHIRTS, QUESTION)
+
+
+def test_the_link_stage_negates_a_program_when_every_program_drops_the_negation() -> None:
+    answer = _ask([DROPPING])
+    assert answer.value == "pure cotton oxford shirt"
+    linked = [c for c in answer.candidates if c.origin == "link"]
+    assert len(linked) == 1 and linked[0].voted
+    assert '~(f_col("Does it contain chemicals?", ["shirt"]))' in linked[0].program
+    assert any("negated as" in note for note in linked[0].links)
+    assert "negated as" in answer.explain()
+    source = next(c for c in answer.candidates if c.program == DROPPING)
+    assert not source.voted  # the negated version votes in its place
+
+
+def test_nothing_is_negated_when_a_program_kept_the_negation() -> None:
+    answer = _ask([DROPPING, KEEPING])
+    assert not any(c.origin == "link" for c in answer.candidates)
+    assert answer.value == "pure cotton oxford shirt"  # the dropping program is set aside (vote rule 0)
+
+
+def test_without_the_link_stage_the_dropping_program_answers() -> None:
+    assert _ask([DROPPING], link_literals=False).value == "acrylic knit shirt"
+
+
+def test_a_negated_call_that_said_no_to_every_row_is_set_aside() -> None:
+    """Asked of the countries, "Does it contain chemicals?" is no for all: negated, it keeps every North
+    American shirt and tells nothing; the program that asked it of the shirts answers."""
+    answer = _ask([WRONG_COLUMN, WRONG_COLUMN, DROPPING])
+    assert answer.value == "pure cotton oxford shirt"
+    assert any("answered the same yes/no for every row" in w for w in answer.warnings), answer.warnings
+    wrong = [c for c in answer.candidates if c.origin == "link" and '["made in"]))' in c.program]
+    assert wrong and not any(c.voted for c in wrong) and wrong[0].value == "acrylic knit shirt"
+
+
+@pytest.mark.parametrize("calls, expected", [
+    ([("col", {"a": "no", "b": "no", "c": "no"})], True),
+    ([("col", {"a": "yes", "b": True})], True),  # the forms of yes alike
+    ([("col", {"a": "yes", "b": "no"})], False),
+    ([("col", {"a": "no"})], False),  # one row tells nothing either way
+    ([("col", {"a": "3", "b": "3"})], False),  # not yes/no
+    ([("val", {"a": "no", "b": "no"})], False),  # one value
+    ([("col", {"a": "yes", "b": "no"}), ("col", {"a": "no", "b": "no"})], True),
+    ([], False),
+])
+def test_told_nothing(calls, expected) -> None:
+    assert told_nothing(calls) is expected
+
+
+def test_informative_fit() -> None:
+    told = C(value="acrylic knit shirt", order=0, count=2, uninformative=True)
+    informed = C(value="pure cotton oxford shirt", order=1)
+    assert vote(informative_fit([told, informed])).value == "pure cotton oxford shirt"
+    # kept when no other program answered
+    assert informative_fit([told, C(value=None, order=1)]) == [told, C(value=None, order=1)]
+    assert informative_fit([told, C(value="x", order=1, ok=False)]) == [told, C(value="x", order=1, ok=False)]
+    # vote_prefix applies it, and before the negation rule: an uninformative program is no witness
+    assert vote_prefix([told, informed], 2).value == "pure cotton oxford shirt"
+    keeps_but_told = C(value="acrylic knit shirt", order=0, negation="keeps", uninformative=True)
+    drops = C(value="pure cotton oxford shirt", order=1, negation="drops")
+    assert vote(polarity_fit(informative_fit([keeps_but_told, drops]))).value == "pure cotton oxford shirt"
