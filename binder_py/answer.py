@@ -212,7 +212,8 @@ class ProgramCounts:
         for count, words in ((self.repairs, " + {} written by repair"),
                              (self.rescopes, " + {} asking an f_col question once"),
                              (self.links, " + {} with a compared value linked to a cell, comparisons regrouped, "
-                                          "a column ordered or read by value, or a row filter asked of every row"),
+                                          "a column ordered or read by value, a row filter asked of every row, "
+                                          "or a dropped negation restored"),
                              (self.choices, " + {} asking the model to choose among the question's options"),
                              (self.failed, "; {} failed"), (self.replaced, "; {} replaced by their linked version"),
                              (self.empty, "; {} answered nothing"), (self.set_aside, "; {} set aside")):

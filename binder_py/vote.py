@@ -23,12 +23,7 @@ Rules
    writes "FRG"), and WikiTQ dev answers 0 to 8 of its 650 count questions.
    Before that, in a task whose answers take the first line of a cell (WikiTQ), an answer from a cell
    of several lines is read as its first line (:meth:`AnswerShape.read`, applied by the callers).
-   Then, among the programs the shape kept, :func:`informative_fit` sets aside a program one of whose
-   ``f_col`` calls answered the same yes/no for every row it asked about ("Does it contain
-   chemicals?" of a column of countries: no to all), when a program without such a call ran with a
-   non-empty answer: a filter that keeps every row or none told the program nothing the question
-   asked about (the seeded runs of the twenty-seventh session: 17 of 19 such answers wrong).
-   Then :func:`polarity_fit` sets aside a program that drops
+   Then, among the programs the shape kept, :func:`polarity_fit` sets aside a program that drops
    the question's negation (``negation="drops"``: "with no chemicals" asked as "Does it contain
    chemicals?", the yes rows kept) when a program whose neural calls keep it ran with a non-empty
    answer.
@@ -100,7 +95,6 @@ __all__ = [
     "VoteCandidate",
     "VoteShare",
     "VoteResult",
-    "informative_fit",
     "polarity_fit",
     "shape_fit",
     "vote",
@@ -147,8 +141,6 @@ class VoteCandidate:
             and negates it, else ``"drops"`` when one asks about it without negating it, None when the
             program asks the model nothing about it that this reading follows
             (:func:`binder_py.language.negation.negation_polarity`); see rule 0.
-        uninformative: an ``f_col`` of the program answered one yes/no for all of its rows (at least two),
-            so it kept every row or none (:func:`binder_py.language.trace.told_nothing`); see rule 0.
     """
 
     value: Any
@@ -160,7 +152,6 @@ class VoteCandidate:
     sample_orders: tuple[int, ...] = ()
     per_row: bool = False
     negation: str | None = None
-    uninformative: bool = False
 
 
 @dataclass(frozen=True)
@@ -465,16 +456,6 @@ def _first_lines(value: Any) -> Any:
     return value
 
 
-def informative_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
-    """The candidates that keep their vote given what their neural calls told them (rule 0): all but
-    the ``uninformative`` ones (an ``f_col`` that answered one yes/no for all its rows). Only when a
-    candidate that is not uninformative ran with a non-empty answer; otherwise every candidate is kept.
-    Failed candidates are kept. Order is preserved."""
-    if not any(c.ok and not c.uninformative and not normalize_answer(c.value).is_empty for c in candidates):
-        return list(candidates)
-    return [c for c in candidates if not c.ok or not c.uninformative]
-
-
 def polarity_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
     """The candidates that keep their vote given the question's negation (rule 0): all but those
     that drop it (``negation="drops"``: "with no chemicals" asked as "Does it contain chemicals?",
@@ -621,8 +602,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerSha
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
     Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
-    applies :func:`shape_fit`, :func:`informative_fit` and :func:`polarity_fit` to them (rule 0, with
-    the question's ``shape``)
+    applies :func:`shape_fit` and :func:`polarity_fit` to them (rule 0, with the question's ``shape``)
     and calls :func:`vote`
     with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
@@ -630,7 +610,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerSha
     the no-voters result.
     """
     kept = sample_prefix(candidates, k)
-    return vote(polarity_fit(informative_fit(shape_fit(kept, shape))), **kwargs)
+    return vote(polarity_fit(shape_fit(kept, shape)), **kwargs)
 
 
 def sample_prefix(candidates: Sequence[VoteCandidate], k: int) -> list[VoteCandidate]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -10,7 +10,6 @@ from typing import Any
 from binder_py.jsonable import to_jsonable
 from binder_py.language.program import CallSite
 from binder_py.lm.types import Usage
-from binder_py.normalize import yes_no_word
 from sandbox import ProgramFailure
 
 
@@ -55,25 +54,6 @@ class NeuralCallTrace:
         data["answers"] = to_jsonable(self.answers, infinity_as_text=True)
         data["value"] = to_jsonable(self.value, infinity_as_text=True)
         return data
-
-
-#: rows an ``f_col`` must have asked about before one yes/no for all of them says it told nothing
-UNINFORMATIVE_ROWS = 2
-
-
-def told_nothing(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> bool:
-    """Whether one of a run's neural calls, given as (kind, answers by row key), is an ``f_col`` that
-    answered the same yes/no for every one of its distinct rows, at least :data:`UNINFORMATIVE_ROWS` of
-    them: "Does it contain chemicals?" asked of countries (no to all), "Is it in Portugal?" asked of
-    routes that all are. As a row filter it keeps every row or none; the vote reads such a program as
-    one whose model call told it nothing about the rows (:func:`binder_py.vote.informative_fit`)."""
-    for kind, answers in calls:
-        if kind != "col" or len(answers) < UNINFORMATIVE_ROWS:
-            continue
-        said = {yes_no_word(value) for value in answers.values()}
-        if len(said) == 1 and None not in said:
-            return True
-    return False
 
 
 def sites_json(sites: list[CallSite]) -> list[dict[str, Any]]:

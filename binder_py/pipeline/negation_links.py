@@ -13,9 +13,9 @@ only which rows are kept changes.
 
 Only ``f_col`` masks are negated: an ``f_val`` answers one value, and "Which shirt has chemicals?"
 negated is no question. A mask that asks the negated word of a column that cannot hold it ("Does it
-contain chemicals?" asked of the countries) is negated too; what it then keeps — every row, its
-call having said no to all — is what vote rule 0's uninformative-call reading
-(:func:`binder_py.language.trace.told_nothing`) sets aside.
+contain chemicals?" asked of the countries) is negated too, and then keeps what the model's no
+rows are, as its source kept its yes rows: this stage reads the program, not whether its call
+fits its column.
 """
 
 from __future__ import annotations

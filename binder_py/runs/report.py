@@ -126,7 +126,6 @@ def vote_candidates(record: dict[str, Any], shape: AnswerShape = AnswerShape()) 
     answer as it votes for a question of ``shape`` (:meth:`~binder_py.vote.AnswerShape.read`)."""
     from binder_py.language.negation import negated_terms, negation_polarity
     from binder_py.language.program import answers_per_row
-    from binder_py.language.trace import told_nothing
 
     question = str(record.get("question") or "")
     negated = negated_terms(question)
@@ -137,18 +136,8 @@ def vote_candidates(record: dict[str, Any], shape: AnswerShape = AnswerShape()) 
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
                                  order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders,
                                  per_row=answers_per_row(str(c.get("program") or "")),
-                                 negation=negation_polarity(str(c.get("program") or ""), question, negated),
-                                 uninformative=told_nothing(_recorded_calls(c))))
+                                 negation=negation_polarity(str(c.get("program") or ""), question, negated)))
     return out
-
-
-def _recorded_calls(candidate: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(kind, answers by row key) of a recorded candidate's neural calls (``run.calls``); what a line
-    holds is data: anything but a dict of answers is read as no answers."""
-    run = candidate.get("run")
-    calls = run.get("calls") if isinstance(run, dict) else None
-    return [(str(call.get("kind")), call.get("answers") if isinstance(call.get("answers"), dict) else {})
-            for call in calls or () if isinstance(call, dict)] if isinstance(calls, list) else []
 
 
 def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, scores: bool = True) -> Any:
@@ -158,7 +147,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
     from binder_py.answer import link_entry, superseded_by_links
     from binder_py.pipeline.vote import cast_vote
     from binder_py.runs.records import recorded_vote
-    from binder_py.vote import informative_fit, polarity_fit, shape_fit
+    from binder_py.vote import polarity_fit, shape_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
     mode = str(config.get("mode") or record.get("mode") or "binder")  # a config from before it recorded the mode
@@ -171,9 +160,9 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
                                                  [str(n) for n in c.get("links") or () if isinstance(n, str)])
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
-    voters = polarity_fit(informative_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded
-                                                     for voter in _within_prefix(candidates, every, i, k)],
-                                                    shape)))
+    voters = polarity_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded
+                                     for voter in _within_prefix(candidates, every, i, k)],
+                                    shape))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None

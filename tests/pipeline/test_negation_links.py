@@ -1,6 +1,5 @@
 """The link stage negates a row filter that drops the question's negation when no program kept it
-(binder_py/pipeline/negation_links.py), and the vote sets aside a program whose f_col answered one
-yes/no for every row (binder_py.language.trace.told_nothing, binder_py.vote.informative_fit)."""
+(binder_py/pipeline/negation_links.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +8,8 @@ import pytest
 
 from binder_py import Binder
 from binder_py.language.negation import negated_terms
-from binder_py.language.trace import told_nothing
 from binder_py.lm import ScriptedLM
 from binder_py.pipeline.negation_links import restore_negation
-from binder_py.vote import VoteCandidate as C, informative_fit, polarity_fit, vote, vote_prefix
 
 QUESTION = "which is the best-selling shirt made in North America and with no chemicals?"
 TERMS = negated_terms(QUESTION)
@@ -97,39 +94,11 @@ def test_without_the_link_stage_the_dropping_program_answers() -> None:
     assert _ask([DROPPING], link_literals=False).value == "acrylic knit shirt"
 
 
-def test_a_negated_call_that_said_no_to_every_row_is_set_aside() -> None:
-    """Asked of the countries, "Does it contain chemicals?" is no for all: negated, it keeps every North
-    American shirt and tells nothing; the program that asked it of the shirts answers."""
-    answer = _ask([WRONG_COLUMN, WRONG_COLUMN, DROPPING])
-    assert answer.value == "pure cotton oxford shirt"
-    assert any("answered the same yes/no for every row" in w for w in answer.warnings), answer.warnings
-    wrong = [c for c in answer.candidates if c.origin == "link" and '["made in"]))' in c.program]
-    assert wrong and not any(c.voted for c in wrong) and wrong[0].value == "acrylic knit shirt"
-
-
-@pytest.mark.parametrize("calls, expected", [
-    ([("col", {"a": "no", "b": "no", "c": "no"})], True),
-    ([("col", {"a": "yes", "b": True})], True),  # the forms of yes alike
-    ([("col", {"a": "yes", "b": "no"})], False),
-    ([("col", {"a": "no"})], False),  # one row tells nothing either way
-    ([("col", {"a": "3", "b": "3"})], False),  # not yes/no
-    ([("val", {"a": "no", "b": "no"})], False),  # one value
-    ([("col", {"a": "yes", "b": "no"}), ("col", {"a": "no", "b": "no"})], True),
-    ([], False),
-])
-def test_told_nothing(calls, expected) -> None:
-    assert told_nothing(calls) is expected
-
-
-def test_informative_fit() -> None:
-    told = C(value="acrylic knit shirt", order=0, count=2, uninformative=True)
-    informed = C(value="pure cotton oxford shirt", order=1)
-    assert vote(informative_fit([told, informed])).value == "pure cotton oxford shirt"
-    # kept when no other program answered
-    assert informative_fit([told, C(value=None, order=1)]) == [told, C(value=None, order=1)]
-    assert informative_fit([told, C(value="x", order=1, ok=False)]) == [told, C(value="x", order=1, ok=False)]
-    # vote_prefix applies it, and before the negation rule: an uninformative program is no witness
-    assert vote_prefix([told, informed], 2).value == "pure cotton oxford shirt"
-    keeps_but_told = C(value="acrylic knit shirt", order=0, negation="keeps", uninformative=True)
-    drops = C(value="pure cotton oxford shirt", order=1, negation="drops")
-    assert vote(polarity_fit(informative_fit([keeps_but_told, drops]))).value == "pure cotton oxford shirt"
+def test_every_dropping_program_is_negated_whatever_column_it_asks() -> None:
+    """Asked of the countries, "Does it contain chemicals?" is negated too; its source answered nothing
+    (no North American country "contains chemicals"), its negated version answers."""
+    answer = _ask([WRONG_COLUMN, DROPPING])
+    linked = {c.program for c in answer.candidates if c.origin == "link"}
+    assert linked == {restore_negation(WRONG_COLUMN, TERMS, "chemicals")[0],
+                      restore_negation(DROPPING, TERMS, "chemicals")[0]}
+    assert all(c.voted for c in answer.candidates if c.origin == "link")
