@@ -11,7 +11,9 @@ seeds: 17 of the 24 sampled programs that asked about chemicals).
 :func:`negated_words` reads the words a question negates: the first content word after ``no``,
 ``not``, ``without``, ``never``, ``non``, ``nor`` or a verb ending in ``n't``, skipping articles,
 auxiliaries and prepositions ("not from canada": *canada*), never a bare number. ``No.``/``no 5``/
-``no of`` is the abbreviation of number, and "or not", "not only" and "yes or no" negate nothing.
+``no of`` is the abbreviation of number, and "or not", "not only" and "yes or no" negate nothing. A
+content word right after an ``or``/``nor`` that follows the negated word is negated too: "no meat or
+fish" negates *meat* and *fish* (but "no chemicals or is made in Canada" only *chemicals*).
 
 :func:`negation_polarity` reads a program (never run here). A neural call is *about* a negated word
 when its question holds it (compared by a crude stem: ``chemicals``/``chemical``). An ``f_val`` is
@@ -92,7 +94,7 @@ def negated_words(question: str) -> list[str]:
         if not _is_cue(word, _CUES):
             continue
         taken = 0
-        for following in words[index + 1:]:
+        for offset, following in enumerate(words[index + 1:], start=index + 1):
             if not following[0].isalnum() or following in _CLAUSE_ENDS or _is_cue(following, _CUES):
                 break
             if following in _SKIPPED or following.isdigit():
@@ -100,8 +102,22 @@ def negated_words(question: str) -> list[str]:
             found[following] = None
             taken += 1
             if taken == TERMS_AFTER_CUE:
+                alternative = _alternative(words, offset + 1)
+                if alternative is not None:
+                    found[alternative] = None
                 break
     return list(found)
+
+
+def _alternative(words: list[str], index: int) -> str | None:
+    """The content word right after an ``or``/``nor`` at ``index`` ("no meat **or fish**": *fish* is
+    negated too), None when none follows at once ("no chemicals or is made in …": a new clause)."""
+    if index + 1 >= len(words) or words[index] not in ("or", "nor"):
+        return None
+    word = words[index + 1]
+    if not word[0].isalnum() or word.isdigit() or word in _SKIPPED or word in _CLAUSE_ENDS or _is_cue(word, _CUES):
+        return None
+    return word
 
 
 def negated_terms(question: str) -> frozenset[str]:

@@ -55,6 +55,16 @@ def test_what_is_left_alone(program) -> None:
     assert restore_negation(program, TERMS, "chemicals") is None
 
 
+def test_each_negated_alternative_is_restored() -> None:
+    """ "no meat or fish": both calls drop it, both masks are negated."""
+    terms = negated_terms("which is the most ordered dish with no meat or fish?")
+    text, notes = restore_negation('df[f_col("Does it contain meat?", ["dish"]) & f_col("Does it contain fish?", '
+                                   '["dish"])]', terms, "meat, fish")
+    assert text == ('df[~(f_col("Does it contain meat?", ["dish"])) & ~(f_col("Does it contain fish?", '
+                    '["dish"]))]')
+    assert len(notes) == 2
+
+
 def test_a_question_that_negates_nothing_restores_nothing() -> None:
     assert restore_negation('df[f_col("Does it contain chemicals?", ["shirt"])]', frozenset(), "") is None
 

@@ -28,6 +28,11 @@ SHIRTS_QUESTION = "which is the best-selling shirt made in North America and wit
     ("players not from canada scored in 2010", ["canada"]),
     ("who is not from canada?", ["canada"]),  # prepositions are skipped
     ("which races were not won in 2008?", ["won"]),  # numbers are no terms
+    # a word right after "or"/"nor" is negated too; a new clause after "or" is not
+    ("which is the most ordered dish with no meat or fish?", ["meat", "fish"]),
+    ("which title is for ipad but not for iphone or ipod?", ["iphone", "ipod"]),
+    ("which shirt has no chemicals or is made in canada?", ["chemicals"]),
+    ("which team had no wins or 5 draws?", ["wins"]),
     # no negation: the abbreviation of number, "or not", "not only", a comparison, nothing negated
     ("what is the no. of wins?", []), ("who was No. 5?", []), ("what is the total no of goals?", []),
     ("who wore no 10?", []), ("is it true or not that he won?", []), ("not only fast but cheap?", []),
