@@ -11,7 +11,9 @@ seeds: 17 of the 24 sampled programs that asked about chemicals).
 :func:`negated_words` reads the words a question negates: the first content word after ``no``,
 ``not``, ``without``, ``never``, ``non``, ``nor`` or a verb ending in ``n't``, skipping articles,
 auxiliaries and prepositions ("not from canada": *canada*), never a bare number. ``No.``/``no 5``/
-``no of`` is the abbreviation of number, and "or not", "not only" and "yes or no" negate nothing. A
+``no of`` is the abbreviation of number, and "or not", "not only" and "yes or no" negate nothing.
+"outside of"/"outside the", "other than", "except (for)" and "excluding" negate as
+*not* does ("the highest paid employee outside of Europe": *europe*). A
 content word right after an ``or``/``nor`` that follows the negated word is negated too: "no meat or
 fish" negates *meat* and *fish* (but "no chemicals or is made in Canada" only *chemicals*).
 
@@ -63,6 +65,9 @@ TERMS_AFTER_CUE = 1
 #: "not only", "(yes or no)"
 _NOT_NEGATIONS = (re.compile(r"\bno\b\s*(?:\.|(?=#|\d|of\b))"), re.compile(r"\bor\s+not\b"),
                   re.compile(r"\bnot\s+only\b"), re.compile(r"\byes\s*(?:or|/)\s*no\b"))
+#: phrases that negate as "not" does, read as "not": "outside of europe", "outside the eu", "other than
+#: canada" ("inside or outside cylinders" names a kind, and "apart from each other" a distance: both stay)
+_AS_NOT = re.compile(r"\boutside\s+(?=of\b|the\b)|\bother\s+than\b|\bexcept(?:\s+for)?\b|\bexcluding\b")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[,;:?!.()]")
 
 
@@ -79,7 +84,7 @@ def _tokens(text: str) -> list[str]:
     text = text.casefold().replace("\u2019", "'")
     for pattern in _NOT_NEGATIONS:
         text = pattern.sub(" ", text)
-    return _TOKEN.findall(text)
+    return _TOKEN.findall(_AS_NOT.sub(" not ", text))
 
 
 def _is_cue(word: str, cues: frozenset[str]) -> bool:

@@ -112,3 +112,20 @@ def test_every_dropping_program_is_negated_whatever_column_it_asks() -> None:
     assert linked == {restore_negation(WRONG_COLUMN, TERMS, "chemicals")[0],
                       restore_negation(DROPPING, TERMS, "chemicals")[0]}
     assert all(c.voted for c in answer.candidates if c.origin == "link")
+
+
+def test_outside_of_is_a_negation_too() -> None:
+    """ "outside of Europe" asked as "Is the office in Europe?" keeps the European rows; negated, the others."""
+    staff = pd.DataFrame({"name": ["Gus", "Chen", "Ana"], "office": ["Paris", "Shanghai", "Madrid"],
+                          "salary": [76000, 70000, 52000]})
+    program = 'df[f_col("Is the office in Europe?", ["office"])].sort_values("salary")["name"].iloc[-1]'
+
+    def europe(request):
+        return {key: "yes" if str(key).lower() in ("paris", "madrid") else "no" for key in request.keys}
+
+    lm = ScriptedLM(lambda request, purpose: [program])
+    answer = Binder(lm=lm, neural=europe, task="analyst", n=1).ask(
+        staff, "Who is the highest paid employee outside of Europe?")
+    assert answer.value == "Chen"
+    assert restore_negation('df[f_col("Is the office outside of Europe?", ["office"])]',
+                            negated_terms("who works outside of europe?"), "europe") is None  # kept in its words

@@ -33,6 +33,12 @@ SHIRTS_QUESTION = "which is the best-selling shirt made in North America and wit
     ("which title is for ipad but not for iphone or ipod?", ["iphone", "ipod"]),
     ("which shirt has no chemicals or is made in canada?", ["chemicals"]),
     ("which team had no wins or 5 draws?", ["wins"]),
+    # phrases that negate as "not" does
+    ("who is the highest paid employee outside of europe?", ["europe"]),
+    ("which city outside the eu has the most stores?", ["eu"]),
+    ("how many players play a position other than guard?", ["guard"]),
+    ("which dishes, except for desserts, are vegan?", ["desserts"]), ("all teams excluding brazil", ["brazil"]),
+    ("were there more with inside or outside cylinders?", []), ("which driver won 11 years apart from each other?", []),
     # no negation: the abbreviation of number, "or not", "not only", a comparison, nothing negated
     ("what is the no. of wins?", []), ("who was No. 5?", []), ("what is the total no of goals?", []),
     ("who wore no 10?", []), ("is it true or not that he won?", []), ("not only fast but cheap?", []),
