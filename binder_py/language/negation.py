@@ -175,9 +175,9 @@ def call_readings(tree: ast.AST, terms: frozenset[str]) -> Iterator[tuple[ast.Ca
 
 def _mask_use(call: ast.Call, parents: dict[int, ast.AST]) -> tuple[int, ast.AST] | None:
     """When the call's answer selects rows (the climb below ends in ``T[...]``, ``.loc[...]``, or ``&``/``|``
-    of such a mask): how many times the program negates it on the way, and the node the climb ended at. None when the answer goes
-    anywhere else (a name, an aggregate, ``len``, a call): a negation there (``m = ...; df[~m]``,
-    ``(... == "yes").sum() == 0``) is not read, so the call is not judged."""
+    of such a mask): how many times the program negates it on the way, and the node the climb ended at.
+    None when the answer goes anywhere else (a name, an aggregate, ``len``, a call): a negation there
+    (``m = ...; df[~m]``, ``(... == "yes").sum() == 0``) is not read, so the call is not judged."""
     count, end = _negations_around(call, parents)
     parent = parents.get(id(end))
     masked = ((isinstance(parent, ast.Subscript) and parent.slice is end)

@@ -18,8 +18,9 @@ SHIRTS = pd.DataFrame({"shirt": ["organic cotton tee", "acrylic knit shirt", "pu
                        "made in": ["Mexico", "United States", "United States", "China"],
                        "sales": [1200, 2900, 2100, 3400]})
 TAIL = '\ndf.sort_values("sales", ascending=False)["shirt"].iloc[0]'
-DROPPING = 'df = df[f_col("Is it in North America?", ["made in"]) & f_col("Does it contain chemicals?", ["shirt"])]' + TAIL
-KEEPING = 'df = df[f_col("Is it in North America?", ["made in"]) & ~f_col("Does it contain chemicals?", ["shirt"])]' + TAIL
+AREA = 'df = df[f_col("Is it in North America?", ["made in"]) & '
+DROPPING = AREA + 'f_col("Does it contain chemicals?", ["shirt"])]' + TAIL
+KEEPING = AREA + '~f_col("Does it contain chemicals?", ["shirt"])]' + TAIL
 WRONG_COLUMN = ('df = df[f_col("Is it in North America?", ["made in"]) & f_col("Does it contain chemicals?", '
                 '["made in"])]' + TAIL)
 
@@ -33,7 +34,8 @@ WRONG_COLUMN = ('df = df[f_col("Is it in North America?", ["made in"]) & f_col("
     # two masks that drop it, both negated
     ('df[f_col("Chemicals?", ["a"]) | f_col("Any chemicals?", ["b"])]',
      'df[~(f_col("Chemicals?", ["a"])) | ~(f_col("Any chemicals?", ["b"]))]'),
-    ('df[qa_map(df, "Does it contain chemicals?", ["shirt"])]', 'df[~(qa_map(df, "Does it contain chemicals?", ["shirt"]))]'),
+    ('df[qa_map(df, "Does it contain chemicals?", ["shirt"])]',
+     'df[~(qa_map(df, "Does it contain chemicals?", ["shirt"]))]'),
 ])
 def test_a_dropping_mask_is_negated(program, expected) -> None:
     restored = restore_negation(program, TERMS, "chemicals")
