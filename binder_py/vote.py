@@ -23,7 +23,10 @@ Rules
    writes "FRG"), and WikiTQ dev answers 0 to 8 of its 650 count questions.
    Before that, in a task whose answers take the first line of a cell (WikiTQ), an answer from a cell
    of several lines is read as its first line (:meth:`AnswerShape.read`, applied by the callers).
-   Then, among the programs the shape kept, :func:`polarity_fit` sets aside a program that drops
+   Then, among the programs the shape kept, :func:`sure_fit` sets aside a program one of whose ``f_col``
+   calls had the model unsure of every row (each P(yes) within 0.5 ± 0.2: "Does it contain chemicals?"
+   asked of a column of countries) when a program without such a call ran with a non-empty answer.
+   Then :func:`polarity_fit` sets aside a program that drops
    the question's negation (``negation="drops"``: "with no chemicals" asked as "Does it contain
    chemicals?", the yes rows kept) when a program whose neural calls keep it ran with a non-empty
    answer.
@@ -96,6 +99,7 @@ __all__ = [
     "VoteShare",
     "VoteResult",
     "polarity_fit",
+    "sure_fit",
     "shape_fit",
     "vote",
     "top_tie",
@@ -141,6 +145,8 @@ class VoteCandidate:
             and negates it, else ``"drops"`` when one asks about it without negating it, None when the
             program asks the model nothing about it that this reading follows
             (:func:`binder_py.language.negation.negation_polarity`); see rule 0.
+        unsure: an ``f_col`` of the program had the model unsure of every one of its rows (at least two, every
+            P(yes) within 0.5 ± 0.2: :func:`binder_py.neural.yes_scores.unsure_of_every_row`); see rule 0.
     """
 
     value: Any
@@ -152,6 +158,7 @@ class VoteCandidate:
     sample_orders: tuple[int, ...] = ()
     per_row: bool = False
     negation: str | None = None
+    unsure: bool = False
 
 
 @dataclass(frozen=True)
@@ -456,6 +463,15 @@ def _first_lines(value: Any) -> Any:
     return value
 
 
+def sure_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
+    """The candidates that keep their vote given how sure the model was of their neural calls' rows (rule
+    0): all but the ``unsure`` ones. Only when a candidate that is not unsure ran with a non-empty answer;
+    otherwise every candidate is kept. Failed candidates are kept. Order is preserved."""
+    if not any(c.ok and not c.unsure and not normalize_answer(c.value).is_empty for c in candidates):
+        return list(candidates)
+    return [c for c in candidates if not c.ok or not c.unsure]
+
+
 def polarity_fit(candidates: Sequence[VoteCandidate]) -> list[VoteCandidate]:
     """The candidates that keep their vote given the question's negation (rule 0): all but those
     that drop it (``negation="drops"``: "with no chemicals" asked as "Does it contain chemicals?",
@@ -602,7 +618,8 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerSha
     """Vote with only the first ``k`` sampled programs (for accuracy-vs-n analyses).
 
     Keeps candidates with ``order < k`` (``order`` is the 0-based sampling position),
-    applies :func:`shape_fit` and :func:`polarity_fit` to them (rule 0, with the question's ``shape``)
+    applies :func:`shape_fit`, :func:`sure_fit` and :func:`polarity_fit` to them (rule 0, with the
+    question's ``shape``)
     and calls :func:`vote`
     with ``kwargs``. A candidate with ``sample_orders`` counts
     only its samples with position ``< k`` (its ``order`` becomes the smallest of
@@ -610,7 +627,7 @@ def vote_prefix(candidates: Sequence[VoteCandidate], k: int, *, shape: AnswerSha
     the no-voters result.
     """
     kept = sample_prefix(candidates, k)
-    return vote(polarity_fit(shape_fit(kept, shape)), **kwargs)
+    return vote(polarity_fit(sure_fit(shape_fit(kept, shape))), **kwargs)
 
 
 def sample_prefix(candidates: Sequence[VoteCandidate], k: int) -> list[VoteCandidate]:

@@ -30,7 +30,7 @@ from binder_py.language.joined_text import refuse_joined_text
 from binder_py.neural.prefetch import predictable_requests
 from binder_py.language.program import CALLBACK_NAME, PARSE_LOCK, CallSite, ParsedProgram, parse_program
 from binder_py.neural.requests import NeuralRequest, context_keys, keys_name_rows, shown_key
-from binder_py.neural.yes_scores import decide_call
+from binder_py.neural.yes_scores import decide_call, p_yes_range
 from binder_py.language.rewrite import rewrite, rewritten_source
 from binder_py.language.table_names import check_table_names
 from binder_py.language.trace import NeuralCallTrace, failure_json, sites_json
@@ -284,6 +284,7 @@ class _NeuralHandler:
                                           f"programs: {unshared}")
                 # yes/no answers scored by the model are read against this call's rows (yes_scores)
                 answers, threshold_note = decide_call(res.answers)
+                trace.p_yes_range = p_yes_range(res.answers)
                 # an answer of the wrong kind for how the program uses it is a per-row failure
                 typed, refused = enforce(answers, answer_type)
                 trace.warnings.extend(refused)

@@ -46,10 +46,12 @@ class NeuralCallTrace:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     threshold: str | None = None  # col: how yes/no answers scored by the model were read (neural/yes_scores.py)
+    p_yes_range: tuple[float, float] | None = None  # col: the lowest and highest P(yes) of its scored rows
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["span"] = list(self.span)
+        data["p_yes_range"] = list(self.p_yes_range) if self.p_yes_range is not None else None
         data["usage"] = self.usage.as_dict()
         data["answers"] = to_jsonable(self.answers, infinity_as_text=True)
         data["value"] = to_jsonable(self.value, infinity_as_text=True)

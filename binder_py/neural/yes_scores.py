@@ -72,6 +72,26 @@ def centred_threshold(probabilities: list[float]) -> float:
     return (PLAIN_THRESHOLD + sum(probabilities) / len(probabilities)) / 2
 
 
+#: a call whose model put every row's P(yes) within this distance of 0.5 was unsure of all of them
+UNSURE_MARGIN = 0.2
+
+
+def p_yes_range(answers: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The lowest and highest P(yes) of a call's rows that the model scored (:class:`ScoredYesNo`); None
+    when fewer than two were."""
+    scored = [value.p_yes for value in answers.values() if isinstance(value, ScoredYesNo)]
+    return (min(scored), max(scored)) if len(scored) >= 2 else None
+
+
+def unsure_of_every_row(p_range: tuple[float, float] | None) -> bool:
+    """Whether a call's P(yes) range (:func:`p_yes_range`) lies within :data:`UNSURE_MARGIN` of 0.5 at both
+    ends: the model was unsure of every row ("Does it contain chemicals?" asked of countries: 0.32–0.68).
+    Such a call tells the program next to nothing about its rows (in the twenty-eighth session's replayed
+    WikiTQ runs, none of the 25 answers from programs with such a call was right), and the vote sets its
+    program aside when another answered (:func:`binder_py.vote.sure_fit`)."""
+    return p_range is not None and 0.5 - UNSURE_MARGIN < p_range[0] and p_range[1] < 0.5 + UNSURE_MARGIN
+
+
 def decide_call(answers: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
     """``answers`` (a call's distinct row keys → raw answers) with every :class:`ScoredYesNo` read as
     a plain ``"yes"``/``"no"`` against the call's centred threshold (or ``$BINDER_YES_THRESHOLD``),
@@ -88,5 +108,6 @@ def decide_call(answers: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]
     if fixed is not None:
         return decided, f"yes/no read at P(yes) > {threshold:.3f} ({THRESHOLD_ENV}) for the call's {len(scored)} row(s): {counts}"
     mean = sum(scored.values()) / len(scored)
+    spread = f" ({min(scored.values()):.2f} to {max(scored.values()):.2f})" if len(scored) > 1 else ""
     return decided, (f"yes/no read at P(yes) > {threshold:.3f}, halfway between 0.5 and the mean P(yes) {mean:.3f} "
-                     f"of the call's {len(scored)} row(s): {counts}")
+                     f"of the call's {len(scored)} row(s){spread}: {counts}")

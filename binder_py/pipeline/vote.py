@@ -12,13 +12,14 @@ from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_m
                                    resolve_calibrator)
 from binder_py.language.negation import negated_terms, negated_words, negation_polarity
 from binder_py.language.program import answers_per_row
+from binder_py.neural.yes_scores import unsure_of_every_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.state import QuestionState
 from binder_py.pipeline.text_order import text_ordered_numbers
 from binder_py.pipeline.tiebreak import score_tie, scores_ties
 from binder_py.discriminate.rescore import DEFAULT_BETA, likelihood_vote
-from binder_py.vote import VoteCandidate, VoteResult, polarity_fit, shape_fit, vote
+from binder_py.vote import VoteCandidate, VoteResult, polarity_fit, shape_fit, sure_fit, vote
 
 #: proposed programs' scores are log-probabilities of the choices that built them: weigh answers
 #: by their programs' probabilities (β = 1)
@@ -50,12 +51,14 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     every = [VoteCandidate(value=shape.read(c.value), count=c.count, mean_logprob=c.mean_logprob,
                            has_neural_calls=c.has_neural_calls, order=min(c.sample_orders), ok=c.ok,
                            sample_orders=c.sample_orders, per_row=answers_per_row(c.program),
-                           negation=negation_polarity(c.program, state.question, negated))
+                           negation=negation_polarity(c.program, state.question, negated),
+                           unsure=any(unsure_of_every_row(call.p_yes_range) for call in c.neural_calls))
              for c in state.candidates]
     superseded = state.superseded()  # replaced by their linked versions, or linked versions that did not answer
     shaped = shape_fit([v for i, v in enumerate(every) if i not in superseded], shape)
-    voters = polarity_fit(shaped)
-    kept, shape_kept = {id(v) for v in voters}, {id(v) for v in shaped}
+    sure = sure_fit(shaped)
+    voters = polarity_fit(sure)
+    kept, shape_kept, sure_kept = {id(v) for v in voters}, {id(v) for v in shaped}, {id(v) for v in sure}
     set_aside = [id(v) not in kept for v in every]  # aligned with state.candidates
     rules = dict(strategy=strategy, mode=settings.mode, yes_no=state.yes_no,
                  answer_weights=profile.vote_weights(strategy, settings.answer_weights),
@@ -80,7 +83,12 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     if off_shape:
         programs = sum(state.candidates[i].count for i in off_shape)
         warnings += (f"{programs} program(s) did not vote: {shape.why_set_aside()}",)
-    unpolar = [i for i, v in enumerate(every) if id(v) in shape_kept and id(v) not in kept]
+    unsure = [i for i, v in enumerate(every) if id(v) in shape_kept and id(v) not in sure_kept]
+    if unsure:
+        programs = sum(state.candidates[i].count for i in unsure)
+        warnings += (f"{programs} program(s) did not vote: the model was unsure of every row one of their f_col "
+                     "calls asked about (each P(yes) between 0.3 and 0.7); other programs answered without such a call",)
+    unpolar = [i for i, v in enumerate(every) if id(v) in sure_kept and id(v) not in kept]
     if unpolar:
         programs = sum(state.candidates[i].count for i in unpolar)
         warnings += (f"{programs} program(s) did not vote: they ask the model about what the question negates "

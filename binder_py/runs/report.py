@@ -126,6 +126,7 @@ def vote_candidates(record: dict[str, Any], shape: AnswerShape = AnswerShape()) 
     answer as it votes for a question of ``shape`` (:meth:`~binder_py.vote.AnswerShape.read`)."""
     from binder_py.language.negation import negated_terms, negation_polarity
     from binder_py.language.program import answers_per_row
+    from binder_py.neural.yes_scores import unsure_of_every_row
 
     question = str(record.get("question") or "")
     negated = negated_terms(question)
@@ -136,8 +137,23 @@ def vote_candidates(record: dict[str, Any], shape: AnswerShape = AnswerShape()) 
                                  mean_logprob=c.get("mean_logprob"), has_neural_calls=bool(c.get("has_neural_calls")),
                                  order=min(orders) if orders else 0, ok=bool(c.get("ok", True)), sample_orders=orders,
                                  per_row=answers_per_row(str(c.get("program") or "")),
-                                 negation=negation_polarity(str(c.get("program") or ""), question, negated)))
+                                 negation=negation_polarity(str(c.get("program") or ""), question, negated),
+                                 unsure=any(unsure_of_every_row(p_range) for p_range in _recorded_p_yes_ranges(c))))
     return out
+
+
+def _recorded_p_yes_ranges(candidate: dict[str, Any]) -> list[tuple[float, float]]:
+    """The P(yes) ranges a recorded candidate's neural calls hold (``run.calls[].p_yes_range``; a line written
+    before they were recorded holds none). What a line holds is data: anything but two numbers is no range."""
+    run = candidate.get("run")
+    calls = run.get("calls") if isinstance(run, dict) else None
+    ranges = []
+    for call in calls if isinstance(calls, list) else ():
+        p_range = call.get("p_yes_range") if isinstance(call, dict) else None
+        if (isinstance(p_range, list) and len(p_range) == 2
+                and all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in p_range)):
+            ranges.append((float(p_range[0]), float(p_range[1])))
+    return ranges
 
 
 def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, scores: bool = True) -> Any:
@@ -147,7 +163,7 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
     from binder_py.answer import link_entry, superseded_by_links
     from binder_py.pipeline.vote import cast_vote
     from binder_py.runs.records import recorded_vote
-    from binder_py.vote import polarity_fit, shape_fit
+    from binder_py.vote import polarity_fit, shape_fit, sure_fit
 
     profile = task_profile(config.get("task") or record.get("dataset") or "wikitq")
     mode = str(config.get("mode") or record.get("mode") or "binder")  # a config from before it recorded the mode
@@ -160,9 +176,9 @@ def record_vote(record: dict[str, Any], k: int, config: dict[str, Any], *, score
                                                  [str(n) for n in c.get("links") or () if isinstance(n, str)])
                                       for c, v in zip(record.get("candidates") or [], every)])
     candidates = record.get("candidates") or []
-    voters = polarity_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded
-                                     for voter in _within_prefix(candidates, every, i, k)],
-                                    shape))
+    voters = polarity_fit(sure_fit(shape_fit([voter for i, v in enumerate(every) if i not in superseded
+                                              for voter in _within_prefix(candidates, every, i, k)],
+                                             shape)))
     return cast_vote(voters, strategy=strategy, mode=mode, yes_no=profile.is_yes_no(question),
                      answer_weights=profile.vote_weights(strategy, None),
                      neural_weight=profile.neural_weight if config.get("neural_weight") is None

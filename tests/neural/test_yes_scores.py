@@ -44,7 +44,7 @@ def test_the_threshold_is_halfway_between_one_half_and_the_calls_mean():
     assert decided == {"mexico": "yes", "united states": "yes", "canada": "yes", "china": "no", "portugal": "no",
                        "vietnam": "yes", "atlantis": "unknown"}
     assert all(type(v) is str for v in decided.values())
-    assert note.startswith("yes/no read at P(yes) > 0.610") and note.endswith("6 row(s): 4 yes, 2 no")
+    assert note.startswith("yes/no read at P(yes) > 0.610") and note.endswith("6 row(s) (0.55 to 0.88): 4 yes, 2 no")
 
 
 def test_one_row_and_one_sided_calls():
