@@ -85,7 +85,7 @@ def p_yes_range(answers: Mapping[str, Any]) -> tuple[float, float] | None:
 
 def unsure_of_every_row(p_range: tuple[float, float] | None) -> bool:
     """Whether a call's P(yes) range (:func:`p_yes_range`) lies within :data:`UNSURE_MARGIN` of 0.5 at both
-    ends: the model was unsure of every row ("Does it contain chemicals?" asked of countries: 0.32–0.68).
+    ends: the model was unsure of every row ("Does it contain chemicals?" asked of countries: 0.35–0.68).
     Such a call tells the program next to nothing about its rows (in the twenty-eighth session's replayed
     WikiTQ runs, none of the 25 answers from programs with such a call was right), and the vote sets its
     program aside when another answered (:func:`binder_py.vote.sure_fit`)."""
