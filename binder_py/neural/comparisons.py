@@ -27,7 +27,10 @@ What counts as such a question (all of it, or the model is asked as before):
 A cell is read as the same kind of value as X, or not at all: its one number (after a currency
 sign, with its scale word: ``1.2 million``), its one time, or its one year (``june 22, 1984
 (#84003236)`` → 1984); a cell with none or several, a scale word X lacks (or the reverse), or a
-unit other than X's (``16 km`` against ``10 miles``) is left to the model. Each computed row's
+unit other than X's (``16 km`` against ``10 miles``) is left to the model. A cell that writes no
+number (``n/a``, ``—``, ``?``, ``tba``: :data:`~binder_py.neural.requests.NO_NUMBER_CELLS`) is no,
+as pandas compares a missing value, instead of going to the model, which answered "Is the attendance
+less than or equal to 1,000?" yes for ``n/a`` in one call and no in another. Each computed row's
 raw output says what was compared ("403 > 0: yes (computed, not asked)").
 """
 
@@ -39,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from binder_py.discriminate.question import stem
+from binder_py.neural.requests import NO_NUMBER_CELLS
 
 __all__ = ["Comparison", "Decision", "read_comparison", "cell_quantity", "comparison_reader", "is_missing"]
 
@@ -217,6 +221,8 @@ def comparison_reader(question: str, column: str, cells: Sequence[Any]) -> Calla
         return None
 
     def decide(cell: Any) -> Decision:
+        if isinstance(cell, str) and cell.strip().casefold() in NO_NUMBER_CELLS:
+            return False, f"{cell.strip()!r} writes no number"  # as pandas compares NaN: never true
         quantity = cell_quantity(cell, comparison)
         if quantity is None:
             return None

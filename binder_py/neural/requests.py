@@ -24,6 +24,9 @@ KEY_SEPARATOR = " | "
 
 #: answers (after strip + lower-case) that mean "the model does not know"
 MISSING_ANSWERS = frozenset({"", "unknown", "n/a", "none", "-", "null", "nan", "<na>"})
+#: cells that write no number (a table's "?" or "—" for a value it does not know), read as no number
+#: (:mod:`binder_py.pipeline.text_numbers`, :mod:`binder_py.neural.comparisons`)
+NO_NUMBER_CELLS = MISSING_ANSWERS | {"?", "—", "–", "tba", "tbd", "n.a."}
 TRUE_ANSWERS = frozenset({"yes", "true"})
 FALSE_ANSWERS = frozenset({"no", "false"})
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 import pandas as pd
 
 from binder_py.answer import VALUE_NOTE
-from binder_py.neural.requests import MISSING_ANSWERS
+from binder_py.neural.requests import NO_NUMBER_CELLS
 from binder_py.pipeline.precedence import SourceSpans
 from binder_py.pipeline.literal_hints import column_of
 from binder_py.pipeline.text_order import (MAX_ORDERED_VALUES, amounts_written, columns_read_unchanged, distinct_texts,
@@ -46,15 +46,11 @@ _ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, a
 _ORDER_OPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 
 
-#: cells that write no number (a table's "?" or "—" for a value it does not know): left out of a column's
-#: numbers (NaN once mapped) like empty ones, so that ``2008``, ``?``, ``1955`` still reads as years
-NO_NUMBER_CELLS = MISSING_ANSWERS | {"?", "—", "–", "tba", "tbd", "n.a."}
-
-
 def cell_numbers(column: pd.Series) -> dict[str, int | float] | None:
     """Each distinct filled cell's number (an int when it is a whole number), when the column is text whose
     filled cells all write amounts and it has at most :data:`MAX_ORDERED_VALUES` distinct cells; else None.
-    A cell of :data:`NO_NUMBER_CELLS` counts as empty."""
+    A cell of :data:`~binder_py.neural.requests.NO_NUMBER_CELLS` counts as empty (NaN once mapped), so that
+    ``2008``, ``?``, ``1955`` still reads as years."""
     distinct = distinct_texts(column, MAX_ORDERED_VALUES)
     if distinct is None:
         return None

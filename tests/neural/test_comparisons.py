@@ -89,6 +89,15 @@ def test_computed_answers_say_what_was_compared() -> None:
     assert computed_answers("Is it over 12?", ["a", "b"], [["46", "1"]], ["46 | 1"]) == ({}, [])  # two columns
 
 
+@pytest.mark.parametrize("cell", ["n/a", "N/A ", "—", "?", "tba", "-"])
+def test_a_cell_that_writes_no_number_is_no(cell) -> None:
+    """As pandas compares a missing value (never true), not asked: the model said yes to n/a ≤ 1,000."""
+    answers, lines = computed_answers("Is the attendance less than or equal to 1,000?", ["Attendance"],
+                                      [["409"], [cell], ["3,549"]], ["409", cell, "3,549"])
+    assert answers == {"409": "yes", cell: "no", "3,549": "no"}
+    assert any("writes no number" in line for line in lines)
+
+
 def yes_lm():
     """A model that says yes to every row, as the embedded models lean."""
     return ScriptedLM(lambda request, purpose: Choice(text="Yes", top_logprobs=((("Yes", math.log(0.9)),
@@ -98,19 +107,20 @@ def yes_lm():
 
 def test_the_backend_asks_the_model_only_the_rows_it_cannot_compute() -> None:
     lm = yes_lm()
-    rows = [["46"], ["12"], ["none"], ["22"]]
+    rows = [["46"], ["12"], ["dnf"], ["22"], ["n/a"]]
     request = NeuralRequest("col", "Is the silver medal count over 12?", ["Silver"], rows,
                             [row_key(r) for r in rows])
     answer = RowwiseNeuralBackend(lm).answer(request)
-    assert len(lm.calls) == 1 and "Silver: none" in lm.calls[0][0].messages[-1][1]
+    assert len(lm.calls) == 1 and "Silver: dnf" in lm.calls[0][0].messages[-1][1]
     assert answer.answers["46"] == "yes" and answer.answers["12"] == "no" and answer.answers["22"] == "yes"
-    assert answer.answers["none"] == "yes"
+    assert answer.answers["dnf"] == "yes"  # no number in it, and no missing-value mark: the model is asked
+    assert answer.answers["n/a"] == "no"  # writes no number: computed
     assert any("computed, not asked: 12 > 12" in line for line in answer.raw_outputs)
     # a question that is no comparison goes to the model whole
     lm2 = yes_lm()
     RowwiseNeuralBackend(lm2).answer(NeuralRequest("col", "Is it a country in Europe?", ["Silver"], rows,
                                                    [row_key(r) for r in rows]))
-    assert len(lm2.calls) == 4
+    assert len(lm2.calls) == 5
 
 
 def test_a_program_filters_by_the_computed_answers() -> None:
