@@ -135,9 +135,10 @@ def add_sampling_options(parser: argparse.ArgumentParser, *, tasks: Sequence[str
                         help="sample programs freely, without the grammar of the table's columns (on by "
                              "default for models that take grammars)")
     parser.add_argument("--no-link", dest="link_literals", action="store_false", default=None,
-                        help="do not run again, with the value linked to the cell it means, a program that "
-                             "compared a column with a value no cell holds, nor, regrouped, one that joined "
-                             "comparisons with & or | unparenthesized (docs/LANGUAGE.md, \"Value linking\")")
+                        help="turn off the link stage: no program runs again as it rewrote it (a value no "
+                             "cell holds linked to the cell it means, comparisons joined by & or | regrouped, a "
+                             "column of money or dates ordered or read by value, a one-value row filter asked of "
+                             "every row, a dropped negation restored; docs/LANGUAGE.md, \"Value linking\")")
     parser.add_argument("--keep-total-row", action="store_true", default=None,
                         help="keep a table's last row when it adds up the rows above it (Total | 11 | 11 | 33); "
                              "by default the programs run without it, and the answer says so")
