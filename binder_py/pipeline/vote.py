@@ -12,7 +12,7 @@ from binder_py.calibration import (CALIBRATOR_AUTO, CALIBRATOR_NONE, answering_m
                                    resolve_calibrator)
 from binder_py.language.negation import negated_terms, negated_words, negation_polarity
 from binder_py.language.program import answers_per_row
-from binder_py.neural.yes_scores import unsure_of_every_row
+from binder_py.neural.yes_scores import UNSURE_MARGIN, unsure_of_every_row
 from binder_py.normalize import key_text, normalize_answer
 from binder_py.pipeline.literal_hints import literal_hints
 from binder_py.pipeline.state import QuestionState
@@ -86,8 +86,10 @@ def vote_candidates(state: QuestionState) -> QuestionState:
     unsure = [i for i, v in enumerate(every) if id(v) in shape_kept and id(v) not in sure_kept]
     if unsure:
         programs = sum(state.candidates[i].count for i in unsure)
+        low, high = 0.5 - UNSURE_MARGIN, 0.5 + UNSURE_MARGIN
         warnings += (f"{programs} program(s) did not vote: the model was unsure of every row one of their f_col "
-                     "calls asked about (each P(yes) between 0.3 and 0.7); other programs answered without such a call",)
+                     f"calls asked about (each P(yes) between {low:.1f} and {high:.1f}); other programs answered "
+                     "without such a call",)
     unpolar = [i for i, v in enumerate(every) if id(v) in sure_kept and id(v) not in kept]
     if unpolar:
         programs = sum(state.candidates[i].count for i in unpolar)
