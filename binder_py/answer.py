@@ -421,8 +421,7 @@ class Answer:
         if winner is not None and winner.run is not None:
             lines.append("Winning program:" if winner.origin != "link" else
                          f"Winning program (candidate {winner.repaired_from}'s, run again as the link stage "
-                         f"rewrote it: "
-                         f"{'; '.join(winner.links)}):")
+                         f"rewrote it: {'; '.join(winner.links)}):")
             lines.extend("    " + line for line in winner.program.splitlines())
             for call in winner.neural_calls:
                 if call.order < 0:  # usage only: prefetched for a call the program never reached

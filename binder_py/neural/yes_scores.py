@@ -108,6 +108,7 @@ def decide_call(answers: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]
     if fixed is not None:
         return decided, f"yes/no read at P(yes) > {threshold:.3f} ({THRESHOLD_ENV}) for the call's {len(scored)} row(s): {counts}"
     mean = sum(scored.values()) / len(scored)
-    spread = f" ({min(scored.values()):.2f} to {max(scored.values()):.2f})" if len(scored) > 1 else ""
+    p_range = p_yes_range(answers)
+    spread = f" ({p_range[0]:.2f} to {p_range[1]:.2f})" if p_range is not None else ""
     return decided, (f"yes/no read at P(yes) > {threshold:.3f}, halfway between 0.5 and the mean P(yes) {mean:.3f} "
                      f"of the call's {len(scored)} row(s){spread}: {counts}")

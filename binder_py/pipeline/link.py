@@ -26,6 +26,7 @@ the linked program's neural calls (if any) are planned and run like the samples'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -48,16 +49,22 @@ def link(state: QuestionState) -> QuestionState:
     return link_from(state, 0)
 
 
-def _restorable_negation(state: QuestionState) -> frozenset[str]:
+#: a program with its comparisons regrouped and the notes saying how (None: nothing to regroup)
+Regrouped = tuple[str, tuple[str, ...]] | None
+Regrouping = Callable[[str], Regrouped]
+
+
+def _restorable_negation(state: QuestionState, regrouped_of: Regrouping) -> frozenset[str]:
     """The stems of the words the question negates, when no candidate that keeps that negation answered
-    (as written, or with its comparisons regrouped); empty otherwise (:mod:`binder_py.pipeline.negation_links`)."""
+    (as written, or with its comparisons regrouped: ``regrouped_of``); empty otherwise
+    (:mod:`binder_py.pipeline.negation_links`)."""
     terms = negated_terms(state.question)
     if not terms:
         return terms
     for candidate in state.candidates:
         if not candidate.ok or normalize_answer(candidate.value).is_empty:
             continue
-        regrouped = regroup_comparisons(candidate.program)
+        regrouped = regrouped_of(candidate.program)
         programs = (candidate.program,) if regrouped is None else (candidate.program, regrouped[0])
         if any(negation_polarity(program, state.question, terms) == "keeps" for program in programs):
             return frozenset()
@@ -75,14 +82,21 @@ def link_from(state: QuestionState, start: int) -> QuestionState:
     columns: dict[tuple[str, str], Any] = {}  # each compared column's values, read once for all the programs
     orders: dict[tuple[str, str], list[str] | None] = {}  # each ordered column's value order, read once too
     readings: dict[tuple[str, str], Any] = {}  # each column of amounts' numbers, read once too
-    negated = _restorable_negation(state) if state.neural_allowed else frozenset()
+    regroupings: dict[str, Regrouped] = {}  # each program regrouped once, for the negation check and the rewrite
+
+    def regrouped_of(program: str) -> Regrouped:
+        if program not in regroupings:
+            regroupings[program] = regroup_comparisons(program)
+        return regroupings[program]
+
+    negated = _restorable_negation(state, regrouped_of) if state.neural_allowed else frozenset()
     negated_text = ", ".join(negated_words(state.question)) if negated else ""
     for index, candidate in enumerate(state.candidates):
         if index < start or candidate.origin in ("e2e", "link") or candidate.run is None:
             continue
         as_filters = as_row_filters(candidate.program, tables) if state.neural_allowed else None
         program, notes = as_filters if as_filters is not None else (candidate.program, ())
-        regrouped = regroup_comparisons(program)
+        regrouped = regrouped_of(program)
         if regrouped is not None:
             program, regroup_notes = regrouped
             notes += regroup_notes
